@@ -1,0 +1,189 @@
+"""Dense retrieval over chunk vectors with USearch (HNSW, cosine), aggregated to documents.
+
+Files in the index directory:
+  vectors.usearch     the HNSW graph + f32 vectors (keys 0..n-1 = chunk rows)
+  chunk_doc_ids.npy   int64 doc id of each chunk row
+  dense.json          dims, counts and HNSW parameters
+A document scores as its best chunk (cosine similarity = 1 - cosine distance).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from usearch.index import Index
+
+VECTORS_FILE = "vectors.usearch"
+DOC_IDS_FILE = "chunk_doc_ids.npy"
+META_FILE = "dense.json"
+
+CONNECTIVITY = 32  # HNSW "M"
+EXPANSION_ADD = 256  # efConstruction
+EXPANSION_SEARCH = 256  # ef
+ADD_BATCH = 10_000
+
+
+def _as_query(qvec: np.ndarray, dims: int) -> np.ndarray:
+    q = np.asarray(qvec, dtype=np.float32).reshape(-1)
+    if q.shape[0] != dims:
+        raise ValueError(f"query has {q.shape[0]} dims, index has {dims}")
+    norm = float(np.linalg.norm(q))
+    return q / norm if norm > 0 else q
+
+
+def _rank(doc_ids: np.ndarray, scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    order = np.lexsort((doc_ids, -scores))[:k]
+    return [(int(doc_ids[i]), float(scores[i])) for i in order]
+
+
+class DenseIndex:
+    def __init__(self, path: Path, index: Index | None, chunk_doc_ids: np.ndarray, dims: int) -> None:
+        self.path = path
+        self._index = index
+        self.chunk_doc_ids = chunk_doc_ids
+        self.dims = dims
+        self._vectors: np.ndarray | None = None
+        # For exact search: chunk rows grouped by doc id.
+        self._order = np.argsort(chunk_doc_ids, kind="stable")
+        sorted_ids = chunk_doc_ids[self._order]
+        if len(sorted_ids):
+            starts = np.flatnonzero(np.r_[True, sorted_ids[1:] != sorted_ids[:-1]])
+        else:
+            starts = np.zeros(0, dtype=np.int64)
+        self._starts = starts
+        self._unique_ids = sorted_ids[starts] if len(sorted_ids) else sorted_ids
+
+    # ------------------------------------------------------------------ build
+    @staticmethod
+    def build(
+        path: Path,
+        chunk_doc_ids: np.ndarray,
+        vectors: np.ndarray,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        """Index ``vectors`` (n x d float32, L2-normalised; row i belongs to ``chunk_doc_ids[i]``)."""
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        ids = np.ascontiguousarray(chunk_doc_ids, dtype=np.int64).reshape(-1)
+        vecs = np.ascontiguousarray(vectors, dtype=np.float32)
+        if vecs.ndim != 2:
+            raise ValueError(f"vectors must be 2-D, got shape {vecs.shape}")
+        if vecs.shape[0] != ids.shape[0]:
+            raise ValueError(f"{vecs.shape[0]} vectors but {ids.shape[0]} chunk doc ids")
+        n, dims = vecs.shape
+        if dims == 0:
+            raise ValueError("vectors have 0 dims")
+        index = Index(
+            ndim=dims,
+            metric="cos",
+            dtype="f32",
+            connectivity=CONNECTIVITY,
+            expansion_add=EXPANSION_ADD,
+            expansion_search=EXPANSION_SEARCH,
+            multi=False,
+        )
+        for start in range(0, n, ADD_BATCH):
+            end = min(start + ADD_BATCH, n)
+            index.add(np.arange(start, end, dtype=np.uint64), vecs[start:end])
+            if progress is not None:
+                progress(end)
+        index.save(str(path / VECTORS_FILE))
+        np.save(path / DOC_IDS_FILE, ids)
+        meta = {
+            "dims": int(dims),
+            "num_chunks": int(n),
+            "num_docs": int(len(np.unique(ids))),
+            "metric": "cos",
+            "dtype": "f32",
+            "connectivity": CONNECTIVITY,
+            "expansion_add": EXPANSION_ADD,
+        }
+        (path / META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+        if progress is not None and n == 0:
+            progress(0)
+
+    # ------------------------------------------------------------------- open
+    @classmethod
+    def open(cls, path: Path, view: bool = False, expansion_search: int = EXPANSION_SEARCH) -> DenseIndex:
+        """Load the index (``view=True`` memory-maps the vectors file instead)."""
+        path = Path(path)
+        meta_path = path / META_FILE
+        if not meta_path.is_file():
+            raise FileNotFoundError(f"no dense index at {path}")
+        meta = json.loads(meta_path.read_text())
+        ids = np.load(path / DOC_IDS_FILE)
+        index = None
+        if meta["num_chunks"]:
+            index = Index.restore(str(path / VECTORS_FILE), view=view)
+            if index is None:
+                raise OSError(f"cannot read {path / VECTORS_FILE}")
+            if len(index) != len(ids):
+                raise ValueError(f"{path}: {len(index)} vectors but {len(ids)} chunk doc ids")
+            index.expansion_search = expansion_search
+        return cls(path, index, ids, int(meta["dims"]))
+
+    @property
+    def num_chunks(self) -> int:
+        return int(len(self.chunk_doc_ids))
+
+    @property
+    def num_docs(self) -> int:
+        return int(len(self._unique_ids))
+
+    def vectors(self) -> np.ndarray:
+        """All chunk vectors (n x d float32), read back from the USearch file once."""
+        if self._vectors is None:
+            if self._index is None:
+                self._vectors = np.zeros((0, self.dims), dtype=np.float32)
+            else:
+                got = self._index.get(np.arange(self.num_chunks, dtype=np.uint64))
+                self._vectors = np.ascontiguousarray(np.asarray(got, dtype=np.float32))
+        return self._vectors
+
+    # ----------------------------------------------------------------- search
+    def search(self, qvec: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """Top-``k`` distinct docs ``(doc_id, best-chunk cosine)`` best first, ties by doc_id.
+
+        Approximate (HNSW). Chunks are fetched with oversampling, widened until ``k`` distinct
+        docs are found (and the tie group at the cut is complete) or every chunk was seen.
+        """
+        if k <= 0 or self._index is None:
+            return []
+        q = _as_query(qvec, self.dims)
+        n = self.num_chunks
+        k = min(k, self.num_docs)
+        count = min(n, 4 * k + 16)
+        while True:
+            matches = self._index.search(q, count)
+            keys = np.asarray(matches.keys, dtype=np.int64)
+            sims = 1.0 - np.asarray(matches.distances, dtype=np.float64)
+            docs = self.chunk_doc_ids[keys]
+            best: dict[int, float] = {}
+            for d, s in zip(docs.tolist(), sims.tolist(), strict=True):
+                if d not in best or s > best[d]:
+                    best[d] = s
+            if count >= n:
+                break
+            if len(best) >= k:
+                kth = sorted(best.values(), reverse=True)[k - 1]
+                if sims.min() < kth:  # an unseen chunk cannot tie or beat the k-th doc
+                    break
+            count = min(n, count * 2)
+        ids = np.fromiter(best.keys(), dtype=np.int64, count=len(best))
+        scores = np.fromiter(best.values(), dtype=np.float64, count=len(best))
+        return _rank(ids, scores, k)
+
+    def exact_search(self, qvec: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """Brute-force reference for :meth:`search` over the same vectors (numpy)."""
+        if k <= 0 or self.num_chunks == 0:
+            return []
+        q = _as_query(qvec, self.dims)
+        vecs = self.vectors()
+        norms = np.linalg.norm(vecs, axis=1)
+        norms[norms == 0] = 1.0
+        sims = (vecs @ q) / norms
+        best = np.maximum.reduceat(sims[self._order], self._starts)
+        return _rank(self._unique_ids, best.astype(np.float64), k)

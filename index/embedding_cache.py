@@ -1,0 +1,154 @@
+"""Persistent chunk-vector cache: sqlite3 (WAL), keyed by sha256(chunk text), namespaced by
+embedder name + dims, so a change of model or dimensionality never reuses a stale vector."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .embedders import Embedder
+
+__all__ = ["EmbeddingCache", "embed_with_cache", "text_key", "DEFAULT_FILENAME"]
+
+DEFAULT_FILENAME = "embeddings.sqlite3"
+_SQL_VARS = 500
+EMBED_BATCH = 256
+
+
+def text_key(text: str) -> str:
+    """Cache key of a chunk: hex sha256 of its UTF-8 bytes."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class EmbeddingCache:
+    """``path`` is the sqlite file; if it is an existing directory, ``embeddings.sqlite3`` in it.
+
+    Thread-safe (one connection guarded by a lock). Use as a context manager or call
+    :meth:`close`.
+    """
+
+    def __init__(self, path: Path, embedder_name: str, dims: int) -> None:
+        path = Path(path)
+        if path.is_dir():
+            path = path / DEFAULT_FILENAME
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if dims <= 0:
+            raise ValueError(f"dims must be > 0, got {dims}")
+        self.path = path
+        self.embedder_name = embedder_name
+        self.dims = int(dims)
+        self.namespace = f"{embedder_name}|{self.dims}"
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
+        with self._lock:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS vectors ("
+                " ns TEXT NOT NULL, key TEXT NOT NULL, vec BLOB NOT NULL,"
+                " PRIMARY KEY (ns, key)) WITHOUT ROWID"
+            )
+            self._conn.commit()
+
+    def __enter__(self) -> EmbeddingCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __len__(self) -> int:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT COUNT(*) FROM vectors WHERE ns = ?", (self.namespace,)
+            ).fetchone()
+        return int(row[0])
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, np.ndarray]:
+        """The cached vectors among ``keys`` (missing keys are simply absent)."""
+        keys = list(dict.fromkeys(keys))
+        out: dict[str, np.ndarray] = {}
+        with self._lock:
+            for i in range(0, len(keys), _SQL_VARS):
+                part = keys[i : i + _SQL_VARS]
+                marks = ",".join("?" * len(part))
+                rows = self._conn.execute(
+                    f"SELECT key, vec FROM vectors WHERE ns = ? AND key IN ({marks})",
+                    (self.namespace, *part),
+                ).fetchall()
+                for key, blob in rows:
+                    vec = np.frombuffer(blob, dtype=np.float32)
+                    if vec.shape[0] == self.dims:
+                        out[key] = vec
+        return out
+
+    def put_many(self, items: dict[str, np.ndarray]) -> None:
+        rows = []
+        for key, vec in items.items():
+            arr = np.ascontiguousarray(vec, dtype=np.float32).reshape(-1)
+            if arr.shape[0] != self.dims:
+                raise ValueError(f"vector for {key} has {arr.shape[0]} dims, cache holds {self.dims}")
+            rows.append((self.namespace, key, arr.tobytes()))
+        if not rows:
+            return
+        with self._lock:
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO vectors (ns, key, vec) VALUES (?, ?, ?)", rows
+            )
+            self._conn.commit()
+
+
+def embed_with_cache(
+    embedder: Embedder,
+    cache: EmbeddingCache,
+    texts: Sequence[str],
+    progress: Callable[[int], None] | None = None,
+) -> np.ndarray:
+    """Vectors for ``texts`` (row i for texts[i]), embedding only texts not already cached.
+
+    Misses are embedded in batches of ``EMBED_BATCH`` distinct texts and written to the cache
+    after each batch (an interrupted run keeps what it paid for). ``progress(n)`` reports how many
+    of ``texts`` are resolved so far.
+    """
+    texts = list(texts)
+    if cache.embedder_name != embedder.name:
+        raise ValueError(f"cache is for {cache.embedder_name!r}, embedder is {embedder.name!r}")
+    keys = [text_key(t) for t in texts]
+    found = cache.get_many(keys)
+    missing: dict[str, str] = {}
+    for key, text in zip(keys, texts, strict=True):
+        if key not in found and key not in missing:
+            missing[key] = text
+    per_key_count: dict[str, int] = {}
+    for key in keys:
+        per_key_count[key] = per_key_count.get(key, 0) + 1
+    done = sum(per_key_count[k] for k in found)
+    if progress is not None:
+        progress(done)
+    miss_keys = list(missing)
+    for i in range(0, len(miss_keys), EMBED_BATCH):
+        batch_keys = miss_keys[i : i + EMBED_BATCH]
+        vecs = embedder.embed([missing[k] for k in batch_keys])
+        if vecs.shape != (len(batch_keys), cache.dims):
+            raise ValueError(
+                f"{embedder.name} returned shape {vecs.shape}, expected ({len(batch_keys)}, {cache.dims})"
+            )
+        new = {k: np.asarray(v, dtype=np.float32) for k, v in zip(batch_keys, vecs, strict=True)}
+        cache.put_many(new)
+        found.update(new)
+        done += sum(per_key_count[k] for k in batch_keys)
+        if progress is not None:
+            progress(done)
+    if not texts:
+        return np.zeros((0, cache.dims), dtype=np.float32)
+    return np.stack([found[k] for k in keys]).astype(np.float32, copy=False)

@@ -25,6 +25,10 @@ __all__ = [
 DEFAULT_ST_MODEL = "all-MiniLM-L6-v2"
 BACKENDS = ("sentence-transformers", "openai")
 
+# Loaded sentence-transformers models, shared by every embedder of the same model in the process.
+_ST_MODELS: dict[str, Any] = {}
+_ST_LOCK = threading.Lock()
+
 
 class EmbedderError(RuntimeError):
     """An embedder is misconfigured or its backend answered something unusable."""
@@ -91,7 +95,6 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
         self.name = f"sentence-transformers:{model}"
         self._st: Any = None
-        self._lock = threading.Lock()
 
     def _resolve_path(self) -> str:
         if self.model == DEFAULT_ST_MODEL:
@@ -108,13 +111,15 @@ class SentenceTransformerEmbedder:
 
     def _load(self) -> Any:
         if self._st is None:
-            with self._lock:
-                if self._st is None:
+            path = self._resolve_path()
+            with _ST_LOCK:
+                if path not in _ST_MODELS:
                     os.environ["HF_HUB_OFFLINE"] = "1"
                     os.environ["TRANSFORMERS_OFFLINE"] = "1"
                     from sentence_transformers import SentenceTransformer
 
-                    self._st = SentenceTransformer(self._resolve_path(), device="cpu")
+                    _ST_MODELS[path] = SentenceTransformer(path, device="cpu")
+                self._st = _ST_MODELS[path]
         return self._st
 
     @property

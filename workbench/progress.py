@@ -1,0 +1,51 @@
+"""Rich progress bars for long CLI work: one bar per stage, with items/second."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+
+class RateColumn(ProgressColumn):
+    def __init__(self, unit: str):
+        super().__init__()
+        self.unit = unit
+
+    def render(self, task: Task) -> Text:
+        return Text(f"{task.speed:,.0f} {self.unit}/s" if task.speed else "", style="cyan")
+
+
+@contextmanager
+def stage_progress(console: Console, unit: str = "items") -> Iterator[Callable[[str, int, int], None]]:
+    """Yield progress(stage, done, total); each new stage gets its own bar."""
+    tasks: dict[str, TaskID] = {}
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn(unit),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+    ) as bar:
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        yield update

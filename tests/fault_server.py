@@ -1,0 +1,127 @@
+"""A tiny OpenAI-compatible chat server for fault injection (tests only).
+
+Each request takes the next scripted action from ``script`` (then ``default``), unless a
+``rules`` entry matches text in the request body. Actions:
+  "ok"                 200 with a well-formed completion from ``responder(messages)``
+  ("delay", seconds)   sleep, then ok (the client times out if it is too long)
+  429 / 500 / 503      that status with an OpenAI-style error body
+  "cut"                close the connection without answering
+  "garbage"            200 with a body that is not JSON
+  "no_choices"         200 with JSON that is not a completion
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
+
+
+def default_responder(messages: list[dict]) -> str:
+    text = "\n".join(m.get("content", "") for m in messages)
+    if "Gold answer:" in text:
+        return "Score: 4"
+    if "List the DocIDs" in text:
+        ids = re.findall(r"\[DocID=(\d+)\]", text)
+        return ", ".join(ids[:3])
+    return "Paris"
+
+
+class FaultServer:
+    def __init__(self, responder: Callable[[list[dict]], str] = default_responder):
+        self.responder = responder
+        self.script: list = []
+        self.default = "ok"
+        self.rules: list[tuple[str, object]] = []
+        self.requests: list[dict] = []
+        self.lock = threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # quiet
+                pass
+
+            def do_GET(self):
+                body = json.dumps({"object": "list", "data": [{"id": "fault", "object": "model"}]}).encode()
+                self._send(200, body)
+
+            def do_POST(self):
+                length = int(self.headers.get("content-length", 0))
+                raw = self.rfile.read(length)
+                try:
+                    req = json.loads(raw)
+                except ValueError:
+                    req = {}
+                with outer.lock:
+                    outer.requests.append(req)
+                    action = None
+                    text = raw.decode("utf-8", "replace")
+                    for needle, act in outer.rules:
+                        if needle in text:
+                            action = act
+                            break
+                    if action is None:
+                        action = outer.script.pop(0) if outer.script else outer.default
+                if isinstance(action, tuple) and action[0] == "delay":
+                    time.sleep(action[1])
+                    action = "ok"
+                if action == "ok":
+                    content = outer.responder(req.get("messages", []))
+                    body = json.dumps({
+                        "id": "chatcmpl-fault", "object": "chat.completion", "created": int(time.time()),
+                        "model": req.get("model", "fault"),
+                        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": len(text) // 4, "completion_tokens": max(1, len(content) // 4),
+                                  "total_tokens": len(text) // 4 + max(1, len(content) // 4)},
+                    }).encode()
+                    self._send(200, body)
+                elif isinstance(action, int):
+                    body = json.dumps({"error": {"message": f"injected {action}", "type": "injected", "code": action}}).encode()
+                    self._send(action, body, {"retry-after": "0"} if action == 429 else None)
+                elif action == "cut":
+                    self.close_connection = True
+                    try:
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+                elif action == "garbage":
+                    self._send(200, b"<html>definitely not json", content_type="application/json")
+                elif action == "no_choices":
+                    self._send(200, json.dumps({"object": "chat.completion", "nonsense": True}).encode())
+                else:
+                    raise AssertionError(f"unknown action {action!r}")
+
+            def _send(self, code, body, headers=None, content_type="application/json"):
+                self.send_response(code)
+                self.send_header("content-type", content_type)
+                self.send_header("content-length", str(len(body)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    @property
+    def chat_requests(self) -> int:
+        return len(self.requests)
+
+    def __enter__(self) -> "FaultServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

@@ -1,0 +1,179 @@
+"""`workbench run` (a model on tiers: localize | qa | oracle | rag) and `workbench serve`.
+
+Registered on the main group by workbench/cli.py: `main.add_command(run_command)`,
+`main.add_command(serve_command)`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from workbench.llm.tasks import TASKS, TaskOptions
+
+console = Console(stderr=True)
+
+
+def _fmt(v, digits: int = 3) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+@click.command("run")
+@click.argument("project", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--model", "model_name", default=None, help="A [models.NAME] of workbench.toml; default: the first one, else 'local' (embedded SmolLM2).")
+@click.option("--task", "tasks", multiple=True, required=True, help="localize | qa | oracle | rag (repeat or comma-separate).")
+@click.option("--tiers", default="all", show_default=True, help="Tier names or kinds, comma-separated, or 'all'.")
+@click.option("--queries", default="", help="Comma-separated query ids (default: every query of each tier).")
+@click.option("--variant", type=click.Choice(["standard", "strict"]), default="standard", show_default=True, help="QA prompt: strict = 'if the answer is not in the documents, say you do not know'.")
+@click.option("--k", type=int, default=None, help="DocIDs asked for in localize (default: the project's retrievers.k).")
+@click.option("--retriever", default=None, help="rag: the retriever whose stored run gives the documents.")
+@click.option("--rag-k", type=int, default=5, show_default=True, help="rag: documents given to the model.")
+@click.option("--judge", default=None, help="Judge model name (default: workbench.toml `judge`, else the model under test).")
+@click.option("--judge-samples", type=click.IntRange(1, 15), default=3, show_default=True, help="Judge calls per answer; the median is kept.")
+@click.option("--seed", type=int, default=None, help="Seed of the document order (default: the ladder seed).")
+@click.option("--concurrency", type=click.IntRange(1, 256), default=None, help="Concurrent requests (default: the model's `concurrency`).")
+@click.option("--no-cache", is_flag=True, help="Ignore the response cache (new responses are still stored).")
+def run_command(project: Path, model_name, tasks, tiers, queries, variant, k, retriever, rag_k, judge, judge_samples, seed, concurrency, no_cache):
+    """Run a long-context model on the project's tiers and store its results beside the retriever runs."""
+    from workbench.ladder import ensure_tiers, select_tiers
+    from workbench.llm.client import ResponseCache
+    from workbench.llm.providers import ModelNotFound, endpoint, resolve_judge, resolve_model
+    from workbench.llm.server import LocalServerError
+    from workbench.project import ProjectError, load_project
+
+    task_list = [t.strip() for spec in tasks for t in spec.split(",") if t.strip()]
+    bad = [t for t in task_list if t not in TASKS]
+    if bad:
+        raise click.BadParameter(f"unknown task(s) {bad}; known: {list(TASKS)}", param_hint="--task")
+    if "rag" in task_list and not retriever:
+        raise click.BadParameter("rag needs --retriever (e.g. bm25)", param_hint="--retriever")
+    try:
+        proj = load_project(project)
+        tier_list = select_tiers(ensure_tiers(proj), tiers)
+        name, cfg = resolve_model(proj, model_name)
+        judge_name, judge_cfg = resolve_judge(proj, name, judge)
+    except (ProjectError, ModelNotFound, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    qids = tuple(q.strip() for q in queries.split(",") if q.strip()) or None
+    if qids:
+        unknown = [q for q in qids if q not in {x.query_id for x in proj.queries}]
+        if unknown:
+            raise click.ClickException(f"unknown query id(s): {unknown[:10]}")
+    k = k or proj.config.retrievers.k
+    seed = proj.config.ladder.seed if seed is None else seed
+    try:
+        needs_judge = bool(set(task_list) - {"localize"})
+        if not cfg.base_url or (needs_judge and not judge_cfg.base_url):
+            console.print("[dim]starting the embedded model server…[/]")
+        endpoint(cfg)
+        if needs_judge:
+            endpoint(judge_cfg)
+    except LocalServerError as exc:
+        raise click.ClickException(str(exc)) from None
+
+    started = time.perf_counter()
+    try:
+        runs, stats = asyncio.run(_run_all(proj, tier_list, name, cfg, judge_name, judge_cfg, task_list, variant, k, seed, retriever, rag_k, judge_samples, qids, concurrency, not no_cache, ResponseCache))
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted: finished queries are saved; rerun the same command to resume[/]")
+        raise SystemExit(130)
+    wall = time.perf_counter() - started
+    _print_summary(proj, runs)
+    console.print(f"wall time {wall:.1f} s; model calls {stats['calls']} (cache hits {stats['cache_hits']}, failed {stats['failures']})")
+    failed = [(r.tier, r.system, f) for r in runs for f in r.failures]
+    for tier, system, f in failed[:20]:
+        console.print(f"[red]failed[/] {tier} {system} {f.query_id} ({f.stage}): {f.error}")
+    if failed:
+        console.print(f"[red]{len(failed)} query run(s) failed[/]: rerun the same command to retry them (finished ones are not recomputed)")
+        raise SystemExit(1)
+
+
+async def _run_all(proj, tier_list, name, cfg, judge_name, judge_cfg, task_list, variant, k, seed, retriever, rag_k, judge_samples, qids, concurrency, use_cache, ResponseCache):
+    from workbench.llm.client import ChatClient
+    from workbench.llm.providers import endpoint
+    from workbench.llm.tasks import RetrieverRunMissing, run_tier
+    from workbench.progress import stage_progress
+
+    cache = ResponseCache.for_state_dir(proj.state_dir)
+    base_url, ident = endpoint(cfg)
+    client = ChatClient(name, cfg, base_url, ident, cache=cache, use_cache=use_cache, concurrency=concurrency)
+    judge_client = client
+    if judge_name != name:
+        jb, ji = endpoint(judge_cfg)
+        judge_client = ChatClient(judge_name, judge_cfg, jb, ji, cache=cache, use_cache=use_cache, concurrency=concurrency)
+    runs = []
+    try:
+        with stage_progress(console, unit="queries") as progress:
+            for task in task_list:
+                opts = TaskOptions(task=task, variant=variant, k=k, seed=seed, retriever=retriever, rag_k=rag_k, judge_samples=judge_samples, query_ids=qids)
+                for tier in tier_list:
+                    label = f"{task} {tier.name}"
+                    try:
+                        run = await run_tier(proj, tier, name, client, opts, judge_client if task != "localize" else None,
+                                             progress=lambda n, total, label=label: progress(label, n, total))
+                    except RetrieverRunMissing as exc:
+                        raise click.ClickException(str(exc)) from None
+                    runs.append(run)
+    finally:
+        await client.aclose()
+        if judge_client is not client:
+            await judge_client.aclose()
+        cache.close()
+    stats = {
+        "calls": client.stats.calls + (judge_client.stats.calls if judge_client is not client else 0),
+        "cache_hits": client.stats.cache_hits + (judge_client.stats.cache_hits if judge_client is not client else 0),
+        "failures": client.stats.failures + (judge_client.stats.failures if judge_client is not client else 0),
+    }
+    return runs, stats
+
+
+def _print_summary(proj, runs) -> None:
+    from workbench.llm.report import call_figures, localize_figures, qa_figures
+    from workbench.metrics import query_access, summarize
+
+    table = Table(title="use side (model runs)", show_lines=False)
+    for col in ("tier", "system", "fits", "R@1", "SR@K", "FR@K", "QA 0–5", "n", "judge fail", "refusals", "EM", "p50 s", "p95 s", "prompt tok", "failed"):
+        table.add_column(col, justify="left" if col in ("tier", "system") else "right")
+    for r in runs:
+        if not r.fits:
+            table.add_row(r.tier, r.system, f"no ({r.input_tokens}>{r.budget_tokens})", *["—"] * 12)
+            continue
+        c = call_figures(r)
+        if r.task == "localize":
+            per = [query_access(x.query_id, x.doc_ids, proj.query(x.query_id).gold_doc_ids, r.k) for x in r.localize]
+            s = summarize(per, r.k) if per else None
+            lf = localize_figures(r)
+            table.add_row(r.tier, r.system, "yes", _fmt(s and s.r_at_1), _fmt(s and s.sr_at_k), _fmt(s and s.fr_at_k),
+                          "—", _fmt(lf["n"]), "—", "—", "—", _fmt(c["p50_s"], 2), _fmt(c["p95_s"], 2), _fmt(c["prompt_tokens"]), _fmt(c["failures"]))
+        else:
+            q = qa_figures(r)
+            table.add_row(r.tier, r.system, "yes", "—", "—", "—", _fmt(q["QA"], 2), _fmt(q["n"]), _fmt(q["judge_failures"]),
+                          _fmt(q["refusals"]), _fmt(q["EM"], 2), _fmt(c["p50_s"], 2), _fmt(c["p95_s"], 2), _fmt(c["prompt_tokens"]), _fmt(c["failures"]))
+    Console().print(table)
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=int, default=8080, show_default=True, help="0 = any free port.")
+@click.option("--n-ctx", type=int, default=8192, show_default=True)
+@click.option("--n-threads", type=int, default=None, help="CPU threads (default: all cores, up to 8).")
+def serve_command(host, port, n_ctx, n_threads):
+    """Serve the embedded SmolLM2 model (OpenAI-compatible /v1) in the foreground until Ctrl-C."""
+    from workbench.llm.server import LocalServerError, serve_foreground
+
+    try:
+        code = serve_foreground(host=host, port=port or None, n_ctx=n_ctx, n_threads=n_threads, echo=lambda s: console.print(s))
+    except LocalServerError as exc:
+        raise click.ClickException(str(exc)) from None
+    raise SystemExit(code)

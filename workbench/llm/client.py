@@ -1,0 +1,279 @@
+"""One async chat interface over the `openai` client for any OpenAI-compatible endpoint.
+
+- concurrency limit (semaphore), request timeout, retries with exponential backoff and jitter
+  on 429 / 5xx / timeouts / dropped connections / malformed responses;
+- a persistent response cache (sqlite) keyed by a hash of (endpoint identity, model, messages,
+  parameters) — never the API key. Only well-formed completions are cached, so a fault is
+  never replayed from the cache;
+- per call: prompt and completion tokens, latency (a cached call reports the latency it had
+  when it was made, and ``cached=True``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from workbench.fsutil import sha256_bytes
+from workbench.records import ModelConfig
+
+CACHE_DIR = "llm_cache"
+CACHE_FILE = "responses.sqlite"
+PLACEHOLDER_KEY = "sk-no-key-needed"
+
+
+class LLMCallError(RuntimeError):
+    """A call that failed after all retries. ``kind``: rate_limit, server_error, timeout,
+    connection, bad_response, client_error, config."""
+
+    def __init__(self, kind: str, message: str, attempts: int):
+        self.kind = kind
+        self.attempts = attempts
+        super().__init__(f"{kind} after {attempts} attempt(s): {message}")
+
+
+class Completion(msgspec.Struct, frozen=True):
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    finish_reason: str | None = None
+    cached: bool = False
+
+
+# ---------------------------------------------------------------- cache
+
+
+def cache_key(endpoint: str, model: str, messages: list[dict], params: dict) -> str:
+    return sha256_bytes(msgspec.json.encode([endpoint, model, messages, sorted(params.items())]))
+
+
+class ResponseCache:
+    """sqlite file; safe across threads (one lock) and processes (WAL, retries on busy)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(path), timeout=30.0, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value BLOB NOT NULL, created REAL NOT NULL)")
+
+    @classmethod
+    def for_state_dir(cls, state_dir: Path) -> "ResponseCache":
+        return cls(state_dir / CACHE_DIR / CACHE_FILE)
+
+    def get(self, key: str) -> Completion | None:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        try:
+            return msgspec.json.decode(row[0], type=Completion)
+        except msgspec.DecodeError:
+            return None
+
+    def put(self, key: str, value: Completion) -> None:
+        blob = msgspec.json.encode(value)
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?)", (key, blob, time.time()))
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+# ---------------------------------------------------------------- client
+
+
+@dataclass
+class CallStats:
+    calls: int = 0  # requests sent over the network (retries included)
+    cache_hits: int = 0
+    failures: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def _classify(exc: BaseException) -> tuple[str, bool]:
+    """(kind, retryable) of an exception raised by the openai client."""
+    import openai
+
+    if isinstance(exc, openai.RateLimitError):
+        return "rate_limit", True
+    if isinstance(exc, openai.APITimeoutError) or isinstance(exc, asyncio.TimeoutError):
+        return "timeout", True
+    if isinstance(exc, openai.APIConnectionError):
+        return "connection", True
+    if isinstance(exc, openai.APIStatusError):
+        code = exc.status_code
+        if code >= 500 or code in (408, 409):
+            return "server_error", True
+        return "client_error", False
+    if isinstance(exc, (openai.APIResponseValidationError, ValueError, KeyError, TypeError, AttributeError)):
+        return "bad_response", True
+    return "connection", True
+
+
+class ChatClient:
+    """Async chat completions for one configured model. ``async with`` it, or call aclose()."""
+
+    def __init__(
+        self,
+        name: str,
+        config: ModelConfig,
+        base_url: str,
+        endpoint_id: str | None = None,
+        cache: ResponseCache | None = None,
+        use_cache: bool = True,
+        concurrency: int | None = None,
+        backoff_base_s: float = 0.5,
+        backoff_max_s: float = 20.0,
+    ):
+        self.name = name
+        self.config = config
+        self.base_url = base_url
+        # What identifies the endpoint in the cache key (the embedded server's port changes).
+        self.endpoint_id = endpoint_id or base_url
+        self.cache = cache
+        self.use_cache = use_cache
+        self.semaphore = asyncio.Semaphore(concurrency or config.concurrency)
+        self.backoff_base_s = backoff_base_s
+        self.backoff_max_s = backoff_max_s
+        self.stats = CallStats()
+        self._client = None
+
+    def _api_key(self) -> str:
+        env = self.config.api_key_env
+        if not env:
+            return PLACEHOLDER_KEY
+        key = os.environ.get(env)
+        if not key:
+            raise LLMCallError("config", f"model {self.name!r}: environment variable {env} (its API key) is not set", 0)
+        return key
+
+    def _openai(self):
+        if self._client is None:
+            import openai
+
+            self._client = openai.AsyncOpenAI(
+                api_key=self._api_key(), base_url=self.base_url, timeout=self.config.timeout_s, max_retries=0
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    async def __aenter__(self) -> "ChatClient":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.aclose()
+
+    def key(self, messages: list[dict], params: dict) -> str:
+        return cache_key(self.endpoint_id, self.config.model, messages, params)
+
+    async def complete(
+        self,
+        messages: list[dict],
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        seed: int | None = None,
+        extra_key: dict | None = None,
+    ) -> Completion:
+        """One chat completion (from the cache when seen before). Raises LLMCallError."""
+        params: dict = {
+            "max_tokens": self.config.max_tokens if max_tokens is None else max_tokens,
+            "temperature": self.config.temperature if temperature is None else temperature,
+        }
+        if seed is not None:
+            params["seed"] = seed
+        key = self.key(messages, {**params, **(extra_key or {})})
+        if self.use_cache and self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self.stats.cache_hits += 1
+                return msgspec.structs.replace(hit, cached=True)
+        result = await self._call_with_retries(messages, params)
+        if self.cache is not None:
+            self.cache.put(key, result)
+        return result
+
+    async def _call_with_retries(self, messages: list[dict], params: dict) -> Completion:
+        attempts = 0
+        last_kind, last_msg = "connection", ""
+        max_attempts = self.config.max_retries + 1
+        while attempts < max_attempts:
+            attempts += 1
+            async with self.semaphore:
+                self.stats.calls += 1
+                start = time.perf_counter()
+                try:
+                    resp = await asyncio.wait_for(
+                        self._openai().chat.completions.create(model=self.config.model, messages=messages, **params),
+                        timeout=self.config.timeout_s + 5.0,
+                    )
+                    result = _parse(resp, time.perf_counter() - start)
+                except LLMCallError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - classified below
+                    last_kind, retryable = _classify(exc)
+                    last_msg = f"{type(exc).__name__}: {exc}"[:500]
+                    if not retryable:
+                        break
+                    retry_after = _retry_after(exc)
+                else:
+                    return result
+            if attempts < max_attempts:
+                delay = min(self.backoff_max_s, self.backoff_base_s * 2 ** (attempts - 1))
+                delay = max(delay * (0.5 + random.random() / 2), retry_after or 0.0)
+                await asyncio.sleep(min(delay, self.backoff_max_s))
+        self.stats.failures += 1
+        err = LLMCallError(last_kind, last_msg, attempts)
+        self.stats.errors.append(str(err))
+        raise err
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if not headers:
+        return None
+    try:
+        return min(float(headers.get("retry-after", "")), 60.0)
+    except (TypeError, ValueError):
+        return None
+
+
+def _parse(resp, latency: float) -> Completion:
+    """A well-formed completion or ValueError (retried as bad_response, never cached)."""
+    choices = getattr(resp, "choices", None)
+    if not choices:
+        raise ValueError("response has no choices")
+    message = choices[0].message
+    text = getattr(message, "content", None)
+    if not isinstance(text, str):
+        raise ValueError("response message has no text content")
+    usage = getattr(resp, "usage", None)
+    prompt_tokens = getattr(usage, "prompt_tokens", None) if usage else None
+    completion_tokens = getattr(usage, "completion_tokens", None) if usage else None
+    return Completion(
+        text=text,
+        prompt_tokens=int(prompt_tokens or 0),
+        completion_tokens=int(completion_tokens or 0),
+        latency_s=round(latency, 4),
+        finish_reason=getattr(choices[0], "finish_reason", None),
+    )

@@ -1,0 +1,127 @@
+"""LLM judge (0–5) and the deterministic exact/contains match shown beside it.
+
+N judge samples per answer (seeded; temperature > 0 when N > 1 so samples can differ); the
+median is kept and the spread (max − min) reported. An unparseable judge output is retried
+with a new seed; a sample still unparseable is a judge failure, never a score. If every
+sample fails, the answer has no judge score (``median`` None, ``failure`` True).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from statistics import median
+
+import msgspec
+
+from workbench.llm.client import ChatClient, LLMCallError
+from workbench.llm.prompts import judge_messages
+
+JUDGE_MAX_TOKENS = 16
+SAMPLE_TEMPERATURE = 0.7
+SHORT_ANSWER_TOKENS = 6  # EM/contains shown only for gold answers this short (in words)
+
+_SCORE_LABELLED = re.compile(r"score\s*(?:is|=|:)?\s*\**\s*([0-5])(?:\s*/\s*5)?\b(?!\.\d)", re.IGNORECASE)
+_SCORE_FRACTION = re.compile(r"\b([0-5])\s*/\s*5\b")
+_SCORE_ALONE = re.compile(r"^\W*([0-5])\W*$")
+
+
+def parse_score(text: str) -> int | None:
+    """An integer 0–5 from the judge's reply, or None if it is not clearly one."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    m = _SCORE_LABELLED.search(text)
+    if m:
+        return int(m.group(1))
+    m = _SCORE_FRACTION.search(text)
+    if m:
+        return int(m.group(1))
+    first = text.splitlines()[0]
+    m = _SCORE_ALONE.match(first)
+    if m:
+        return int(m.group(1))
+    return None
+
+
+class JudgeResult(msgspec.Struct, frozen=True):
+    scores: list[int]
+    median: float | None
+    spread: int | None
+    failures: int  # samples that stayed unparseable or whose calls failed
+    failure: bool  # no usable sample at all
+    raw: list[str] = []
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+async def judge_answer(
+    client: ChatClient,
+    query: str,
+    gold: str,
+    predicted: str,
+    samples: int = 3,
+    parse_retries: int = 2,
+) -> JudgeResult:
+    messages = judge_messages(query, gold, predicted)
+    scores: list[int] = []
+    raw: list[str] = []
+    failures = 0
+    pt = ct = 0
+    for i in range(samples):
+        score = None
+        for attempt in range(parse_retries + 1):
+            temperature = 0.0 if samples == 1 and attempt == 0 else SAMPLE_TEMPERATURE
+            try:
+                c = await client.complete(
+                    messages, max_tokens=JUDGE_MAX_TOKENS, temperature=temperature,
+                    seed=1000 * i + attempt, extra_key={"judge_sample": i, "judge_attempt": attempt},
+                )
+            except LLMCallError as exc:
+                raw.append(f"<call failed: {exc}>")
+                break
+            pt += c.prompt_tokens
+            ct += c.completion_tokens
+            raw.append(c.text)
+            score = parse_score(c.text)
+            if score is not None:
+                break
+        if score is None:
+            failures += 1
+        else:
+            scores.append(score)
+    return JudgeResult(
+        scores=scores,
+        median=float(median(scores)) if scores else None,
+        spread=(max(scores) - min(scores)) if scores else None,
+        failures=failures,
+        failure=not scores,
+        raw=raw,
+        prompt_tokens=pt,
+        completion_tokens=ct,
+    )
+
+
+# ---------------------------------------------------------------- deterministic match
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = str.maketrans({c: " " for c in string.punctuation})
+
+
+def normalize(text: str) -> str:
+    """SQuAD-style: lowercase, punctuation to spaces, drop articles, collapse whitespace."""
+    text = (text or "").lower().translate(_PUNCT)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def exact_match(predicted: str, gold: str) -> bool:
+    return normalize(predicted) == normalize(gold)
+
+
+def contains_match(predicted: str, gold: str) -> bool:
+    g, p = normalize(gold), normalize(predicted)
+    return bool(g) and f" {g} " in f" {p} "
+
+
+def short_answer(gold: str) -> bool:
+    return 0 < len(normalize(gold).split()) <= SHORT_ANSWER_TOKENS

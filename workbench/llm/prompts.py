@@ -1,0 +1,83 @@
+"""Every prompt the use side sends. Changing one changes PROMPT_VERSION, which is part of
+every run key (so stored results made with an older prompt are stale, never mixed in)."""
+
+from __future__ import annotations
+
+import re
+
+PROMPT_VERSION = "p1"
+VARIANTS = ("standard", "strict")  # strict = anti-hallucination
+
+_DOCS_SYSTEM = (
+    "You are given a collection of documents. Each document starts with a header "
+    "[DocID=<number>] followed by its title and text."
+)
+
+LOCALIZE_SYSTEM = _DOCS_SYSTEM + " Your task is to find the documents that contain the evidence needed to answer a question."
+QA_SYSTEM = _DOCS_SYSTEM + " Answer the question using the documents."
+STRICT_RULE = "If the answer is not in the documents, say you do not know."
+
+
+def localize_messages(context: str, query: str, k: int) -> list[dict]:
+    user = (
+        f"Documents:\n\n{context}\n\n"
+        f"Question: {query}\n\n"
+        f"List the DocIDs of up to {k} documents that contain the evidence needed to answer the question, "
+        "most relevant first. Output only the DocID numbers, separated by commas."
+    )
+    return [{"role": "system", "content": LOCALIZE_SYSTEM}, {"role": "user", "content": user}]
+
+
+def qa_messages(context: str, query: str, variant: str = "standard") -> list[dict]:
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown prompt variant {variant!r}; known: {list(VARIANTS)}")
+    rule = f" {STRICT_RULE}" if variant == "strict" else ""
+    user = (
+        f"Documents:\n\n{context}\n\n"
+        f"Question: {query}\n\n"
+        f"Answer the question in a few words.{rule}"
+    )
+    system = QA_SYSTEM + (f" {STRICT_RULE}" if variant == "strict" else "")
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+JUDGE_SYSTEM = "You grade answers to questions. You are strict, brief and consistent."
+
+JUDGE_RUBRIC = """Score the predicted answer against the gold answer on this scale:
+5 - fully correct: same meaning as the gold answer
+4 - correct but with minor extra or missing detail
+3 - partially correct: the key fact is there but with an error or important omission
+2 - mostly wrong, with some relevant correct element
+1 - wrong, but on topic
+0 - wrong, irrelevant, empty, or a refusal to answer"""
+
+
+def judge_messages(query: str, gold: str, predicted: str) -> list[dict]:
+    """The judge sees only {query, gold answer, predicted answer} — never the tier, arm or system."""
+    user = (
+        f"{JUDGE_RUBRIC}\n\n"
+        f"Question: {query}\n"
+        f"Gold answer: {gold}\n"
+        f"Predicted answer: {predicted}\n\n"
+        "Reply with one line: Score: <integer 0-5>"
+    )
+    return [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": user}]
+
+
+_REFUSAL = re.compile(
+    r"\b(i\s+(do\s+not|don't|dont|cannot|can't|am\s+unable\s+to)\s+(know|answer|find|tell|determine)"
+    r"|(do\s+not|don't|doesn't|does\s+not)\s+(contain|mention|provide|say|include)"
+    r"|not\s+(mentioned|found|provided|stated|specified|available|given)\s+in"
+    r"|(is|are)\s+not\s+in\s+the\s+(documents?|text|context)"
+    r"|no\s+information\s+(about|on|regarding)"
+    r"|(unable|impossible)\s+to\s+(answer|determine)"
+    r"|unknown|cannot\s+be\s+determined|not\s+enough\s+information)\b",
+    re.IGNORECASE,
+)
+
+
+def is_refusal(answer: str) -> bool:
+    """The model declined to answer ("I do not know", "not in the documents", …).
+
+    Refusals are counted separately from wrong answers (faithfulness vs safety tax)."""
+    return bool(_REFUSAL.search(answer or ""))

@@ -1,0 +1,60 @@
+"""Resolving a model name to an endpoint: configured `[models.NAME]` or the embedded default."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from typing import AsyncIterator
+
+from workbench.llm.client import ChatClient, ResponseCache
+from workbench.project import Project
+from workbench.records import ModelConfig
+
+DEFAULT_MODEL = "local"
+
+
+class ModelNotFound(ValueError):
+    pass
+
+
+def resolve_model(project: Project, name: str | None) -> tuple[str, ModelConfig]:
+    models = project.config.models
+    if not name:
+        name = next(iter(models), DEFAULT_MODEL)
+    if name in models:
+        return name, models[name]
+    if name == DEFAULT_MODEL:
+        return name, ModelConfig()
+    known = sorted(set(models) | {DEFAULT_MODEL})
+    raise ModelNotFound(f"unknown model {name!r}: known {known} (add a [models.{name}] table to workbench.toml)")
+
+
+def resolve_judge(project: Project, model_name: str, judge: str | None = None) -> tuple[str, ModelConfig]:
+    """--judge, else workbench.toml `judge`, else the model under test."""
+    return resolve_model(project, judge or project.config.judge or model_name)
+
+
+def endpoint(config: ModelConfig) -> tuple[str, str]:
+    """(base_url, endpoint identity for cache keys); starts the embedded server if needed."""
+    if config.base_url:
+        return config.base_url, config.base_url.rstrip("/")
+    from workbench.llm import server
+
+    s = server.default_server()
+    return s.base_url, server.model_identity()
+
+
+@asynccontextmanager
+async def open_client(
+    project: Project, name: str, config: ModelConfig, use_cache: bool = True, concurrency: int | None = None,
+    cache: ResponseCache | None = None,
+) -> AsyncIterator[ChatClient]:
+    base_url, ident = endpoint(config)
+    own_cache = cache is None
+    cache = cache or ResponseCache.for_state_dir(project.state_dir)
+    client = ChatClient(name, config, base_url, ident, cache=cache, use_cache=use_cache, concurrency=concurrency)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+        if own_cache:
+            cache.close()

@@ -1,0 +1,67 @@
+"""Records of the use side, persisted under .workbench/runs/<tier>/llm/."""
+
+from __future__ import annotations
+
+import msgspec
+
+
+class LocalizeResult(msgspec.Struct, frozen=True):
+    query_id: str
+    output: str  # the model's raw text
+    doc_ids: list[int]  # canonicalised (docids.extract_docids)
+    out_of_tier: int
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    cached: bool = False
+
+
+class QAResult(msgspec.Struct, frozen=True):
+    query_id: str
+    answer: str
+    refusal: bool
+    judge_scores: list[int]
+    judge_median: float | None
+    judge_spread: int | None
+    judge_failures: int  # samples without a usable score
+    judge_failure: bool  # no usable score at all: excluded from the QA mean, counted apart
+    exact: bool | None  # normalised exact match; None when the gold answer is not short
+    contains: bool | None
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    context_doc_ids: list[int]  # documents given, in prompt order
+    dropped_doc_ids: list[int] = []  # cut to fit the window (padding, never gold/hard negatives)
+    judge_raw: list[str] = []
+    judge_prompt_tokens: int = 0
+    judge_completion_tokens: int = 0
+    cached: bool = False
+    judged: bool = False  # answers are all produced first (keeps the server's prefix cache warm), then judged
+
+
+class QueryFailure(msgspec.Struct, frozen=True):
+    query_id: str
+    stage: str  # "model" or "judge"
+    error: str
+
+
+class TierRun(msgspec.Struct, frozen=True):
+    """One (model, task, tier): written after every query so an interrupted run resumes."""
+
+    system: str  # model:<name>:localize | :qa | :qa-strict | :oracle | :rag:<retriever>@<k>
+    model: str
+    task: str  # localize | qa | oracle | rag
+    variant: str
+    tier: str
+    tier_hash: str
+    key: str
+    fits: bool
+    input_tokens: int  # largest prompt (budgeting tokenizer) + answer budget
+    budget_tokens: int  # usable window: context_window × (1 − safety_margin)
+    judge: str | None = None
+    k: int = 10  # DocIDs asked for (localize) / documents given (rag)
+    reason: str = ""  # why it does not fit, when it does not
+    localize: list[LocalizeResult] = []
+    qa: list[QAResult] = []
+    failures: list[QueryFailure] = []
+    complete: bool = False

@@ -1,0 +1,111 @@
+"""Use-side figures per tier, for `workbench eval` (beside access) and `workbench run`."""
+
+from __future__ import annotations
+
+from statistics import fmean
+
+from workbench.llm.records import TierRun
+from workbench.llm.store import LLMRunStore
+from workbench.project import Project
+from workbench.records import Tier
+
+Row = dict[str, float | int | None]
+
+
+def percentile(values: list[float], p: float) -> float | None:
+    """Nearest-rank percentile (p in 0..100)."""
+    if not values:
+        return None
+    s = sorted(values)
+    rank = max(1, -(-len(s) * p // 100))  # ceil
+    return s[int(rank) - 1]
+
+
+def call_figures(run: TierRun) -> Row:
+    """Latency and token totals of the model-under-test calls (judge calls reported apart)."""
+    items = run.localize if run.task == "localize" else run.qa
+    lat = [r.latency_s for r in items]
+    row: Row = {
+        "p50_s": percentile(lat, 50),
+        "p95_s": percentile(lat, 95),
+        "prompt_tokens": sum(r.prompt_tokens for r in items),
+        "completion_tokens": sum(r.completion_tokens for r in items),
+        "input_tokens": run.input_tokens,
+        "budget_tokens": run.budget_tokens,
+        "failures": len(run.failures),
+    }
+    if run.task != "localize":
+        row["judge_prompt_tokens"] = sum(r.judge_prompt_tokens for r in run.qa)
+        row["judge_completion_tokens"] = sum(r.judge_completion_tokens for r in run.qa)
+    return row
+
+
+def qa_figures(run: TierRun) -> Row:
+    judged = [r for r in run.qa if r.judged]
+    scored = [r.judge_median for r in judged if r.judge_median is not None]
+    em = [r.exact for r in judged if r.exact is not None]
+    contains = [r.contains for r in judged if r.contains is not None]
+    spreads = [r.judge_spread for r in judged if r.judge_spread is not None]
+    return {
+        "QA": fmean(scored) if scored else None,
+        "n": len(judged),
+        "scored": len(scored),
+        "judge_failures": sum(r.judge_failure for r in judged),
+        "judge_spread_max": max(spreads) if spreads else None,
+        "refusals": sum(r.refusal for r in judged),
+        "EM": fmean(em) if em else None,
+        "contains": fmean(contains) if contains else None,
+        "complete": int(run.complete),
+    }
+
+
+def localize_figures(run: TierRun) -> Row:
+    return {
+        "n": len(run.localize),
+        "no_ids": sum(not r.doc_ids for r in run.localize),
+        "out_of_tier_ids": sum(r.out_of_tier for r in run.localize),
+        "complete": int(run.complete),
+    }
+
+
+def use_rows(project: Project, tiers: list[Tier]) -> dict[str, dict[str, Row]]:
+    """tier name → system ("model:local:qa", "model:local:oracle", …) → figures.
+
+    QA = mean over answered queries of the median judge score (0–5; judge failures excluded
+    and counted); n = answered (judged) queries; fits False = not run ("does not fit"), with
+    every figure None. Only QA-type systems (qa, oracle, rag) — localization is scored on the
+    access side from its SystemRun."""
+    store = LLMRunStore(project)
+    out: dict[str, dict[str, Row]] = {}
+    for tier in tiers:
+        for run in store.runs(tier):
+            if run.task == "localize":
+                continue
+            row: Row = {"fits": run.fits}
+            if run.fits:
+                row.update(qa_figures(run))
+                row.update(call_figures(run))
+            else:
+                row.update({"QA": None, "n": 0, "judge_failures": None, "refusals": None, "EM": None,
+                            "p50_s": None, "p95_s": None, "input_tokens": run.input_tokens,
+                            "budget_tokens": run.budget_tokens})
+            out.setdefault(tier.name, {})[run.system] = row
+    return out
+
+
+def localize_rows(project: Project, tiers: list[Tier]) -> dict[str, dict[str, Row]]:
+    """tier → model localization system → fits, call figures, and output diagnostics."""
+    store = LLMRunStore(project)
+    out: dict[str, dict[str, Row]] = {}
+    for tier in tiers:
+        for run in store.runs(tier):
+            if run.task != "localize":
+                continue
+            row: Row = {"fits": run.fits}
+            if run.fits:
+                row.update(localize_figures(run))
+                row.update(call_figures(run))
+            else:
+                row.update({"input_tokens": run.input_tokens, "budget_tokens": run.budget_tokens})
+            out.setdefault(tier.name, {})[run.system] = row
+    return out

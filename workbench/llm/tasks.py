@@ -1,0 +1,334 @@
+"""The use-side tasks for one (model, tier, task) over the tier's queries.
+
+  localize  the tier in a seeded shuffled order, "[DocID=N]" headers; up to K DocIDs back,
+            canonicalised (docids.py), stored as a SystemRun scored like any retriever
+  qa        the same context; a short answer judged 0–5 (standard or strict prompt)
+  oracle    the query's gold documents only
+  rag       the top-k documents of a stored retriever run on the same tier
+
+One shuffled order per (seed, tier) — not per query — so the context is a shared prompt prefix
+that an inference server caches across the tier's queries; the query comes after it.
+
+Window-aware: the largest input (prompt + context + query + answer budget), counted with the
+model's budgeting tokenizer, must fit context_window × (1 − safety_margin). A full-tier task
+that does not fit is recorded as "does not fit" (not run, not scored). Oracle/rag contexts are
+cut to fit by dropping documents that are neither gold nor hard negatives (rag: lowest rank
+first); if that is not enough, the tier does not fit for that arm.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass
+from typing import Callable
+
+import msgspec
+
+from workbench.llm import prompts
+from workbench.llm.client import ChatClient, LLMCallError
+from workbench.llm.docids import extract_docids, out_of_tier
+from workbench.llm.judge import contains_match, exact_match, judge_answer, short_answer
+from workbench.llm.records import LocalizeResult, QAResult, QueryFailure, TierRun
+from workbench.llm.store import LLMRunStore
+from workbench.project import Project
+from workbench.records import Document, ModelConfig, Query, Tier
+from workbench.runs import RunStore, run_key, tier_hash
+from workbench.tokens import count_tokens, serialize_docs
+
+TASKS = ("localize", "qa", "oracle", "rag")
+MESSAGE_OVERHEAD_TOKENS = 8  # chat-template tokens per message (role markers), budgeted generously
+
+
+class RetrieverRunMissing(LookupError):
+    pass
+
+
+@dataclass(frozen=True)
+class TaskOptions:
+    task: str
+    variant: str = "standard"  # "standard" | "strict" (anti-hallucination)
+    k: int = 10  # DocIDs asked for in localize
+    seed: int = 0
+    retriever: str | None = None  # rag
+    rag_k: int = 5
+    judge_samples: int = 3
+    query_ids: tuple[str, ...] | None = None
+
+    def __post_init__(self):
+        if self.task not in TASKS:
+            raise ValueError(f"unknown task {self.task!r}; known: {list(TASKS)}")
+        if self.variant not in prompts.VARIANTS:
+            raise ValueError(f"unknown prompt variant {self.variant!r}; known: {list(prompts.VARIANTS)}")
+        if self.task == "rag" and not self.retriever:
+            raise ValueError("task rag needs a retriever (e.g. --retriever bm25)")
+
+
+def system_name(model: str, opts: TaskOptions) -> str:
+    if opts.task == "localize":
+        return f"model:{model}:localize"
+    suffix = "" if opts.variant == "standard" else f"-{opts.variant}"
+    if opts.task == "rag":
+        return f"model:{model}:rag{suffix}:{opts.retriever}@{opts.rag_k}"
+    return f"model:{model}:{opts.task}{suffix}"
+
+
+def window_budget(cfg: ModelConfig) -> int:
+    return int(cfg.context_window * (1.0 - cfg.safety_margin))
+
+
+def messages_tokens(messages: list[dict], cfg: ModelConfig) -> int:
+    return sum(count_tokens(m["content"], cfg.tokenizer) + MESSAGE_OVERHEAD_TOKENS for m in messages)
+
+
+def _model_identity(cfg: ModelConfig) -> list:
+    # What changes the outputs (not concurrency, timeouts or retries).
+    return [cfg.model, cfg.base_url, cfg.max_tokens, cfg.temperature, cfg.context_window, cfg.tokenizer, cfg.safety_margin]
+
+
+def _build_messages(opts: TaskOptions, context: str, query: Query) -> list[dict]:
+    if opts.task == "localize":
+        return prompts.localize_messages(context, query.query, opts.k)
+    return prompts.qa_messages(context, query.query, opts.variant)
+
+
+@dataclass
+class _Prepared:
+    query: Query
+    docs: list[Document]
+    dropped: list[int]
+    messages: list[dict]
+    tokens: int
+
+
+def _prepare(project: Project, tier: Tier, cfg: ModelConfig, opts: TaskOptions, queries: list[Query]) -> tuple[list[_Prepared], str, int, str]:
+    """Per-query prompts. Returns (prepared, extra key part, largest input tokens, reason if it does not fit)."""
+    budget = window_budget(cfg)
+    answer = cfg.max_tokens
+    if opts.task in ("localize", "qa"):
+        # Cheap precheck with the ladder's own count before serialising a huge tier.
+        if tier.tokens > 2 * budget:
+            return [], "", tier.tokens + answer, f"tier has ~{tier.tokens} tokens; window budget {budget}"
+        order = sorted(tier.doc_ids)
+        random.Random(f"{opts.seed}:{tier.name}").shuffle(order)
+        docs = project.docs(order)
+        context = serialize_docs(docs)
+        ctx_tokens = count_tokens(context, cfg.tokenizer)
+        prepared, worst = [], 0
+        for q in queries:
+            wrapper = messages_tokens(_build_messages(opts, "", q), cfg)
+            total = ctx_tokens + wrapper + answer
+            worst = max(worst, total)
+            prepared.append(_Prepared(q, docs, [], _build_messages(opts, context, q), total))
+        if worst > budget:
+            return [], "", worst, f"input {worst} tokens (context {ctx_tokens} + prompt + answer {answer}) > window budget {budget}"
+        return prepared, "", worst, ""
+
+    extra = ""
+    ranking: dict[str, list[int]] = {}
+    if opts.task == "rag":
+        run = RunStore(project).load(opts.retriever, tier.name)  # type: ignore[arg-type]
+        if run is None or run.tier_hash != tier_hash(project, tier):
+            raise RetrieverRunMissing(
+                f"no current {opts.retriever!r} run for tier {tier.name!r}: "
+                f"run `workbench eval {project.root} --retrievers {opts.retriever} --tiers {tier.name}` first"
+            )
+        extra = run.key
+        for q in queries:
+            r = run.ranking(q.query_id)
+            if r is None:
+                raise RetrieverRunMissing(f"the {opts.retriever!r} run for tier {tier.name!r} has no ranking for query {q.query_id!r}: rerun `workbench eval`")
+            ranking[q.query_id] = r[: opts.rag_k]
+    prepared, worst = [], 0
+    for q in queries:
+        if opts.task == "oracle":
+            ids = sorted(q.gold_doc_ids)
+            random.Random(f"{opts.seed}:oracle:{q.query_id}").shuffle(ids)
+        else:
+            ids = list(ranking[q.query_id])
+        protected = set(q.gold_doc_ids) | set(q.hard_negative_ids)
+        dropped: list[int] = []
+        while True:
+            docs = project.docs(ids)
+            msgs = _build_messages(opts, serialize_docs(docs), q)
+            total = messages_tokens(msgs, cfg) + answer
+            if total <= budget:
+                break
+            # drop the lowest-ranked unprotected document; none left = does not fit
+            victims = [i for i in reversed(ids) if i not in protected]
+            if not victims:
+                return [], extra, total, f"query {q.query_id}: {total} tokens even with only gold/hard-negative documents > window budget {budget}"
+            ids.remove(victims[0])
+            dropped.append(victims[0])
+        worst = max(worst, total)
+        prepared.append(_Prepared(q, docs, dropped, msgs, total))
+    return prepared, extra, worst, ""
+
+
+def run_key_for(tier_h: str, model: str, cfg: ModelConfig, opts: TaskOptions, judge: tuple[str, ModelConfig] | None, extra: str) -> str:
+    return run_key(
+        "llm", prompts.PROMPT_VERSION, tier_h, model, _model_identity(cfg),
+        opts.task, opts.variant, opts.k, opts.seed, opts.retriever, opts.rag_k,
+        list(opts.query_ids) if opts.query_ids else None,
+        [judge[0], _model_identity(judge[1]), opts.judge_samples] if judge and opts.task != "localize" else None,
+        extra,
+    )
+
+
+Progress = Callable[[int, int], None]
+
+
+async def run_tier(
+    project: Project,
+    tier: Tier,
+    model: str,
+    client: ChatClient,
+    opts: TaskOptions,
+    judge_client: ChatClient | None = None,
+    progress: Progress | None = None,
+    store: LLMRunStore | None = None,
+) -> TierRun:
+    """Run one task on one tier; resumes a stored partial run with the same key."""
+    store = store or LLMRunStore(project)
+    cfg = client.config
+    system = system_name(model, opts)
+    wanted = set(opts.query_ids) if opts.query_ids else None
+    queries = [project.query(q) for q in tier.query_ids if wanted is None or q in wanted]
+    prepared, extra, worst, reason = _prepare(project, tier, cfg, opts, queries)
+    th = tier_hash(project, tier)
+    judge = (judge_client.name, judge_client.config) if judge_client is not None else None
+    if opts.task != "localize" and judge_client is None:
+        raise ValueError("QA tasks need a judge client")
+    key = run_key_for(th, model, cfg, opts, judge, extra)
+    base = TierRun(
+        system=system, model=model, task=opts.task, variant=opts.variant, tier=tier.name, tier_hash=th, key=key,
+        fits=not reason, input_tokens=worst, budget_tokens=window_budget(cfg),
+        judge=judge[0] if judge and opts.task != "localize" else None, k=opts.rag_k if opts.task == "rag" else opts.k,
+        reason=reason,
+    )
+    if reason:
+        run = msgspec.structs.replace(base, complete=True)
+        store.save(run)
+        if opts.task == "localize":
+            store.drop_localization(system, tier.name)  # an older run must not be scored as this one
+        if progress:
+            progress(len(queries), len(queries))
+        return run
+
+    previous = store.load_if_current(system, tier, key)
+    state = _State(store, previous or base, len(prepared), progress)
+    # failures are retried on every run; finished results are kept
+    state.run = msgspec.structs.replace(state.run, failures=[], complete=False)
+    state.report()
+
+    if opts.task == "localize":
+        done = {r.query_id for r in state.run.localize}
+        todo = [p for p in prepared if p.query.query_id not in done]
+        await asyncio.gather(*(_localize_one(client, p, tier, opts, state) for p in todo))
+        state.order_by([p.query.query_id for p in prepared])
+        complete = len(state.run.localize) == len(prepared)
+        state.finish(complete)
+        if complete:
+            store.save_localization(state.run)
+        return state.run
+
+    # Phase 1: answers (consecutive calls share the context prefix); phase 2: judging.
+    answered = {r.query_id for r in state.run.qa}
+    todo = [p for p in prepared if p.query.query_id not in answered]
+    await asyncio.gather(*(_answer_one(client, p, state) for p in todo))
+    pending = [r for r in state.run.qa if not r.judged]
+    await asyncio.gather(*(_judge_one(judge_client, project.query(r.query_id), r, opts, state) for r in pending))  # type: ignore[arg-type]
+    state.order_by([p.query.query_id for p in prepared])
+    complete = len(state.run.qa) == len(prepared) and all(r.judged for r in state.run.qa)
+    state.finish(complete)
+    return state.run
+
+
+class _State:
+    """The run being built; saved atomically after every change (single event-loop thread)."""
+
+    def __init__(self, store: LLMRunStore, run: TierRun, total: int, progress: Progress | None):
+        self.store, self.run, self.total, self.progress = store, run, total, progress
+
+    def save(self) -> None:
+        self.store.save(self.run)
+
+    def report(self) -> None:
+        if self.progress:
+            n = len(self.run.localize) if self.run.task == "localize" else sum(r.judged for r in self.run.qa)
+            self.progress(n + len({f.query_id for f in self.run.failures}), self.total)
+
+    def add_localize(self, r: LocalizeResult) -> None:
+        self.run = msgspec.structs.replace(self.run, localize=[*self.run.localize, r])
+        self.save()
+        self.report()
+
+    def put_qa(self, r: QAResult) -> None:
+        others = [x for x in self.run.qa if x.query_id != r.query_id]
+        self.run = msgspec.structs.replace(self.run, qa=[*others, r])
+        self.save()
+        if r.judged:
+            self.report()
+
+    def fail(self, query_id: str, stage: str, exc: Exception) -> None:
+        self.run = msgspec.structs.replace(self.run, failures=[*self.run.failures, QueryFailure(query_id, stage, str(exc))])
+        self.save()
+        self.report()
+
+    def order_by(self, ids: list[str]) -> None:
+        pos = {q: i for i, q in enumerate(ids)}
+        self.run = msgspec.structs.replace(
+            self.run,
+            localize=sorted(self.run.localize, key=lambda r: pos.get(r.query_id, 1 << 30)),
+            qa=sorted(self.run.qa, key=lambda r: pos.get(r.query_id, 1 << 30)),
+        )
+
+    def finish(self, complete: bool) -> None:
+        self.run = msgspec.structs.replace(self.run, complete=complete)
+        self.save()
+
+
+async def _localize_one(client: ChatClient, p: _Prepared, tier: Tier, opts: TaskOptions, state: _State) -> None:
+    try:
+        c = await client.complete(p.messages)
+    except LLMCallError as exc:
+        state.fail(p.query.query_id, "model", exc)
+        return
+    ids = extract_docids(c.text, opts.k)
+    state.add_localize(LocalizeResult(
+        query_id=p.query.query_id, output=c.text, doc_ids=ids, out_of_tier=out_of_tier(ids, tier.doc_ids),
+        prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens, latency_s=c.latency_s, cached=c.cached,
+    ))
+
+
+async def _answer_one(client: ChatClient, p: _Prepared, state: _State) -> None:
+    from workbench.llm.prompts import is_refusal
+
+    try:
+        c = await client.complete(p.messages)
+    except LLMCallError as exc:
+        state.fail(p.query.query_id, "model", exc)
+        return
+    answer = c.text.strip()
+    short = short_answer(p.query.answer)
+    state.put_qa(QAResult(
+        query_id=p.query.query_id, answer=answer, refusal=is_refusal(answer),
+        judge_scores=[], judge_median=None, judge_spread=None, judge_failures=0, judge_failure=False,
+        exact=exact_match(answer, p.query.answer) if short else None,
+        contains=contains_match(answer, p.query.answer) if short else None,
+        prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens, latency_s=c.latency_s,
+        context_doc_ids=[d.doc_id for d in p.docs], dropped_doc_ids=p.dropped, cached=c.cached,
+    ))
+
+
+async def _judge_one(judge: ChatClient, q: Query, r: QAResult, opts: TaskOptions, state: _State) -> None:
+    j = await judge_answer(judge, q.query, q.answer, r.answer, samples=opts.judge_samples)
+    failed_calls = [x for x in j.raw if x.startswith("<call failed")]
+    if failed_calls:  # an infrastructure failure is retried on the next run, never recorded as judged
+        state.fail(q.query_id, "judge", RuntimeError(failed_calls[-1]))
+        return
+    state.put_qa(msgspec.structs.replace(
+        r, judge_scores=j.scores, judge_median=j.median, judge_spread=j.spread, judge_failures=j.failures,
+        judge_failure=j.failure, judge_raw=j.raw, judge_prompt_tokens=j.prompt_tokens,
+        judge_completion_tokens=j.completion_tokens, judged=True,
+    ))

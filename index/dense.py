@@ -148,15 +148,20 @@ class DenseIndex:
         """Top-``k`` distinct docs ``(doc_id, best-chunk cosine)`` best first, ties by doc_id.
 
         Approximate (HNSW). Chunks are fetched with oversampling, widened until ``k`` distinct
-        docs are found (and the tie group at the cut is complete) or every chunk was seen.
+        docs are found (and the tie group at the cut is complete); past half the index it falls
+        back to :meth:`exact_search` (HNSW may not reach every node).
         """
         if k <= 0 or self._index is None:
             return []
         q = _as_query(qvec, self.dims)
         n = self.num_chunks
         k = min(k, self.num_docs)
-        count = min(n, 4 * k + 16)
+        count = 4 * k + 16
         while True:
+            if count * 2 > n:
+                # Fetching most of the index anyway: brute force is as cheap and, unlike HNSW,
+                # guaranteed to reach every chunk.
+                return self.exact_search(q, k)
             matches = self._index.search(q, count)
             keys = np.asarray(matches.keys, dtype=np.int64)
             sims = 1.0 - np.asarray(matches.distances, dtype=np.float64)
@@ -165,13 +170,11 @@ class DenseIndex:
             for d, s in zip(docs.tolist(), sims.tolist(), strict=True):
                 if d not in best or s > best[d]:
                     best[d] = s
-            if count >= n:
-                break
             if len(best) >= k:
                 kth = sorted(best.values(), reverse=True)[k - 1]
                 if sims.min() < kth:  # an unseen chunk cannot tie or beat the k-th doc
                     break
-            count = min(n, count * 2)
+            count *= 2
         ids = np.fromiter(best.keys(), dtype=np.int64, count=len(best))
         scores = np.fromiter(best.values(), dtype=np.float64, count=len(best))
         return _rank(ids, scores, k)

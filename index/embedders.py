@@ -142,7 +142,7 @@ class SentenceTransformerEmbedder:
     def count_tokens(self, text: str) -> int:
         """Wordpieces of ``text`` without special tokens."""
         tok = self._load().tokenizer
-        return len(tok(text, add_special_tokens=False)["input_ids"])
+        return len(tok(text, add_special_tokens=False, verbose=False)["input_ids"])
 
     def embed(self, texts: list[str]) -> np.ndarray:
         st = self._load()
@@ -167,7 +167,7 @@ class SentenceTransformerEmbedder:
         size = min(chunk_tokens, self._content_window)
         overlap = min(overlap, size - 1)
         tok = self._load().tokenizer
-        enc = tok(text, add_special_tokens=False, return_offsets_mapping=True)
+        enc = tok(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
         offsets = enc["offset_mapping"]
         if len(offsets) <= size:
             return [text]

@@ -1,0 +1,170 @@
+"""DenseIndex (USearch HNSW) on real MiniLM chunk vectors of the hotpot corpus."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from index import DenseIndex, SentenceTransformerEmbedder
+
+HOTPOT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "hotpotqa-100"
+TARGET_CHUNKS = 2000
+
+
+@pytest.fixture(scope="module")
+def minilm() -> SentenceTransformerEmbedder:
+    return SentenceTransformerEmbedder()
+
+
+@pytest.fixture(scope="module")
+def hotpot_chunks(minilm):
+    """~2,000 real chunks (32-token windows, 8 overlap) of hotpot docs, embedded with MiniLM."""
+    if not HOTPOT.is_dir():
+        pytest.skip(f"{HOTPOT} missing")
+    rows = [json.loads(line) for line in (HOTPOT / "corpus.jsonl").open(encoding="utf-8")]
+    chunk_ids: list[int] = []
+    texts: list[str] = []
+    for i, r in enumerate(rows):
+        doc_id = 10_000 + 3 * i  # real ids are strings: map to ints
+        for c in minilm.chunk(f"{r['title']}\n{r['text']}", chunk_tokens=32, overlap=8):
+            chunk_ids.append(doc_id)
+            texts.append(c)
+        if len(texts) >= TARGET_CHUNKS:
+            break
+    vectors = minilm.embed(texts)
+    queries = [json.loads(line)["query"] for line in (HOTPOT / "queries.jsonl").open(encoding="utf-8")]
+    qvecs = minilm.embed(queries)
+    return np.asarray(chunk_ids, dtype=np.int64), vectors, qvecs
+
+
+@pytest.fixture(scope="module")
+def hotpot_dense(tmp_path_factory, hotpot_chunks) -> DenseIndex:
+    ids, vectors, _ = hotpot_chunks
+    path = tmp_path_factory.mktemp("dense") / "tier"
+    DenseIndex.build(path, ids, vectors)
+    return DenseIndex.open(path)
+
+
+def test_files_and_counts(hotpot_dense, hotpot_chunks):
+    ids, vectors, _ = hotpot_chunks
+    assert len(ids) >= TARGET_CHUNKS
+    assert {p.name for p in hotpot_dense.path.iterdir()} >= {"vectors.usearch", "chunk_doc_ids.npy"}
+    assert hotpot_dense.num_chunks == len(ids)
+    assert hotpot_dense.num_docs == len(np.unique(ids)) < len(ids)
+    np.testing.assert_array_equal(np.load(hotpot_dense.path / "chunk_doc_ids.npy"), ids)
+    np.testing.assert_array_equal(hotpot_dense.vectors(), vectors)
+
+
+def test_recall_at_10_vs_exact(hotpot_dense, hotpot_chunks):
+    _, _, qvecs = hotpot_chunks
+    assert len(qvecs) == 100
+    recalls = []
+    for q in qvecs:
+        approx = {d for d, _ in hotpot_dense.search(q, 10)}
+        exact = {d for d, _ in hotpot_dense.exact_search(q, 10)}
+        assert len(exact) == 10
+        recalls.append(len(approx & exact) / 10)
+    recall = float(np.mean(recalls))
+    print(f"\ndense doc-level recall@10 vs exact over {len(qvecs)} queries "
+          f"({hotpot_dense.num_chunks} chunks, {hotpot_dense.num_docs} docs): {recall:.4f}")  # fmt: skip
+    assert recall >= 0.99
+
+
+def test_results_distinct_known_docs_exactly_k(hotpot_dense, hotpot_chunks):
+    ids, _, qvecs = hotpot_chunks
+    known = set(ids.tolist())
+    for q in qvecs[:20]:
+        for k in (1, 10, 50):
+            res = hotpot_dense.search(q, k)
+            docs = [d for d, _ in res]
+            assert len(docs) == k == len(set(docs))
+            assert set(docs) <= known
+            scores = [s for _, s in res]
+            assert scores == sorted(scores, reverse=True)
+            assert all(-1.0001 <= s <= 1.0001 for s in scores)
+    # k larger than the number of docs: every doc once.
+    assert len(hotpot_dense.search(qvecs[0], 10**6)) == hotpot_dense.num_docs
+
+
+def test_scores_match_exact_cosine(hotpot_dense, hotpot_chunks):
+    _, _, qvecs = hotpot_chunks
+    q = qvecs[0]
+    approx = dict(hotpot_dense.search(q, 10))
+    exact = dict(hotpot_dense.exact_search(q, 10))
+    for d in approx.keys() & exact.keys():
+        assert approx[d] == pytest.approx(exact[d], abs=1e-4)
+
+
+def test_best_chunk_aggregation(tmp_path, minilm):
+    doc_a_chunks = [
+        "The Eiffel Tower is a wrought-iron lattice tower in Paris, France.",
+        "Bananas are rich in potassium and grow in tropical climates.",
+        "The stock exchange closed lower on Tuesday.",
+    ]
+    doc_b = "A recipe for chocolate chip cookies with brown sugar."
+    doc_c = "Paris is the capital of France and hosts many museums."
+    texts = [*doc_a_chunks, doc_b, doc_c]
+    ids = np.array([7, 7, 7, 3, 5], dtype=np.int64)
+    vecs = minilm.embed(texts)
+    DenseIndex.build(tmp_path / "d", ids, vecs)
+    idx = DenseIndex.open(tmp_path / "d")
+    assert idx.num_docs == 3 and idx.num_chunks == 5
+    q = minilm.embed(["Eiffel Tower wrought-iron lattice in Paris"])[0]
+    res = idx.search(q, 3)
+    assert [d for d, _ in res][0] == 7
+    sims = vecs @ q
+    # Doc 7 scores exactly as its best chunk, not the mean of its chunks.
+    assert res[0][1] == pytest.approx(float(sims[:3].max()), abs=1e-5)
+    assert res[0][1] > float(sims[:3].mean()) + 0.1
+    assert dict(res)[5] == pytest.approx(float(sims[4]), abs=1e-5)
+    assert idx.exact_search(q, 3) == pytest.approx(res, abs=1e-5) or [
+        d for d, _ in idx.exact_search(q, 3)
+    ] == [d for d, _ in res]
+
+
+def test_tie_order_by_doc_id_through_hnsw(tmp_path):
+    # 12 docs whose chunk equals the query exactly (a 12-way tie), among 400 orthogonal chunks:
+    # large enough that search() goes through HNSW, not the brute-force fallback.
+    rng = np.random.default_rng(1)
+    other = rng.standard_normal((400, 16)).astype(np.float32)
+    other[:, 0] = 0.0
+    tie = np.zeros((12, 16), dtype=np.float32)
+    tie[:, 0] = 1.0
+    vecs = np.concatenate([other, tie])
+    tie_ids = [900, 40, 4, 17, 9, 25, 1000, 333, 77, 12, 501, 8]
+    ids = np.array([*range(2000, 2400), *tie_ids], dtype=np.int64)
+    perm = rng.permutation(len(ids))
+    DenseIndex.build(tmp_path / "h", ids[perm], vecs[perm])
+    idx = DenseIndex.open(tmp_path / "h")
+    q = np.eye(16, dtype=np.float32)[0]
+    assert 2 * (4 * 3 + 16) < idx.num_chunks
+    assert [d for d, _ in idx.search(q, 3)] == [4, 8, 9]
+    assert [d for d, _ in idx.search(q, 12)] == sorted(tie_ids)
+
+
+def test_tie_order_by_doc_id(tmp_path):
+    v = np.zeros((6, 8), dtype=np.float32)
+    v[:, 0] = 1.0
+    ids = np.array([40, 4, 17, 9, 25, 1], dtype=np.int64)
+    DenseIndex.build(tmp_path / "t", ids, v)
+    idx = DenseIndex.open(tmp_path / "t")
+    q = np.eye(8, dtype=np.float32)[0]
+    assert [d for d, _ in idx.search(q, 3)] == [1, 4, 9]
+    assert [d for d, _ in idx.exact_search(q, 3)] == [1, 4, 9]
+
+
+def test_validation_and_empty(tmp_path):
+    with pytest.raises(ValueError):
+        DenseIndex.build(tmp_path / "bad", np.zeros(3, dtype=np.int64), np.zeros((2, 4), np.float32))
+    DenseIndex.build(tmp_path / "empty", np.zeros(0, dtype=np.int64), np.zeros((0, 4), np.float32))
+    idx = DenseIndex.open(tmp_path / "empty")
+    assert idx.num_docs == 0 and idx.search(np.ones(4), 5) == [] and idx.exact_search(np.ones(4), 5) == []
+    v = np.eye(4, dtype=np.float32)
+    DenseIndex.build(tmp_path / "ok", np.arange(4), v)
+    with pytest.raises(ValueError, match="dims"):
+        DenseIndex.open(tmp_path / "ok").search(np.ones(5), 1)
+    with pytest.raises(FileNotFoundError):
+        DenseIndex.open(tmp_path / "missing")

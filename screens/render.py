@@ -1,0 +1,59 @@
+"""Rich renderables for the workbench: kinds, figures, diffs, bars. Pure functions."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from workbench.worddiff import Span
+
+KIND_STYLE = {"gold": "bold green", "hard_negative": "bold red", "other": ""}
+KIND_LABEL = {"gold": "GOLD", "hard_negative": "HN", "other": ""}
+DIFF_STYLE = {
+    "year": "bold black on yellow",
+    "number": "bold black on yellow",
+    "name": "bold white on dark_magenta",
+    "word": "black on cyan",
+}
+
+
+def fmt(value: float | int | None, digits: int = 2) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.{digits}f}"
+
+
+def figure_glyph(value: float | None) -> Text:
+    """One cell per tier: ● all gold in top K, ◐ some, ○ none, · not evaluated/not in tier."""
+    if value is None:
+        return Text("·", style="dim")
+    if value >= 1.0:
+        return Text("●", style="green")
+    if value > 0:
+        return Text("◐", style="yellow")
+    return Text("○", style="red")
+
+
+def rank_text(rank: int | None, k: int, depth: int) -> Text:
+    if rank is None:
+        return Text(f">{depth}", style="bold red")
+    return Text(f"#{rank}", style="bold green" if rank <= k else "bold yellow")
+
+
+def diff_text(spans: list[Span]) -> Text:
+    text = Text()
+    for s in spans:
+        text.append(s.text, style=DIFF_STYLE.get(s.kind, "") if s.changed else "")
+    return text
+
+
+def bar(value: float | None, width: int, style: str) -> Text:
+    """A horizontal bar for a 0..1 value, in eighth-blocks."""
+    if value is None:
+        return Text("–".ljust(width), style="dim")
+    value = max(0.0, min(1.0, value))
+    eighths = round(value * width * 8)
+    full, part = divmod(eighths, 8)
+    s = "█" * full + ("" if part == 0 else " ▏▎▍▌▋▊▉"[part])
+    return Text(s.ljust(width), style=style)

@@ -21,7 +21,7 @@ def minilm() -> SentenceTransformerEmbedder:
 
 @pytest.fixture(scope="module")
 def hotpot_chunks(minilm):
-    """~2,000 real chunks (32-token windows, 8 overlap) of hotpot docs, embedded with MiniLM."""
+    """~2,000 real chunks (20-token windows, 4 overlap) of hotpot docs, embedded with MiniLM."""
     if not HOTPOT.is_dir():
         pytest.skip(f"{HOTPOT} missing")
     rows = [json.loads(line) for line in (HOTPOT / "corpus.jsonl").open(encoding="utf-8")]
@@ -29,7 +29,7 @@ def hotpot_chunks(minilm):
     texts: list[str] = []
     for i, r in enumerate(rows):
         doc_id = 10_000 + 3 * i  # real ids are strings: map to ints
-        for c in minilm.chunk(f"{r['title']}\n{r['text']}", chunk_tokens=32, overlap=8):
+        for c in minilm.chunk(f"{r['title']}\n{r['text']}", chunk_tokens=20, overlap=4):
             chunk_ids.append(doc_id)
             texts.append(c)
         if len(texts) >= TARGET_CHUNKS:

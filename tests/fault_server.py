@@ -38,6 +38,7 @@ class FaultServer:
         self.default = "ok"
         self.rules: list[tuple[str, object]] = []
         self.requests: list[dict] = []
+        self.headers: list[dict] = []
         self.lock = threading.Lock()
         outer = self
 
@@ -60,6 +61,7 @@ class FaultServer:
                     req = {}
                 with outer.lock:
                     outer.requests.append(req)
+                    outer.headers.append(dict(self.headers))
                     action = None
                     text = raw.decode("utf-8", "replace")
                     for needle, act in outer.rules:

@@ -1,7 +1,7 @@
 """LLM judge (0–5) and the deterministic exact/contains match shown beside it.
 
-N judge samples per answer (seeded; temperature > 0 when N > 1 so samples can differ); the
-median is kept and the spread (max − min) reported. An unparseable judge output is retried
+N judge samples per answer: the first greedy (temperature 0), the others sampled at
+SAMPLE_TEMPERATURE with their own seeds so they can differ; the median is kept and the spread (max − min) reported. An unparseable judge output is retried
 with a new seed; a sample still unparseable is a judge failure, never a score. If every
 sample fails, the answer has no judge score (``median`` None, ``failure`` True).
 """
@@ -18,7 +18,7 @@ from workbench.llm.client import ChatClient, LLMCallError
 from workbench.llm.prompts import judge_messages
 
 JUDGE_MAX_TOKENS = 16
-SAMPLE_TEMPERATURE = 0.7
+SAMPLE_TEMPERATURE = 0.3
 SHORT_ANSWER_TOKENS = 6  # EM/contains shown only for gold answers this short (in words)
 
 _SCORE_LABELLED = re.compile(r"score\s*(?:is|=|:)?\s*\**\s*([0-5])(?:\s*/\s*5)?\b(?!\.\d)", re.IGNORECASE)
@@ -71,7 +71,7 @@ async def judge_answer(
     for i in range(samples):
         score = None
         for attempt in range(parse_retries + 1):
-            temperature = 0.0 if samples == 1 and attempt == 0 else SAMPLE_TEMPERATURE
+            temperature = 0.0 if i == 0 and attempt == 0 else SAMPLE_TEMPERATURE
             try:
                 c = await client.complete(
                     messages, max_tokens=JUDGE_MAX_TOKENS, temperature=temperature,

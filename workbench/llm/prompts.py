@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-PROMPT_VERSION = "p1"
+PROMPT_VERSION = "p2"
 VARIANTS = ("standard", "strict")  # strict = anti-hallucination
 
 _DOCS_SYSTEM = (
@@ -52,14 +52,24 @@ JUDGE_RUBRIC = """Score the predicted answer against the gold answer on this sca
 0 - wrong, irrelevant, empty, or a refusal to answer"""
 
 
+JUDGE_EXAMPLES = (
+    "Example 1:\nQuestion: Who wrote Hamlet?\nGold answer: William Shakespeare\n"
+    "Predicted answer: Shakespeare wrote it.\nScore: 5\n\n"
+    "Example 2:\nQuestion: Who wrote Hamlet?\nGold answer: William Shakespeare\n"
+    "Predicted answer: Charles Dickens\nScore: 0\n\n"
+)
+
+
 def judge_messages(query: str, gold: str, predicted: str) -> list[dict]:
-    """The judge sees only {query, gold answer, predicted answer} — never the tier, arm or system."""
+    """The judge sees only {query, gold answer, predicted answer} — never the tier, arm or system.
+
+    Two worked examples fix the output format (small local judges follow examples, not rules)."""
     user = (
-        f"{JUDGE_RUBRIC}\n\n"
+        f"{JUDGE_RUBRIC}\n\n{JUDGE_EXAMPLES}"
+        "Now grade this one. Reply only with 'Score: <0-5>'.\n"
         f"Question: {query}\n"
         f"Gold answer: {gold}\n"
-        f"Predicted answer: {predicted}\n\n"
-        "Reply with one line: Score: <integer 0-5>"
+        f"Predicted answer: {predicted}"
     )
     return [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": user}]
 

@@ -142,9 +142,9 @@ def _print_summary(proj, runs) -> None:
     from workbench.llm.report import call_figures, localize_figures, qa_figures
     from workbench.metrics import query_access, summarize
 
-    table = Table(title="use side (model runs)", show_lines=False)
-    for col in ("tier", "system", "fits", "R@1", "SR@K", "FR@K", "QA 0–5", "n", "judge fail", "refusals", "EM", "p50 s", "p95 s", "prompt tok", "failed"):
-        table.add_column(col, justify="left" if col in ("tier", "system") else "right")
+    table = Table(title="Model runs (SR/FR at the K asked for; QA: mean median judge score 0–5)", title_justify="left")
+    for col in ("tier", "system", "fits", "R@1", "SR@K", "FR@K", "QA", "n", "jfail", "refus", "EM", "p50s", "p95s", "ptok", "fail"):
+        table.add_column(col, justify="left" if col in ("tier", "system") else "right", no_wrap=col in ("tier", "system", "fits"))
     for r in runs:
         if not r.fits:
             table.add_row(r.tier, r.system, f"no ({r.input_tokens}>{r.budget_tokens})", *["—"] * 12)
@@ -160,7 +160,7 @@ def _print_summary(proj, runs) -> None:
             q = qa_figures(r)
             table.add_row(r.tier, r.system, "yes", "—", "—", "—", _fmt(q["QA"], 2), _fmt(q["n"]), _fmt(q["judge_failures"]),
                           _fmt(q["refusals"]), _fmt(q["EM"], 2), _fmt(c["p50_s"], 2), _fmt(c["p95_s"], 2), _fmt(c["prompt_tokens"]), _fmt(c["failures"]))
-    Console().print(table)
+    Console(width=200 if not Console().is_terminal else None).print(table)
 
 
 @click.command("serve")

@@ -31,7 +31,7 @@ def friendly_errors(fn):
             return fn(*args, **kwargs)
         except ProjectError as exc:
             err_console.print(f"[red]error:[/] {len(exc.problems)} problem(s); nothing was written")
-            err_console.print(str(exc), markup=False, highlight=False)
+            click.echo(str(exc), err=True)  # plain: file:line: field lines must not be wrapped
             sys.exit(2)
         except (StaleIndexError, StaleTiersError, ValueError, FileNotFoundError) as exc:
             err_console.print(f"[red]error:[/] {exc}", highlight=False)
@@ -148,31 +148,33 @@ def index(project: Path, force: bool, only: str | None) -> None:
 
 
 def print_eval(results, k: int, use: dict | None) -> None:
-    table = Table(title=f"Evidence access (K={k})")
-    cols = ("tier", "system", "n", "R@1", "n_single", f"SR@{k}", f"FR@{k}", "n_multi", f"SR−FR@{k}", f"MRR@{k}", "nDCG@10")
-    for c in cols:
-        table.add_column(c, justify="left" if c in ("tier", "system") else "right")
+    table = Table(title=f"Evidence access (K={k}); n = single/multi-source queries", title_justify="left")
+    for c in ("tier", "system", "n", "R@1", f"SR@{k}", f"FR@{k}", "SR−FR", f"MRR@{k}", "nDCG@10"):
+        table.add_column(c, justify="left" if c in ("tier", "system") else "right", no_wrap=c in ("tier", "system"))
     last_tier = None
     for r in results:
         s = r.summary
         if last_tier is not None and r.tier != last_tier:
             table.add_section()
+        table.add_row(r.tier if r.tier != last_tier else "", r.system, f"{s.n_single}/{s.n_multi}", fmt(s.r_at_1),
+                      fmt(s.sr_at_k), fmt(s.fr_at_k), fmt(s.multi_gap), fmt(s.mrr_at_k), fmt(s.ndcg_at_10))
         last_tier = r.tier
-        table.add_row(r.tier, r.system, str(s.n_queries), fmt(s.r_at_1), str(s.n_single), fmt(s.sr_at_k),
-                      fmt(s.fr_at_k), str(s.n_multi), fmt(s.multi_gap), fmt(s.mrr_at_k), fmt(s.ndcg_at_10))
     console.print(table)
     if use:
         print_use(use)
 
 
 def print_use(use: dict) -> None:
-    table = Table(title="Evidence use (QA judged 0–5)")
-    for c in ("tier", "system", "QA", "n", "EM", "refusals", "judge_failures", "p50_s", "p95_s", "fits"):
-        table.add_column(c, justify="left" if c in ("tier", "system") else "right")
+    table = Table(title="Evidence use (QA: median judge score 0–5)", title_justify="left")
+    cols = ("QA", "n", "EM", "refusals", "judge_failures", "p50_s", "p95_s")
+    for c in ("tier", "system", *cols):
+        table.add_column(c, justify="left" if c in ("tier", "system") else "right", no_wrap=c in ("tier", "system"))
     for tier, systems in use.items():
         for system, row in systems.items():
-            table.add_row(tier, system, *(fmt(row.get(c), 2) if not isinstance(row.get(c), bool) else ("yes" if row[c] else "does not fit")
-                                          for c in ("QA", "n", "EM", "refusals", "judge_failures", "p50_s", "p95_s", "fits")))
+            if row.get("fits") is False:
+                table.add_row(tier, system, "does not fit", *([""] * (len(cols) - 1)))
+            else:
+                table.add_row(tier, system, *(fmt(row.get(c), 2) for c in cols))
     console.print(table)
 
 

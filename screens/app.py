@@ -75,7 +75,7 @@ class WorkbenchApp(App):
 
     def on_mount(self) -> None:
         self.push_screen(MainScreen())
-        self.sub_title = str(self.project_path)
+        self.sub_title = self.project_path.name
         self.load_project()
 
     # ------------------------------------------------------------------ helpers
@@ -235,7 +235,7 @@ class WorkbenchApp(App):
 
     def on_project_loaded(self, msg: m.ProjectLoaded) -> None:
         self.session = msg.session
-        self.sub_title = f"{msg.session.project.config.name} · {self.project_path}"
+        self.sub_title = msg.session.project.config.name
         ms = self.main_screen()
         if ms:
             ms.refresh_all()

@@ -25,6 +25,7 @@ TASK_KEYS = {"localize": "l", "qa": "a", "oracle": "o", "rag": "g"}
 
 
 class QueryScreen(Screen):
+    AUTO_FOCUS = None
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="inspector.back"),
         Binding("left_square_bracket", "tier(-1)", "Prev tier", id="inspector.prev_tier"),
@@ -128,6 +129,7 @@ class QueryScreen(Screen):
 
     def action_tab(self, tab: str) -> None:
         self.query_one("#inspector-tabs", TabbedContent).active = tab
+        self.set_focus(None)  # a focused table in a hidden pane would pull the tab back
 
     def action_tier(self, step: int) -> None:
         if not self.tiers:
@@ -186,20 +188,23 @@ class QueryScreen(Screen):
         self.query_one("#q-head", Static).update(head)
 
     def render_rankings(self) -> None:
+        self.run_worker(self._render_rankings(), group="render", exclusive=True, exit_on_error=False)
+
+    async def _render_rankings(self) -> None:
         box = self.query_one("#ranking-tables", Horizontal)
-        box.remove_children()
+        await box.remove_children()
         ins = self.inspection
         if ins is None:
             return
         if not ins.systems:
-            box.mount(Static("No stored runs for this tier yet: wait for the evaluation, or build indexes (Ctrl+B)."))
+            await box.mount(Static("No stored runs for this tier yet: wait for the evaluation, or build indexes (Ctrl+B)."))
             return
         tables = []
         for sr in ins.systems:
-            t = DataTable(cursor_type="row", classes="ranking", id=f"rank-{_safe_id(sr.system)}")
+            t = DataTable(cursor_type="row", classes="ranking")
             t.border_title = sr.system.replace("model:", "").replace(":localize", " (loc)")
             tables.append((t, sr))
-        box.mount(*[t for t, _ in tables])
+        await box.mount(*[t for t, _ in tables])
         for t, sr in tables:
             t.add_columns("#", "DocID", "title", "score")
             for r in sr.rows:

@@ -23,6 +23,7 @@ SORTS = ("ladder", "breaks")
 
 
 class MainScreen(Screen):
+    AUTO_FOCUS = "#query-table"
     BINDINGS = [
         Binding("1", "tab('overview')", "Overview", id="main.overview"),
         Binding("2", "tab('queries')", "Queries", id="main.queries"),
@@ -45,7 +46,7 @@ class MainScreen(Screen):
         yield Header()
         with TabbedContent(initial="queries", id="tabs"):
             with TabPane("Overview", id="overview"):
-                with VerticalScroll():
+                with VerticalScroll(id="overview-scroll"):
                     yield Static("Loading project…", id="overview-body")
             with TabPane("Queries", id="queries"):
                 with Vertical():
@@ -53,7 +54,7 @@ class MainScreen(Screen):
                     yield Static("", id="query-legend")
                     yield DataTable(id="query-table", cursor_type="row", zebra_stripes=True)
             with TabPane("Diagnosis", id="diagnosis"):
-                with VerticalScroll():
+                with VerticalScroll(id="diagnosis-scroll"):
                     yield Static("Waiting for access results…", id="diagnosis-body")
         yield TaskBar()
         yield Footer()
@@ -67,9 +68,10 @@ class MainScreen(Screen):
     # ------------------------------------------------------------------ actions
 
     def action_tab(self, tab: str) -> None:
+        # Focus moves with the tab: a focused widget left in a hidden pane would pull the tab back.
         self.query_one("#tabs", TabbedContent).active = tab
-        if tab == "queries":
-            self.query_one("#query-table").focus()
+        target = {"queries": "#query-table", "overview": "#overview-scroll", "diagnosis": "#diagnosis-scroll"}[tab]
+        self.query_one(target).focus()
 
     def action_focus_filter(self) -> None:
         self.action_tab("queries")

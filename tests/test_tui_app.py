@@ -267,7 +267,6 @@ def test_core_stays_importable_without_textual():
 @pytest.mark.slow
 async def test_model_panel_on_the_local_server(evaluated):
     p, q, tier, _ = first_near_miss_case(evaluated)
-    small = min((t for t in p and [] or []), default=None)  # noqa: F841 - placeholder
     app = make_app(evaluated)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -1309,7 +1309,10 @@ class Generator:
             v = f"{r.choice(words)}-{r.choice(words)}-{r.randint(11, 97)}"
             if v not in values and len(set(v.split("-")[:2])) == 2:
                 values.append(v)
-        title = f"Operations memo — {{archive}} ({d})"
+        title = {"finance": "Branch operations memo — {archive}", "medical": "Facilities bulletin — {archive} wing",
+                 "legal": "Registry housekeeping note — {archive}", "retail": "Depot operations memo — {archive}",
+                 "travel": "Crew notice — {archive} terminal", "hr": "Office facilities memo — {archive}",
+                 "insurance": "Branch operations memo — {archive}", "technology": "Ops runbook excerpt — {archive}"}[d]
         docs = []
         for a, v in zip(chosen, values):
             text = " ".join(before + [sentence.format(archive=a, value=v)] + after)

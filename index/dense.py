@@ -20,9 +20,9 @@ VECTORS_FILE = "vectors.usearch"
 DOC_IDS_FILE = "chunk_doc_ids.npy"
 META_FILE = "dense.json"
 
-CONNECTIVITY = 32  # HNSW "M"
-EXPANSION_ADD = 256  # efConstruction
-EXPANSION_SEARCH = 256  # ef
+CONNECTIVITY = 16  # HNSW "M"
+EXPANSION_ADD = 128  # efConstruction
+EXPANSION_SEARCH = 256  # ef (per query; raised automatically to the fetch count)
 ADD_BATCH = 10_000
 
 

@@ -13,7 +13,8 @@ from rich.table import Table
 
 from workbench.project import ProjectError, init_project, load_project
 
-console = Console()
+# Piped output gets a width that fits the tables instead of rich's 80-column fallback.
+console = Console() if sys.stdout.isatty() else Console(width=120)
 err_console = Console(stderr=True)
 
 PROJECT_ARG = click.argument("project", type=click.Path(file_okay=False, path_type=Path))

@@ -118,6 +118,8 @@ async def _run_all(proj, tier_list, name, cfg, judge_name, judge_cfg, task_list,
             for task in task_list:
                 opts = TaskOptions(task=task, variant=variant, k=k, seed=seed, retriever=retriever, rag_k=rag_k, judge_samples=judge_samples, query_ids=qids)
                 for tier in tier_list:
+                    if qids and not set(qids) & set(tier.query_ids):
+                        continue  # none of the chosen queries is evaluated on this tier
                     label = f"{task} {tier.name}"
                     try:
                         run = await run_tier(proj, tier, name, client, opts, judge_client if task != "localize" else None,

@@ -46,6 +46,7 @@ class DenseIndex:
         self.chunk_doc_ids = chunk_doc_ids
         self.dims = dims
         self._vectors: np.ndarray | None = None
+        self._unit: np.ndarray | None = None
         # For exact search: chunk rows grouped by doc id.
         self._order = np.argsort(chunk_doc_ids, kind="stable")
         sorted_ids = chunk_doc_ids[self._order]
@@ -143,6 +144,14 @@ class DenseIndex:
                 self._vectors = np.ascontiguousarray(np.asarray(got, dtype=np.float32))
         return self._vectors
 
+    def _unit_vectors(self) -> np.ndarray:
+        if self._unit is None:
+            vecs = self.vectors()
+            norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+            norms[norms == 0] = 1.0
+            self._unit = np.ascontiguousarray(vecs / norms, dtype=np.float32)
+        return self._unit
+
     # ----------------------------------------------------------------- search
     def search(self, qvec: np.ndarray, k: int) -> list[tuple[int, float]]:
         """Top-``k`` distinct docs ``(doc_id, best-chunk cosine)`` best first, ties by doc_id.
@@ -184,9 +193,6 @@ class DenseIndex:
         if k <= 0 or self.num_chunks == 0:
             return []
         q = _as_query(qvec, self.dims)
-        vecs = self.vectors()
-        norms = np.linalg.norm(vecs, axis=1)
-        norms[norms == 0] = 1.0
-        sims = (vecs @ q) / norms
+        sims = self._unit_vectors() @ q
         best = np.maximum.reduceat(sims[self._order], self._starts)
         return _rank(self._unique_ids, best.astype(np.float64), k)

@@ -117,6 +117,12 @@ class SentenceTransformerEmbedder:
                     os.environ["HF_HUB_OFFLINE"] = "1"
                     os.environ["TRANSFORMERS_OFFLINE"] = "1"
                     from sentence_transformers import SentenceTransformer
+                    from transformers.utils import logging as hf_logging
+
+                    # Our own progress bars report the work; keep the library's bars and
+                    # long-sequence warnings (we chunk to the window ourselves) off the terminal.
+                    hf_logging.set_verbosity_error()
+                    hf_logging.disable_progress_bar()
 
                     _ST_MODELS[path] = SentenceTransformer(path, device="cpu")
                 self._st = _ST_MODELS[path]

@@ -2,7 +2,7 @@
 OpenAI-compatible server, as a child process on a free 127.0.0.1 port.
 
 Lifetime: started on first use, health-checked (`GET /v1/models`), stopped at exit (atexit)
-and never left behind by a crash of ours: on Linux the child gets PR_SET_PDEATHSIG=SIGTERM.
+and never left behind by a crash of ours: on Linux the child gets PR_SET_PDEATHSIG=SIGKILL.
 PDEATHSIG fires when the *thread* that forked exits, so the child is always forked from one
 long-lived launcher thread (which only waits on it), never from a short-lived worker thread.
 """
@@ -86,7 +86,9 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
     if sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL("libc.so.6", use_errno=True)
-            libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+            # SIGKILL, not SIGTERM: uvicorn's graceful shutdown would first finish an in-flight
+            # generation (a minute on a slow CPU) for a client that no longer exists.
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         except OSError:
             pass
     os.setpgrp()  # our Ctrl-C handling, not the terminal's, decides when it stops

@@ -127,33 +127,10 @@ def evaluate_all(session: Session, progress: Progress, retrievers=None) -> list[
 
 
 def use_table(project: Project, tiers: list[Tier]) -> dict:
-    """{tier: {system: {"QA": median-of-medians…, "n": …, "fits": bool}}} from stored model runs.
+    """{tier: {system: {"QA": …, "n": …, "fits": bool, …}}} from stored model runs."""
+    from workbench.llm.report import use_rows
 
-    Uses workbench.llm.report.use_rows when the model layer provides it; otherwise a mean of the
-    judged per-query medians of each stored QA-type run (provisional)."""
-    try:
-        from workbench.llm.report import use_rows  # type: ignore[import-not-found]
-    except ImportError:
-        use_rows = None
-    if use_rows is not None:
-        return use_rows(project, tiers) or {}
-    from statistics import fmean
-
-    from workbench.llm.store import LLMRunStore
-
-    store = LLMRunStore(project)
-    out: dict = {}
-    for t in tiers:
-        for run in store.runs(t):
-            if run.task == "localize":
-                continue
-            if not run.fits:
-                out.setdefault(t.name, {})[run.system] = {"fits": False}
-                continue
-            scores = [r.judge_median for r in run.qa if r.judged and r.judge_median is not None]
-            if scores:
-                out.setdefault(t.name, {})[run.system] = {"QA": fmean(scores), "n": len(scores), "fits": True}
-    return out
+    return use_rows(project, tiers) or {}
 
 
 def evidence_from_run(run, query_id: str) -> ModelEvidence | None:
@@ -186,31 +163,12 @@ def evidence_from_run(run, query_id: str) -> ModelEvidence | None:
 
 
 def _scratch_store(project: Project, query_id: str, on_save: Callable | None = None):
-    """An LLMRunStore for one-query runs from the TUI, kept apart from full-tier runs.
-
-    The model layer's store keeps one file per (system, tier) and publishes complete localization
-    runs to the access-side RunStore; a one-query run must overwrite neither, so this store lives
-    under .workbench/tui/<query>/ and publishes nothing."""
+    """The store of one-query runs from the TUI, under .workbench/tui/<query>/: apart from the
+    full-tier runs, and never published as the tier's localization run on the access side."""
+    from workbench.fsutil import safe_name
     from workbench.llm.store import LLMRunStore
-    from workbench.runs import _safe
 
-    class ScratchStore(LLMRunStore):
-        def __init__(self) -> None:
-            super().__init__(project)
-            self.root = project.state_dir / "tui" / _safe(query_id)
-
-        def save(self, run) -> None:
-            super().save(run)
-            if on_save is not None:
-                on_save(run)
-
-        def save_localization(self, run):  # noqa: D102 - publishing one query would clobber the tier's run
-            return None
-
-        def drop_localization(self, system: str, tier: str) -> None:
-            return None
-
-    return ScratchStore()
+    return LLMRunStore(project, root=project.state_dir / "tui" / safe_name(query_id), publish=False, on_save=on_save)
 
 
 def task_options(task: str, query_id: str, rag_retriever: str = "hybrid"):
@@ -235,13 +193,13 @@ def known_results(session: Session, tier: Tier, query_id: str) -> dict[str, Mode
 
 def estimate_prompts(session: Session, tier: Tier, query: Query, model: str, cfg: ModelConfig) -> dict[str, dict]:
     """Per task: the input size in the model's budgeting tokens before running, and whether it fits."""
-    from workbench.llm.tasks import _prepare, window_budget
+    from workbench.llm.tasks import estimate_input, window_budget
 
     out = {}
     for task in MODEL_TASKS:
         try:
             opts = task_options(task, query.query_id, rag_retriever(session, tier))
-            _, _, worst, reason = _prepare(session.project, tier, cfg, opts, [query])
+            worst, reason = estimate_input(session.project, tier, cfg, opts, [query])
             out[task] = {"tokens": worst, "budget": window_budget(cfg), "fits": not reason, "reason": reason}
         except Exception as exc:  # a missing retriever run for rag, say
             out[task] = {"tokens": None, "budget": window_budget(cfg), "fits": False, "reason": str(exc)}

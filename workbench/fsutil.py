@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -38,6 +39,11 @@ def atomic_replace_dir(built: Path, target: Path) -> None:
     os.replace(built, target)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def safe_name(name: str) -> str:
+    """A tier or system name as a file name ("base:finance" → "base_finance")."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
 
 
 def sha256_bytes(data: bytes) -> str:

@@ -15,7 +15,7 @@ from typing import Callable
 
 import msgspec
 
-from workbench.fsutil import atomic_replace_dir, atomic_write_bytes, fresh_temp_dir
+from workbench.fsutil import atomic_replace_dir, atomic_write_bytes, fresh_temp_dir, safe_name
 from workbench.project import Project
 from workbench.records import Tier
 from workbench.runs import tier_hash
@@ -45,16 +45,12 @@ class IndexManifest(msgspec.Struct, frozen=True):
     n_chunks: int = 0
 
 
-def _safe(name: str) -> str:
-    return name.replace(":", "_").replace("/", "_")
-
-
 def sparse_dir(project: Project, tier: Tier) -> Path:
-    return project.state_dir / "index" / "sparse" / _safe(tier.name)
+    return project.state_dir / "index" / "sparse" / safe_name(tier.name)
 
 
 def dense_dir(project: Project, tier: Tier) -> Path:
-    return project.state_dir / "index" / "dense" / _safe(tier.name)
+    return project.state_dir / "index" / "dense" / safe_name(tier.name)
 
 
 def embedder_name(project: Project) -> str:

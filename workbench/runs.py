@@ -6,12 +6,11 @@ with nothing changed finds its key and recomputes nothing; a changed key means s
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import msgspec
 
-from workbench.fsutil import atomic_write_bytes, sha256_bytes
+from workbench.fsutil import atomic_write_bytes, safe_name, sha256_bytes
 from workbench.project import Project
 from workbench.records import RankedList, Tier
 
@@ -42,17 +41,13 @@ def run_key(*parts: object) -> str:
     return sha256_bytes(msgspec.json.encode(parts))[:16]
 
 
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
-
-
 class RunStore:
     def __init__(self, project: Project):
         self.project = project
         self.root = project.state_dir / RUNS_DIR
 
     def path(self, system: str, tier: str) -> Path:
-        return self.root / _safe(tier) / f"{_safe(system)}.json"
+        return self.root / safe_name(tier) / f"{safe_name(system)}.json"
 
     def load(self, system: str, tier: str) -> SystemRun | None:
         p = self.path(system, tier)
@@ -74,7 +69,7 @@ class RunStore:
 
     def systems(self, tier: Tier) -> list[str]:
         """Systems with a stored run for this tier's current contents."""
-        d = self.root / _safe(tier.name)
+        d = self.root / safe_name(tier.name)
         if not d.exists():
             return []
         th = tier_hash(self.project, tier)

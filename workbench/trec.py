@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.fsutil import atomic_write_bytes
+from workbench.fsutil import atomic_write_bytes, safe_name
 from workbench.project import Project
 from workbench.records import Tier
 from workbench.runs import RunStore, SystemRun
@@ -21,10 +21,6 @@ def run_text(run: SystemRun) -> str:
         for r in run.rankings
         for rank, h in enumerate(r.hits, start=1)
     )
-
-
-def safe_name(name: str) -> str:
-    return name.replace(":", "_").replace("/", "_")
 
 
 def export_trec(project: Project, tiers: list[Tier], out: Path) -> list[Path]:

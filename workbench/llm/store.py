@@ -9,6 +9,7 @@ and a finished result is never lost or duplicated (results are keyed by query id
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import msgspec
 
@@ -16,18 +17,30 @@ from workbench.fsutil import atomic_write_bytes
 from workbench.llm.records import TierRun
 from workbench.project import Project
 from workbench.records import Hit, RankedList, Tier
-from workbench.runs import RUNS_DIR, RunStore, SystemRun, _safe, tier_hash
+from workbench.fsutil import safe_name
+from workbench.runs import RUNS_DIR, RunStore, SystemRun, tier_hash
 
 LLM_DIR = "llm"
 
 
 class LLMRunStore:
-    def __init__(self, project: Project):
+    """``root`` and ``publish=False`` give a scratch store (the TUI's one-query runs): its runs
+    live apart and never replace a tier's full localization run on the access side."""
+
+    def __init__(
+        self,
+        project: Project,
+        root: Path | None = None,
+        publish: bool = True,
+        on_save: Callable[[TierRun], None] | None = None,
+    ):
         self.project = project
-        self.root = project.state_dir / RUNS_DIR
+        self.root = root or project.state_dir / RUNS_DIR
+        self.publish = publish
+        self.on_save = on_save  # sees every saved state: how a UI shows results as they arrive
 
     def path(self, system: str, tier: str) -> Path:
-        return self.root / _safe(tier) / LLM_DIR / f"{_safe(system)}.json"
+        return self.root / safe_name(tier) / LLM_DIR / f"{safe_name(system)}.json"
 
     def load(self, system: str, tier: str) -> TierRun | None:
         p = self.path(system, tier)
@@ -46,10 +59,12 @@ class LLMRunStore:
 
     def save(self, run: TierRun) -> None:
         atomic_write_bytes(self.path(run.system, run.tier), msgspec.json.encode(run))
+        if self.on_save is not None:
+            self.on_save(run)
 
     def runs(self, tier: Tier) -> list[TierRun]:
         """Stored runs that match the tier's current contents."""
-        d = self.root / _safe(tier.name) / LLM_DIR
+        d = self.root / safe_name(tier.name) / LLM_DIR
         if not d.exists():
             return []
         th = tier_hash(self.project, tier)
@@ -63,8 +78,10 @@ class LLMRunStore:
                 out.append(run)
         return out
 
-    def save_localization(self, run: TierRun) -> SystemRun:
+    def save_localization(self, run: TierRun) -> SystemRun | None:
         """The access-side view of a finished localization run."""
+        if not self.publish:
+            return None
         k = run.k
         rankings = [
             RankedList(r.query_id, [Hit(d, float(len(r.doc_ids) - i)) for i, d in enumerate(r.doc_ids)])
@@ -75,4 +92,5 @@ class LLMRunStore:
         return sr
 
     def drop_localization(self, system: str, tier: str) -> None:
-        RunStore(self.project).path(system, tier).unlink(missing_ok=True)
+        if self.publish:
+            RunStore(self.project).path(system, tier).unlink(missing_ok=True)

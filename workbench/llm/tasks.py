@@ -165,6 +165,14 @@ def _prepare(project: Project, tier: Tier, cfg: ModelConfig, opts: TaskOptions, 
     return prepared, extra, worst, ""
 
 
+def estimate_input(project: Project, tier: Tier, cfg: ModelConfig, opts: TaskOptions, queries: list[Query]) -> tuple[int, str]:
+    """Largest input (prompt + answer budget) in budgeting tokens, and why it does not fit ("" = fits).
+
+    What a caller shows before running; no model is called."""
+    _, _, worst, reason = _prepare(project, tier, cfg, opts, queries)
+    return worst, reason
+
+
 def run_key_for(tier_h: str, model: str, cfg: ModelConfig, opts: TaskOptions, judge: tuple[str, ModelConfig] | None, extra: str) -> str:
     return run_key(
         "llm", prompts.PROMPT_VERSION, tier_h, model, _model_identity(cfg),

@@ -48,7 +48,7 @@ def run_command(project: Path, model_name, tasks, tiers, queries, variant, k, re
     """Run a long-context model on the project's tiers and store its results beside the retriever runs."""
     from workbench.ladder import ensure_tiers, select_tiers
     from workbench.llm.client import ResponseCache
-    from workbench.llm.providers import ModelNotFound, endpoint, resolve_judge, resolve_model
+    from workbench.llm.providers import ModelNotFound, resolve_judge, resolve_model
     from workbench.llm.server import LocalServerError
     from workbench.project import ProjectError, load_project
 
@@ -76,9 +76,10 @@ def run_command(project: Path, model_name, tasks, tiers, queries, variant, k, re
         needs_judge = bool(set(task_list) - {"localize"})
         if not cfg.base_url or (needs_judge and not judge_cfg.base_url):
             console.print("[dim]starting the embedded model server…[/]")
-        endpoint(cfg)
-        if needs_judge:
-            endpoint(judge_cfg)
+            # Started up front so a missing model or package fails before any work is queued.
+            from workbench.llm import server
+
+            server.default_server()
     except LocalServerError as exc:
         raise click.ClickException(str(exc)) from None
 

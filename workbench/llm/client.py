@@ -19,6 +19,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import msgspec
 
@@ -133,7 +134,7 @@ class ChatClient:
         self,
         name: str,
         config: ModelConfig,
-        base_url: str,
+        base_url: str | Callable[[], str],
         endpoint_id: str | None = None,
         cache: ResponseCache | None = None,
         use_cache: bool = True,
@@ -143,8 +144,12 @@ class ChatClient:
     ):
         self.name = name
         self.config = config
-        self.base_url = base_url
+        # A callable is resolved on the first call that misses the cache: a fully cached rerun
+        # never starts the embedded server.
+        self._base_url = base_url
         # What identifies the endpoint in the cache key (the embedded server's port changes).
+        if endpoint_id is None and not isinstance(base_url, str):
+            raise ValueError("a lazily resolved base_url needs an explicit endpoint_id")
         self.endpoint_id = endpoint_id or base_url
         self.cache = cache
         self.use_cache = use_cache
@@ -162,6 +167,12 @@ class ChatClient:
         if not key:
             raise LLMCallError("config", f"model {self.name!r}: environment variable {env} (its API key) is not set", 0)
         return key
+
+    @property
+    def base_url(self) -> str:
+        if not isinstance(self._base_url, str):
+            self._base_url = self._base_url()
+        return self._base_url
 
     def _openai(self):
         if self._client is None:

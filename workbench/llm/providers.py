@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
-from typing import AsyncIterator
+from typing import AsyncIterator, Callable
 
 from workbench.llm.client import ChatClient, ResponseCache
 from workbench.project import Project
@@ -33,14 +33,14 @@ def resolve_judge(project: Project, model_name: str, judge: str | None = None) -
     return resolve_model(project, judge or project.config.judge or model_name)
 
 
-def endpoint(config: ModelConfig) -> tuple[str, str]:
-    """(base_url, endpoint identity for cache keys); starts the embedded server if needed."""
+def endpoint(config: ModelConfig) -> tuple[str | Callable[[], str], str]:
+    """(base_url, endpoint identity for cache keys). The embedded server's URL is a callable:
+    the server starts on the first call that the response cache cannot answer."""
     if config.base_url:
         return config.base_url, config.base_url.rstrip("/")
     from workbench.llm import server
 
-    s = server.default_server()
-    return s.base_url, server.model_identity()
+    return (lambda: server.default_server().base_url), server.model_identity()
 
 
 @asynccontextmanager

@@ -18,6 +18,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from screens import messages as m
 from screens.commands import WorkbenchCommands
 from screens.inspector import QueryScreen
+from screens.keymap import KeymapError, load_keymap, unknown_ids
 from screens.main import MainScreen
 from screens.modals import ConfirmModal, ErrorModal, HelpScreen
 from screens.session import Cancelled, Session
@@ -72,11 +73,25 @@ class WorkbenchApp(App):
         self.auto_build = auto_build
         self.export_dir = export_dir
         self._busy_groups: set[str] = set()
+        self.user_keymap: dict[str, str] = {}
 
     def on_mount(self) -> None:
+        self.apply_user_keymap()
         self.push_screen(MainScreen())
         self.sub_title = self.project_path.name
         self.load_project()
+
+    def apply_user_keymap(self) -> None:
+        try:
+            self.user_keymap = load_keymap()
+        except KeymapError as exc:
+            self.notify(str(exc), title="Keymap ignored", severity="error", timeout=10)
+            return
+        known = {b.id for _, bindings in self.binding_sets() for b in bindings if b.id}
+        unknown = unknown_ids(self.user_keymap, known)
+        if unknown:
+            self.notify(f"unknown binding id(s) {unknown}: f1 lists them", title="Keymap", severity="warning")
+        self.set_keymap(self.user_keymap)
 
     # ------------------------------------------------------------------ helpers
 
@@ -319,11 +334,17 @@ class WorkbenchApp(App):
             return
         self.push_screen(QueryScreen(query_id, tier))
 
+    def binding_sets(self) -> list[tuple[str, list[Binding]]]:
+        return [("Everywhere", self.BINDINGS), ("Main screen", MainScreen.BINDINGS),
+                ("Query inspector", QueryScreen.BINDINGS)]
+
     def action_help(self) -> None:
+        """Keys as they are now (user keymap applied), each with the id a keymap file uses."""
         sections: list[tuple[str, list[tuple[str, str]]]] = []
-        for title, bindings in (("Everywhere", self.BINDINGS), ("Main screen", MainScreen.BINDINGS),
-                                ("Query inspector", QueryScreen.BINDINGS)):
-            sections.append((title, [(b.key.replace("_", " "), b.description) for b in bindings]))
+        for title, bindings in self.binding_sets():
+            rows = [(self.user_keymap.get(b.id, b.key).replace("_", " "), f"{b.description}  [dim]{b.id}[/]")
+                    for b in bindings]
+            sections.append((title, rows))
         sections[1][1].append(("enter", "open the selected query"))
         sections[0][1].append(("ctrl+p", "command palette"))
         self.push_screen(HelpScreen(sections))

@@ -63,13 +63,7 @@ def score_run(project: Project, run: SystemRun, k: int) -> tuple[AccessSummary, 
 
 def model_runs(project: Project, tier: Tier, store: RunStore) -> list[SystemRun]:
     """Stored model localization runs that match the tier's current contents."""
-    runs = []
-    for system in store.systems(tier):
-        if system.startswith("model:"):
-            run = store.load(system, tier.name)
-            if run is not None:
-                runs.append(run)
-    return runs
+    return [run for run in store.runs(tier) if run.system.startswith("model:")]
 
 
 def evaluate(

@@ -41,44 +41,54 @@ def run_key(*parts: object) -> str:
     return sha256_bytes(msgspec.json.encode(parts))[:16]
 
 
-class RunStore:
-    def __init__(self, project: Project):
+class JsonRunStore:
+    """Run records as JSON files under runs/<tier>/[subdir/]<system>.json.
+
+    A file that does not decode (damaged, foreign, an older schema) is stale, never trusted;
+    a run whose tier_hash differs from the tier's current contents is not current."""
+
+    record_type: type = SystemRun
+    subdir = ""
+
+    def __init__(self, project: Project, root: Path | None = None):
         self.project = project
-        self.root = project.state_dir / RUNS_DIR
+        self.root = root or project.state_dir / RUNS_DIR
+
+    def _dir(self, tier: str) -> Path:
+        d = self.root / safe_name(tier)
+        return d / self.subdir if self.subdir else d
 
     def path(self, system: str, tier: str) -> Path:
-        return self.root / safe_name(tier) / f"{safe_name(system)}.json"
+        return self._dir(tier) / f"{safe_name(system)}.json"
 
-    def load(self, system: str, tier: str) -> SystemRun | None:
-        p = self.path(system, tier)
-        if not p.exists():
-            return None
+    def _decode(self, path: Path):
         try:
-            return msgspec.json.decode(p.read_bytes(), type=SystemRun)
-        except msgspec.DecodeError:
-            return None  # a foreign or damaged file is stale, never trusted
+            return msgspec.json.decode(path.read_bytes(), type=self.record_type)
+        except (OSError, msgspec.DecodeError):
+            return None
 
-    def load_if_current(self, system: str, tier: Tier, key: str) -> SystemRun | None:
+    def load(self, system: str, tier: str):
+        return self._decode(self.path(system, tier))
+
+    def load_if_current(self, system: str, tier: Tier, key: str):
         run = self.load(system, tier.name)
         if run is None or run.key != key or run.tier_hash != tier_hash(self.project, tier):
             return None
         return run
 
-    def save(self, run: SystemRun) -> None:
+    def save(self, run) -> None:
         atomic_write_bytes(self.path(run.system, run.tier), msgspec.json.encode(run))
+
+    def runs(self, tier: Tier) -> list:
+        """Stored runs that match the tier's current contents, by system name."""
+        th = tier_hash(self.project, tier)
+        decoded = (self._decode(p) for p in sorted(self._dir(tier.name).glob("*.json")))
+        return [r for r in decoded if r is not None and r.tier_hash == th]
+
+
+class RunStore(JsonRunStore):
+    """Rankings (SystemRun) of retrievers and model localization: what the access side scores."""
 
     def systems(self, tier: Tier) -> list[str]:
         """Systems with a stored run for this tier's current contents."""
-        d = self.root / safe_name(tier.name)
-        if not d.exists():
-            return []
-        th = tier_hash(self.project, tier)
-        out = []
-        for p in sorted(d.glob("*.json")):
-            try:
-                run = msgspec.json.decode(p.read_bytes(), type=SystemRun)
-            except msgspec.DecodeError:
-                continue
-            if run.tier_hash == th:
-                out.append(run.system)
-        return out
+        return [r.system for r in self.runs(tier)]

@@ -11,21 +11,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-import msgspec
-
-from workbench.fsutil import atomic_write_bytes
 from workbench.llm.records import TierRun
 from workbench.project import Project
-from workbench.records import Hit, RankedList, Tier
-from workbench.fsutil import safe_name
-from workbench.runs import RUNS_DIR, RunStore, SystemRun, tier_hash
+from workbench.records import Hit, RankedList
+from workbench.runs import JsonRunStore, RunStore, SystemRun
 
 LLM_DIR = "llm"
 
 
-class LLMRunStore:
+class LLMRunStore(JsonRunStore):
     """``root`` and ``publish=False`` give a scratch store (the TUI's one-query runs): its runs
     live apart and never replace a tier's full localization run on the access side."""
+
+    record_type = TierRun
+    subdir = LLM_DIR
 
     def __init__(
         self,
@@ -34,49 +33,14 @@ class LLMRunStore:
         publish: bool = True,
         on_save: Callable[[TierRun], None] | None = None,
     ):
-        self.project = project
-        self.root = root or project.state_dir / RUNS_DIR
+        super().__init__(project, root)
         self.publish = publish
         self.on_save = on_save  # sees every saved state: how a UI shows results as they arrive
 
-    def path(self, system: str, tier: str) -> Path:
-        return self.root / safe_name(tier) / LLM_DIR / f"{safe_name(system)}.json"
-
-    def load(self, system: str, tier: str) -> TierRun | None:
-        p = self.path(system, tier)
-        if not p.exists():
-            return None
-        try:
-            return msgspec.json.decode(p.read_bytes(), type=TierRun)
-        except msgspec.DecodeError:
-            return None  # damaged or from an older schema: stale
-
-    def load_if_current(self, system: str, tier: Tier, key: str) -> TierRun | None:
-        run = self.load(system, tier.name)
-        if run is None or run.key != key or run.tier_hash != tier_hash(self.project, tier):
-            return None
-        return run
-
     def save(self, run: TierRun) -> None:
-        atomic_write_bytes(self.path(run.system, run.tier), msgspec.json.encode(run))
+        super().save(run)
         if self.on_save is not None:
             self.on_save(run)
-
-    def runs(self, tier: Tier) -> list[TierRun]:
-        """Stored runs that match the tier's current contents."""
-        d = self.root / safe_name(tier.name) / LLM_DIR
-        if not d.exists():
-            return []
-        th = tier_hash(self.project, tier)
-        out = []
-        for p in sorted(d.glob("*.json")):
-            try:
-                run = msgspec.json.decode(p.read_bytes(), type=TierRun)
-            except msgspec.DecodeError:
-                continue
-            if run.tier_hash == th:
-                out.append(run)
-        return out
 
     def save_localization(self, run: TierRun) -> SystemRun | None:
         """The access-side view of a finished localization run."""

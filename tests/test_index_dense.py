@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from index import DenseIndex, SentenceTransformerEmbedder
+from index import dense as dense_mod
 
 HOTPOT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "hotpotqa-100"
 TARGET_CHUNKS = 2000
@@ -42,10 +43,22 @@ def hotpot_chunks(minilm):
 
 @pytest.fixture(scope="module")
 def hotpot_dense(tmp_path_factory, hotpot_chunks) -> DenseIndex:
+    """Opened with ``exact_max_chunks=0`` so that search() exercises HNSW at this small size."""
     ids, vectors, _ = hotpot_chunks
     path = tmp_path_factory.mktemp("dense") / "tier"
     DenseIndex.build(path, ids, vectors)
-    return DenseIndex.open(path)
+    return DenseIndex.open(path, exact_max_chunks=0)
+
+
+class _Spy:
+    """Counts calls to the wrapped callable."""
+
+    def __init__(self, fn) -> None:
+        self.fn, self.calls = fn, 0
+
+    def __call__(self, *args, **kwargs):
+        self.calls += 1
+        return self.fn(*args, **kwargs)
 
 
 def test_files_and_counts(hotpot_dense, hotpot_chunks):
@@ -87,6 +100,74 @@ def test_results_distinct_known_docs_exactly_k(hotpot_dense, hotpot_chunks):
             assert all(-1.0001 <= s <= 1.0001 for s in scores)
     # k larger than the number of docs: every doc once.
     assert len(hotpot_dense.search(qvecs[0], 10**6)) == hotpot_dense.num_docs
+
+
+def test_exact_path_up_to_threshold(hotpot_dense, hotpot_chunks):
+    """At or below exact_max_chunks, search() is exact_search(): identical lists, no HNSW call."""
+    _, _, qvecs = hotpot_chunks
+    n = hotpot_dense.num_chunks
+    default = DenseIndex.open(hotpot_dense.path)
+    assert default.exact_max_chunks == dense_mod.EXACT_MAX_CELLS // default.dims >= n
+    for limit in (None, n):
+        idx = DenseIndex.open(hotpot_dense.path) if limit is None else DenseIndex.open(
+            hotpot_dense.path, exact_max_chunks=limit
+        )
+        hnsw = _Spy(idx._index.search)
+        idx._index = _IndexProxy(idx._index, hnsw)
+        for q in qvecs[:20]:
+            for k in (1, 10, 50):
+                assert idx.search(q, k) == idx.exact_search(q, k)
+        assert hnsw.calls == 0
+
+
+def test_hnsw_path_above_threshold(hotpot_dense, hotpot_chunks):
+    """Above exact_max_chunks, search() goes through HNSW (no exact fallback for small k) and
+    still returns k distinct docs with the exact top-10 nearly always."""
+    _, _, qvecs = hotpot_chunks
+    n = hotpot_dense.num_chunks
+    idx = DenseIndex.open(hotpot_dense.path, exact_max_chunks=n - 1)
+    exact = _Spy(idx._exact)  # the brute-force path behind search() and exact_search()
+    idx._exact = exact
+    hnsw = _Spy(idx._index.search)
+    idx._index = _IndexProxy(idx._index, hnsw)
+    recalls = []
+    for q in qvecs:
+        res = idx.search(q, 10)
+        docs = [d for d, _ in res]
+        assert len(docs) == 10 == len(set(docs))
+        recalls.append(len(set(docs) & {d for d, _ in hotpot_dense.exact_search(q, 10)}) / 10)
+    assert exact.calls == 0 and hnsw.calls >= len(qvecs)
+    assert float(np.mean(recalls)) >= 0.99
+
+
+class _IndexProxy:
+    """Stands in for the usearch Index with ``search`` replaced (usearch objects are not patchable)."""
+
+    def __init__(self, index, search) -> None:
+        self._inner, self.search = index, search
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def __len__(self) -> int:
+        return len(self._inner)
+
+
+def test_rank_keeps_ties_at_the_cut():
+    # _rank partitions before sorting: the tie group at the k-th score must still order by id.
+    rng = np.random.default_rng(3)
+    scores = rng.uniform(0.0, 0.5, 1000)
+    ids = rng.permutation(1000).astype(np.int64) + 100
+    tied = rng.choice(1000, 7, replace=False)
+    scores[tied] = 0.9
+    best = int(rng.integers(1000))
+    while best in tied:
+        best = int(rng.integers(1000))
+    scores[best] = 0.95
+    got = dense_mod._rank(ids, scores, 4)
+    assert got == [(int(ids[best]), 0.95)] + [(int(d), 0.9) for d in sorted(ids[tied])[:3]]
+    full = np.lexsort((ids, -scores))[:20]
+    assert dense_mod._rank(ids, scores, 20) == [(int(ids[i]), float(scores[i])) for i in full]
 
 
 def test_scores_match_exact_cosine(hotpot_dense, hotpot_chunks):
@@ -138,7 +219,7 @@ def test_tie_order_by_doc_id_through_hnsw(tmp_path):
     ids = np.array([*range(2000, 2400), *tie_ids], dtype=np.int64)
     perm = rng.permutation(len(ids))
     DenseIndex.build(tmp_path / "h", ids[perm], vecs[perm])
-    idx = DenseIndex.open(tmp_path / "h")
+    idx = DenseIndex.open(tmp_path / "h", exact_max_chunks=0)
     q = np.eye(16, dtype=np.float32)[0]
     assert 2 * (4 * 3 + 16) < idx.num_chunks
     assert [d for d, _ in idx.search(q, 3)] == [4, 8, 9]

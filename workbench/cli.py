@@ -166,25 +166,33 @@ def print_eval(results, k: int, use: dict | None) -> None:
 
 
 def print_use(use: dict) -> None:
-    table = Table(title="Evidence use (QA: median judge score 0–5)", title_justify="left")
-    cols = ("QA", "n", "EM", "refusals", "judge_failures", "p50_s", "p95_s")
+    table = Table(title="Evidence use (QA: median judge score 0–5; EM / contains: normalised match)", title_justify="left")
+    cols = ("QA", "n", "EM", "contains", "refusals", "judge_failures", "p50_s", "p95_s")
     for c in ("tier", "system", *cols):
         table.add_column(c, justify="left" if c in ("tier", "system") else "right", no_wrap=c in ("tier", "system"))
-    for tier, systems in use.items():
+    for tier, systems in use["rows"].items():
         for system, row in systems.items():
             if row.get("fits") is False:
                 table.add_row(tier, system, "does not fit", *([""] * (len(cols) - 1)))
             else:
-                table.add_row(tier, system, *(fmt(row.get(c), 2) for c in cols))
+                qa = fmt(row.get("QA"), 2) + ("*" if row.get("judge_ok") is False else "")
+                table.add_row(tier, system, qa, *(fmt(row.get(c), 2) for c in cols[1:]))
     console.print(table)
+    for line in use["judges"].values():
+        console.print(line, highlight=False)
+    if any(r.get("judge_ok") is False for systems in use["rows"].values() for r in systems.values()):
+        console.print("* scored by a judge that failed its calibration: read EM / contains instead", highlight=False)
 
 
 def load_use(p, tiers) -> dict | None:
-    try:
-        from workbench.llm.report import use_rows
-    except ImportError:
+    """Use-side rows for these tiers and a verdict on each judge behind them (None: no model runs)."""
+    from workbench.llm.report import judge_verdicts, use_rows
+
+    rows = use_rows(p, tiers)
+    if not rows:
         return None
-    return use_rows(p, tiers) or None
+    judges = {r["judge"] for systems in rows.values() for r in systems.values() if r.get("judge")}
+    return {"rows": rows, "judges": judge_verdicts(p, judges)}
 
 
 @main.command("eval")

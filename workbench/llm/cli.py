@@ -128,6 +128,12 @@ async def _run_all(proj, tier_list, name, cfg, judge_name, judge_cfg, task_list,
                     except RetrieverRunMissing as exc:
                         raise click.ClickException(str(exc)) from None
                     runs.append(run)
+        if set(task_list) - {"localize"}:
+            from workbench.llm.calibration import calibrate_judge, save_calibration
+
+            calibration = await calibrate_judge(judge_client, proj.queries, seed=seed)
+            save_calibration(proj, calibration)
+            console.print(("[green]" if calibration.separates else "[yellow]") + calibration.verdict() + "[/]")
     finally:
         await client.aclose()
         if judge_client is not client:

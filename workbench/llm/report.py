@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from statistics import fmean
 
+from workbench.llm.calibration import load_calibration
 from workbench.llm.records import TierRun
 from workbench.llm.store import LLMRunStore
 from workbench.project import Project
 from workbench.records import Tier
 
-Row = dict[str, float | int | None]
+Row = dict[str, float | int | str | None]
 
 
 def percentile(values: list[float], p: float) -> float | None:
@@ -68,6 +69,15 @@ def localize_figures(run: TierRun) -> Row:
     }
 
 
+def judge_verdicts(project: Project, judges: set[str]) -> dict[str, str]:
+    """judge name → one line saying whether its scores can be believed (see calibration.py)."""
+    out = {}
+    for judge in sorted(judges):
+        cal = load_calibration(project, judge)
+        out[judge] = cal.verdict() if cal else f"judge {judge}: not calibrated yet (run `workbench run … --task qa`)"
+    return out
+
+
 def use_rows(project: Project, tiers: list[Tier]) -> dict[str, dict[str, Row]]:
     """tier name → system ("model:local:qa", "model:local:oracle", …) → figures.
 
@@ -81,7 +91,8 @@ def use_rows(project: Project, tiers: list[Tier]) -> dict[str, dict[str, Row]]:
         for run in store.runs(tier):
             if run.task == "localize":
                 continue
-            row: Row = {"fits": run.fits}
+            cal = load_calibration(project, run.judge) if run.judge else None
+            row: Row = {"fits": run.fits, "judge": run.judge, "judge_ok": cal.separates if cal else None}
             if run.fits:
                 row.update(qa_figures(run))
                 row.update(call_figures(run))

@@ -248,7 +248,13 @@ class MainScreen(Screen):
         legend = Text.assemble(("Chart", "bold"), f" ({best_sys}): ", ("SR@10", "cyan"), " · ", ("FR@10", "magenta"),
                                " · ", ("QA/5", "green"), "\n")
         reading = Text(_provisional_reading(s, best_sys, by, use), style="italic")
-        body.update(Group(t, legend, chart, Text("Provisional reading (not the diagnosis engine's verdict):", style="bold yellow"), reading))
+        parts = [t, legend, chart]
+        if any(_distrusted(row, task) for row in use.values() for task in ("qa", "oracle")):
+            parts.append(Text("* judged by a judge that cannot tell right answers from wrong ones (calibration "
+                              "failed): treat these QA figures as noise; set a capable `judge` in workbench.toml.",
+                              style="yellow"))
+        parts += [Text("Provisional reading (not the diagnosis engine's verdict):", style="bold yellow"), reading]
+        body.update(Group(*parts))
 
 
 def _status(s: str) -> Text:
@@ -265,11 +271,17 @@ def _task_of(system: str) -> str:
     return parts[2].split("-")[0] if len(parts) > 2 else ""
 
 
+def _distrusted(row: dict, task: str) -> bool:
+    """Scored by a judge that failed its calibration (cannot tell right answers from wrong)."""
+    return any(v.get("judge_ok") is False and _task_of(n) == task for n, v in row.items())
+
+
 def _use_figures(row: dict) -> tuple[str, str]:
     qa, oracle = _use_value(row, "qa"), _use_value(row, "oracle")
+    marked_oracle = fmt(oracle) + ("*" if oracle is not None and _distrusted(row, "oracle") else "")
     if qa is None and any(v.get("fits") is False and _task_of(n) == "qa" for n, v in row.items()):
-        return "no fit", fmt(oracle)
-    return fmt(qa), fmt(oracle)
+        return "no fit", marked_oracle
+    return fmt(qa) + ("*" if qa is not None and _distrusted(row, "qa") else ""), marked_oracle
 
 
 def _provisional_reading(s, best_sys, by, use) -> str:

@@ -75,3 +75,21 @@ def project_copy(built_project, tmp_path) -> Path:
     dst = tmp_path / "copy"
     shutil.copytree(built_project, dst)
     return dst
+
+
+@pytest.fixture(scope="session")
+def sample_project(tmp_path_factory) -> Path:
+    """A copy of the bundled demo project, laddered, indexed and evaluated once per session."""
+    from workbench.evaluate import evaluate
+    from workbench.indexing import build_indexes
+    from workbench.ladder import write_ladder
+    from workbench.project import load_project
+    from workbench.retrievers import make_retrievers
+
+    root = tmp_path_factory.mktemp("demo") / "sample_corpus"
+    shutil.copytree(REPO / "sample_corpus", root, ignore=shutil.ignore_patterns(".workbench", "exports", "trec", "__pycache__"))
+    project = load_project(root)
+    tiers = write_ladder(project).tiers
+    build_indexes(project, tiers)
+    evaluate(project, tiers, make_retrievers(project, ["bm25", "dense", "hybrid"]))
+    return root

@@ -48,3 +48,20 @@ def test_inspector_rankings(snap_compare, evaluated):
         await _settle(pilot)
 
     assert snap_compare(make_app(evaluated), terminal_size=(110, 32), run_before=before)
+
+
+def test_demo_query_list_80x24(snap_compare, sample_project):
+    assert snap_compare(make_app(sample_project), terminal_size=(80, 24), run_before=_settle)
+
+
+def test_demo_near_miss_diff(snap_compare, sample_project):
+    """finance-05 on the full tier: its gold Shaeda Trust document falls out of the hybrid top 10."""
+
+    async def before(pilot):
+        await _settle(pilot)
+        pilot.app.open_query("finance-05", "full")
+        await _settle(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+
+    assert snap_compare(make_app(sample_project), terminal_size=(110, 32), run_before=before)

@@ -84,3 +84,21 @@ def test_changed_corpus_makes_indexes_stale(project_copy):
     assert index_status(project, tier) == {"sparse": "stale", "dense": "stale"}
     with pytest.raises(StaleIndexError, match="workbench index"):
         make_retrievers(project, ["bm25"])["bm25"].search(tier, "anything", 5)
+
+
+def test_interrupted_rebuild_leaves_the_previous_index_usable(project_copy):
+    from workbench.indexing import build_sparse, sparse_dir
+
+    project = load_project(project_copy)
+    tier = load_tiers(project).tiers[0]
+    before = make_retrievers(project, ["bm25"])["bm25"].search(tier, project.query(tier.query_ids[0]).query, 10)
+
+    def interrupt(stage, done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        build_sparse(project, tier, progress=interrupt)
+    assert index_status(project, tier)["sparse"] == "ok"
+    assert [p.name for p in sparse_dir(project, tier).parent.iterdir() if p.name.startswith(".")] == []
+    after = make_retrievers(project, ["bm25"])["bm25"].search(tier, project.query(tier.query_ids[0]).query, 10)
+    assert after == before

@@ -9,6 +9,8 @@ Builds go to a temp directory beside the target and are swapped in whole.
 
 from __future__ import annotations
 
+import shutil
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -146,16 +148,27 @@ def _write_manifest(path: Path, manifest: IndexManifest) -> None:
     atomic_write_bytes(path / MANIFEST, msgspec.json.encode(manifest))
 
 
+@contextmanager
+def _built_aside(target: Path):
+    """Yield a temp dir beside target; swap it in whole on success, remove it on any failure
+    (an interrupted build leaves the previous index in place and usable)."""
+    tmp = fresh_temp_dir(target)
+    try:
+        yield tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    atomic_replace_dir(tmp, target)
+
+
 def build_sparse(project: Project, tier: Tier, progress: Progress | None = None) -> None:
     from index import SparseIndex
 
-    target = sparse_dir(project, tier)
-    tmp = fresh_temp_dir(target)
     docs = ((i, project.documents[i].title, project.documents[i].text) for i in tier.doc_ids)
     stage = f"bm25 {tier.name}"
-    SparseIndex.build(tmp, docs, progress=(lambda n: progress(stage, n, len(tier.doc_ids))) if progress else None)
-    _write_manifest(tmp, expected_sparse(project, tier))
-    atomic_replace_dir(tmp, target)
+    with _built_aside(sparse_dir(project, tier)) as tmp:
+        SparseIndex.build(tmp, docs, progress=(lambda n: progress(stage, n, len(tier.doc_ids))) if progress else None)
+        _write_manifest(tmp, expected_sparse(project, tier))
 
 
 def build_dense(project: Project, tier: Tier, table: ChunkTable, progress: Progress | None = None) -> None:
@@ -163,14 +176,12 @@ def build_dense(project: Project, tier: Tier, table: ChunkTable, progress: Progr
 
     from index import DenseIndex
 
-    target = dense_dir(project, tier)
-    tmp = fresh_temp_dir(target)
     mask = np.isin(table.doc_ids, np.asarray(tier.doc_ids, dtype=np.int64))
     ids, vecs = table.doc_ids[mask], table.vectors[mask]
     stage = f"dense {tier.name}"
-    DenseIndex.build(tmp, ids, vecs, progress=(lambda n: progress(stage, n, len(ids))) if progress else None)
-    _write_manifest(tmp, expected_dense(project, tier, dims=int(vecs.shape[1]), n_chunks=int(len(ids))))
-    atomic_replace_dir(tmp, target)
+    with _built_aside(dense_dir(project, tier)) as tmp:
+        DenseIndex.build(tmp, ids, vecs, progress=(lambda n: progress(stage, n, len(ids))) if progress else None)
+        _write_manifest(tmp, expected_dense(project, tier, dims=int(vecs.shape[1]), n_chunks=int(len(ids))))
 
 
 def build_indexes(

@@ -291,15 +291,24 @@ def _provisional_reading(s, best_sys, by, use) -> str:
         if sm is None:
             continue
         access = sm.fr_at_k if sm.fr_at_k is not None else sm.sr_at_k
-        qa = _use_value(use.get(tier.name, {}), "qa")
+        row = use.get(tier.name, {})
+        qa = _use_value(row, "qa")
         if access is None:
             continue
         if qa is None:
             lines.append(f"{tier.name}: access {access:.2f} (no QA run yet)")
             continue
+        label = f"QA {qa:.2f}"
+        if _distrusted(row, "qa"):
+            # the judge cannot separate right from wrong: read the deterministic match instead
+            contains = [v.get("contains") for n, v in row.items() if _task_of(n) == "qa" and v.get("contains") is not None]
+            if not contains:
+                lines.append(f"{tier.name}: access {access:.2f}, QA unreadable (uncalibrated judge, no short answers)")
+                continue
+            qa, label = 5 * max(contains), f"answer contains gold {max(contains):.2f} (judge uncalibrated)"
         hi_a, hi_q = access >= 0.6, qa >= 3.0
         reading = ("both fine" if hi_a and hi_q else "high access, low QA: the model is not using evidence it has" if hi_a
                    else "low access, high QA: answered from parametric knowledge (fragile)" if hi_q
                    else "access and use both low: retrieval is the bottleneck; fix access first")
-        lines.append(f"{tier.name}: access {access:.2f}, QA {qa:.2f} → {reading}")
+        lines.append(f"{tier.name}: access {access:.2f}, {label} → {reading}")
     return "\n".join(lines) or "Run QA (model panel, or `workbench run`) to see use beside access."

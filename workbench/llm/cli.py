@@ -152,11 +152,11 @@ def _print_summary(proj, runs) -> None:
     from workbench.metrics import query_access, summarize
 
     table = Table(title="Model runs (SR/FR at the K asked for; QA: mean median judge score 0–5)", title_justify="left")
-    for col in ("tier", "system", "fits", "R@1", "SR@K", "FR@K", "QA", "n", "jfail", "refus", "EM", "p50s", "p95s", "ptok", "fail"):
+    for col in ("tier", "system", "fits", "R@1", "SR@K", "FR@K", "QA", "n", "jfail", "refus", "EM", "cont", "p50s", "p95s", "ptok", "fail"):
         table.add_column(col, justify="left" if col in ("tier", "system") else "right", no_wrap=col in ("tier", "system", "fits"))
     for r in runs:
         if not r.fits:
-            table.add_row(r.tier, r.system, f"no ({r.input_tokens}>{r.budget_tokens})", *["—"] * 12)
+            table.add_row(r.tier, r.system, f"no ({r.input_tokens}>{r.budget_tokens})", *["—"] * 13)
             continue
         c = call_figures(r)
         if r.task == "localize":
@@ -164,11 +164,11 @@ def _print_summary(proj, runs) -> None:
             s = summarize(per, r.k) if per else None
             lf = localize_figures(r)
             table.add_row(r.tier, r.system, "yes", _fmt(s and s.r_at_1), _fmt(s and s.sr_at_k), _fmt(s and s.fr_at_k),
-                          "—", _fmt(lf["n"]), "—", "—", "—", _fmt(c["p50_s"], 2), _fmt(c["p95_s"], 2), _fmt(c["prompt_tokens"]), _fmt(c["failures"]))
+                          "—", _fmt(lf["n"]), "—", "—", "—", "—", _fmt(c["p50_s"], 2), _fmt(c["p95_s"], 2), _fmt(c["prompt_tokens"]), _fmt(c["failures"]))
         else:
             q = qa_figures(r)
             table.add_row(r.tier, r.system, "yes", "—", "—", "—", _fmt(q["QA"], 2), _fmt(q["n"]), _fmt(q["judge_failures"]),
-                          _fmt(q["refusals"]), _fmt(q["EM"], 2), _fmt(c["p50_s"], 2), _fmt(c["p95_s"], 2), _fmt(c["prompt_tokens"]), _fmt(c["failures"]))
+                          _fmt(q["refusals"]), _fmt(q["EM"], 2), _fmt(q["contains"], 2), _fmt(c["p50_s"], 2), _fmt(c["p95_s"], 2), _fmt(c["prompt_tokens"]), _fmt(c["failures"]))
     Console(width=200 if not Console().is_terminal else None).print(table)
 
 

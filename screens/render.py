@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from rich.text import Text
+
+from workbench.display import fmt as fmt_figure
 
 from workbench.worddiff import Span
 
@@ -16,12 +20,7 @@ DIFF_STYLE = {
 }
 
 
-def fmt(value: float | int | None, digits: int = 2) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, int):
-        return str(value)
-    return f"{value:.{digits}f}"
+fmt = partial(fmt_figure, digits=2)  # the TUI's tables are narrower than the CLI's
 
 
 def figure_glyph(value: float | None) -> Text:

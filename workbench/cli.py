@@ -11,6 +11,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from workbench.display import fmt
 from workbench.project import ProjectError, init_project, load_project
 
 # Piped output gets a width that fits the tables instead of rich's 80-column fallback.
@@ -39,14 +40,6 @@ def friendly_errors(fn):
             sys.exit(2)
 
     return wrapper
-
-
-def fmt(value: float | int | None, digits: int = 3) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, int):
-        return str(value)
-    return f"{value:.{digits}f}"
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

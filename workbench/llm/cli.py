@@ -14,19 +14,12 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from workbench.display import MISSING, fmt
 from workbench.llm.tasks import TASKS, TaskOptions
 
 console = Console(stderr=True)
 
 
-def _fmt(v, digits: int = 3) -> str:
-    if v is None:
-        return "—"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, float):
-        return f"{v:.{digits}f}"
-    return str(v)
 
 
 @click.command("run")
@@ -156,19 +149,19 @@ def _print_summary(proj, runs) -> None:
         table.add_column(col, justify="left" if col in ("tier", "system") else "right", no_wrap=col in ("tier", "system", "fits"))
     for r in runs:
         if not r.fits:
-            table.add_row(r.tier, r.system, f"no ({r.input_tokens}>{r.budget_tokens})", *["—"] * 13)
+            table.add_row(r.tier, r.system, f"no ({r.input_tokens}>{r.budget_tokens})", *[MISSING] * 13)
             continue
         c = call_figures(r)
         if r.task == "localize":
             per = [query_access(x.query_id, x.doc_ids, proj.query(x.query_id).gold_doc_ids, r.k) for x in r.localize]
             s = summarize(per, r.k) if per else None
             lf = localize_figures(r)
-            table.add_row(r.tier, r.system, "yes", _fmt(s and s.r_at_1), _fmt(s and s.sr_at_k), _fmt(s and s.fr_at_k),
-                          "—", _fmt(lf["n"]), "—", "—", "—", "—", _fmt(c["p50_s"], 2), _fmt(c["p95_s"], 2), _fmt(c["prompt_tokens"]), _fmt(c["failures"]))
+            table.add_row(r.tier, r.system, "yes", fmt(s and s.r_at_1), fmt(s and s.sr_at_k), fmt(s and s.fr_at_k),
+                          MISSING, fmt(lf["n"]), MISSING, MISSING, MISSING, MISSING, fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
         else:
             q = qa_figures(r)
-            table.add_row(r.tier, r.system, "yes", "—", "—", "—", _fmt(q["QA"], 2), _fmt(q["n"]), _fmt(q["judge_failures"]),
-                          _fmt(q["refusals"]), _fmt(q["EM"], 2), _fmt(q["contains"], 2), _fmt(c["p50_s"], 2), _fmt(c["p95_s"], 2), _fmt(c["prompt_tokens"]), _fmt(c["failures"]))
+            table.add_row(r.tier, r.system, "yes", MISSING, MISSING, MISSING, fmt(q["QA"], 2), fmt(q["n"]), fmt(q["judge_failures"]),
+                          fmt(q["refusals"]), fmt(q["EM"], 2), fmt(q["contains"], 2), fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
     Console(width=200 if not Console().is_terminal else None).print(table)
 
 

@@ -78,14 +78,14 @@ def import_(project: Path, documents: Path, queries: Path | None, fmt: str, spli
 
 
 def print_tiers(tierset, project) -> None:
-    table = Table(title=f"Tiers of {project.config.name}")
-    for col in ("tier", "kind", "budget", "docs", "tokens", "domains", "queries", "single", "multi"):
-        table.add_column(col, justify="right" if col not in ("tier", "kind", "domains") else "left")
+    table = Table(title=f"Tiers of {project.config.name}; queries = all (single/multi-source)", title_justify="left")
+    for col in ("tier", "budget", "docs", "tokens", "domains", "queries"):
+        table.add_column(col, justify="left" if col in ("tier", "domains") else "right", no_wrap=True)
     for t in tierset.tiers:
         multi = sum(project.query(q).is_multi_source for q in t.query_ids)
-        domains = ", ".join(t.domains) if len(t.domains) <= 3 else f"{len(t.domains)} domains"
-        table.add_row(t.name, t.kind, f"{t.budget:,}", f"{len(t.doc_ids):,}", f"{t.tokens:,}", domains,
-                      str(len(t.query_ids)), str(len(t.query_ids) - multi), str(multi))
+        domains = t.domains[0] if len(t.domains) == 1 else f"{len(t.domains)} domains"
+        table.add_row(t.name, f"{t.budget:,}", f"{len(t.doc_ids):,}", f"{t.tokens:,}", domains,
+                      f"{len(t.query_ids)} ({len(t.query_ids) - multi}/{multi})")
     console.print(table)
 
 

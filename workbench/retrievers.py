@@ -15,6 +15,11 @@ from workbench.records import Hit, Tier
 from workbench.runs import run_key
 
 
+# Part of every run key: bump when search code changes results for the same index
+# (2: dense search is exact up to 100K chunks), so stored runs made by older code are stale.
+SEARCH_VERSION = 2
+
+
 class Retriever:
     name = ""
 
@@ -42,7 +47,7 @@ class BM25Retriever(Retriever):
 
     def key(self, tier: Tier) -> str:
         path = require_index(self.project, tier, "sparse")
-        return run_key(self.name, read_manifest(path))
+        return run_key(self.name, SEARCH_VERSION, read_manifest(path))
 
     def _index(self, tier: Tier):
         if tier.name not in self._open:
@@ -72,7 +77,7 @@ class DenseRetriever(Retriever):
 
     def key(self, tier: Tier) -> str:
         path = require_index(self.project, tier, "dense")
-        return run_key(self.name, embedder_name(self.project), read_manifest(path))
+        return run_key(self.name, SEARCH_VERSION, embedder_name(self.project), read_manifest(path))
 
     def prepare(self, queries: list[str]) -> None:
         missing = sorted({q for q in queries if q not in self._qvec})

@@ -12,6 +12,9 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+# Fixtures of the use-side tests (tiny project, fault server, the real local server).
+pytest_plugins = ["conftest_llm"]
+
 REPO = Path(__file__).resolve().parent.parent
 HOTPOT = REPO.parent / "shared" / "datasets" / "hotpotqa-100"
 
@@ -67,6 +70,21 @@ def built_project(tmp_path_factory, source_files) -> Path:
     import_dataset(root, *source_files)
     project = load_project(root)
     build_indexes(project, write_ladder(project).tiers)
+    return root
+
+
+@pytest.fixture(scope="session")
+def evaluated(built_project, tmp_path_factory) -> Path:
+    """A copy of built_project with every retriever run stored (what the TUI and inspector read)."""
+    from workbench.evaluate import evaluate
+    from workbench.ladder import load_tiers
+    from workbench.project import load_project
+    from workbench.retrievers import make_retrievers
+
+    root = tmp_path_factory.mktemp("tui") / "hotpot-small"
+    shutil.copytree(built_project, root)
+    project = load_project(root)
+    evaluate(project, load_tiers(project).tiers, make_retrievers(project, ["bm25", "dense", "hybrid"]))
     return root
 
 

@@ -1,17 +1,10 @@
 import json
-from pathlib import Path
 
-import pytest
-
-from test_tui_support import evaluated_copy, first_near_miss_case
+from test_tui_support import first_near_miss_case
 from workbench.evidence import ModelEvidence, evidence_dict, evidence_markdown, write_evidence
 from workbench.inspect import inspect_stored
 from workbench.ladder import load_tiers
 
-
-@pytest.fixture
-def evaluated(built_project, tmp_path_factory) -> Path:
-    return evaluated_copy(built_project, tmp_path_factory)
 
 
 def test_evidence_markdown_and_json(evaluated, tmp_path):

@@ -1,16 +1,10 @@
 from pathlib import Path
 
-import pytest
-
-from test_tui_support import evaluated_copy, first_near_miss_case
+from test_tui_support import first_near_miss_case
 from workbench.inspect import GOLD, HARD_NEGATIVE, OTHER, inspect_query, stored_rankings
 from workbench.project import Project
 from workbench.records import Document, Hit, Query, Tier
 
-
-@pytest.fixture
-def evaluated(built_project, tmp_path_factory) -> Path:
-    return evaluated_copy(built_project, tmp_path_factory)
 
 
 def _tiny() -> tuple[Project, Tier, Query]:

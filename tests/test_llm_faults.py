@@ -5,7 +5,6 @@ import asyncio
 import sqlite3
 
 import pytest
-from conftest_llm import fault_server, make_tiny_project, tiny_project  # noqa: F401
 
 from workbench.ladder import ensure_tiers
 from workbench.llm.client import ChatClient, LLMCallError, ResponseCache

@@ -3,7 +3,6 @@
 import itertools
 
 import pytest
-from conftest_llm import fault_server  # noqa: F401
 
 from workbench.llm.client import ChatClient
 from workbench.llm.judge import contains_match, exact_match, judge_answer, normalize, parse_score, short_answer

@@ -9,7 +9,6 @@ import pytest
 from workbench.llm.client import ChatClient, Completion, ResponseCache
 from workbench.records import ModelConfig
 
-from conftest_llm import fault_server  # noqa: F401
 
 MESSAGES = [{"role": "user", "content": "hello"}]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest_llm import local_server, make_tiny_project  # noqa: F401
+from conftest_llm import make_tiny_project
 
 from workbench.llm import server
 from workbench.llm.server import LocalServer, LocalServerError

@@ -1,10 +1,9 @@
 """Tasks against a deterministic stub model: window check, cut-to-fit, rag, stored results,
 one metrics path with the retrievers, use_rows, the CLI."""
 
-import msgspec
 import pytest
 from click.testing import CliRunner
-from conftest_llm import fault_server, make_tiny_project, tiny_project  # noqa: F401
+from conftest_llm import make_tiny_project
 
 from workbench.ladder import ensure_tiers
 from workbench.llm.cli import run_command

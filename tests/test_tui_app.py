@@ -6,7 +6,6 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from textual.command import CommandPalette
@@ -16,24 +15,10 @@ from screens.app import make_app
 from screens.inspector import QueryScreen
 from screens.main import MainScreen
 from screens.modals import ConfirmModal, ErrorModal, HelpScreen
-from test_tui_support import evaluated_copy, first_near_miss_case
+from test_tui_support import first_near_miss_case, open_inspector, settle
 
 SIZE = (100, 30)
 
-
-@pytest.fixture
-def evaluated(built_project, tmp_path_factory) -> Path:
-    return evaluated_copy(built_project, tmp_path_factory)
-
-
-async def settle(pilot, rounds: int = 4) -> None:
-    """Wait for workers and for the messages they posted (a finished worker may start another)."""
-    app = pilot.app
-    for _ in range(rounds):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-    for inp in app.query(Input):
-        inp.cursor_blink = False
 
 
 def text_of(widget: Static) -> str:
@@ -212,9 +197,7 @@ async def test_keys_answered_while_a_model_call_is_in_flight(evaluated, monkeypa
     p, q, tier, _ = first_near_miss_case(evaluated)
     app = make_app(evaluated)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_query(q.query_id, tier.name)
-        await settle(pilot)
+        await open_inspector(pilot, q.query_id, tier.name)
         qs = app.screen
         await pilot.press("o")  # oracle QA
         await pilot.pause(0.2)
@@ -243,9 +226,7 @@ async def test_model_failure_is_a_notification(evaluated, monkeypatch):
     p, q, tier, _ = first_near_miss_case(evaluated)
     app = make_app(evaluated)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_query(q.query_id, tier.name)
-        await settle(pilot)
+        await open_inspector(pilot, q.query_id, tier.name)
         await pilot.press("o")
         await settle(pilot)
         assert isinstance(app.screen, QueryScreen)
@@ -269,9 +250,7 @@ async def test_model_panel_on_the_local_server(evaluated):
     p, q, tier, _ = first_near_miss_case(evaluated)
     app = make_app(evaluated)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_query(q.query_id, tier.name)
-        await settle(pilot)
+        await open_inspector(pilot, q.query_id, tier.name)
         await pilot.press("o")
         await settle(pilot)
         results = app.session.model_results.get((q.query_id, tier.name), {})

@@ -8,7 +8,7 @@ from textual.widgets import TabbedContent
 from screens.app import make_app
 from screens.keymap import KeymapError, load_keymap
 from screens.modals import HelpScreen
-from test_tui_app import settle
+from test_tui_support import settle
 
 
 async def test_keymap_file_remaps_a_binding(built_project, tmp_path, monkeypatch):

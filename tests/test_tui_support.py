@@ -1,30 +1,27 @@
-"""Shared helpers for the TUI and inspection tests (not tests themselves).
-
-The evaluated project is a copy of conftest's `built_project` with every retriever run stored,
-made once per process (a module-level cache, so importing the fixture into several test modules
-does not rebuild it)."""
+"""Shared helpers for the TUI and inspection tests (not tests themselves)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-_CACHE: dict[str, Path] = {}
+
+async def settle(pilot, rounds: int = 4) -> None:
+    """Wait for workers and for the messages they posted (a finished worker may start another);
+    stop cursor blink so screens render the same every time."""
+    from textual.widgets import Input
+
+    app = pilot.app
+    for _ in range(rounds):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    for inp in app.query(Input):
+        inp.cursor_blink = False
 
 
-def evaluated_copy(built_project: Path, tmp_path_factory) -> Path:
-    if "root" not in _CACHE:
-        from workbench.evaluate import evaluate
-        from workbench.ladder import load_tiers
-        from workbench.project import load_project
-        from workbench.retrievers import make_retrievers
-
-        root = tmp_path_factory.mktemp("tui") / "hotpot-small"
-        shutil.copytree(built_project, root)
-        p = load_project(root)
-        evaluate(p, load_tiers(p).tiers, make_retrievers(p, ["bm25", "dense", "hybrid"]))
-        _CACHE["root"] = root
-    return _CACHE["root"]
+async def open_inspector(pilot, query_id: str, tier: str) -> None:
+    await settle(pilot)
+    pilot.app.open_query(query_id, tier)
+    await settle(pilot)
 
 
 def first_near_miss_case(root: Path):

@@ -207,8 +207,7 @@ def eval_(project: Path, retrievers: str, tier_spec: str, k: int, as_json: bool,
     tiers = select_tiers(ensure_tiers(p), tier_spec)
     names = [n.strip() for n in retrievers.split(",") if n.strip()]
     systems = make_retrievers(p, names)
-    kinds = tuple(sorted({"sparse" if n == "bm25" else "dense" for n in names} | ({"sparse", "dense"} if "hybrid" in names else set())))
-    ensure_indexes(p, tiers, kinds=kinds)
+    ensure_indexes(p, tiers, kinds=tuple(sorted(frozenset().union(*(s.index_kinds for s in systems.values())))))
     with stage_progress(err_console, unit="queries") as progress:
         results = evaluate(p, tiers, systems, k=k, include_models=not no_models, progress=progress)
     use = None if no_models else load_use(p, tiers)

@@ -107,22 +107,23 @@ def validate(
 ) -> list[Problem]:
     """Cross-record checks. Inputs carry their line numbers."""
     problems: list[Problem] = []
+
+    def first_seen(seen: dict, key, file: str, lineno: int, fld: str, label: str) -> None:
+        if key in seen:
+            problems.append(Problem(file, lineno, fld, f"duplicate {label} {key!r} (first on line {seen[key]})"))
+        else:
+            seen[key] = lineno
+
     seen: dict[int, int] = {}
     for lineno, doc in documents:
-        if doc.doc_id in seen:
-            problems.append(Problem(doc_file, lineno, "doc_id", f"duplicate DocID {doc.doc_id} (first on line {seen[doc.doc_id]})"))
-        else:
-            seen[doc.doc_id] = lineno
+        first_seen(seen, doc.doc_id, doc_file, lineno, "doc_id", "DocID")
         if doc.doc_id < 0:
             problems.append(Problem(doc_file, lineno, "doc_id", "DocIDs must be non-negative integers"))
         if not doc.text.strip():
             problems.append(Problem(doc_file, lineno, "text", "empty text"))
     seen_q: dict[str, int] = {}
     for lineno, q in queries:
-        if q.query_id in seen_q:
-            problems.append(Problem(query_file, lineno, "query_id", f"duplicate query_id {q.query_id!r} (first on line {seen_q[q.query_id]})"))
-        else:
-            seen_q[q.query_id] = lineno
+        first_seen(seen_q, q.query_id, query_file, lineno, "query_id", "query_id")
         if not q.query.strip():
             problems.append(Problem(query_file, lineno, "query", "empty query text"))
         if not q.gold_doc_ids:

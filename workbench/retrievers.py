@@ -22,6 +22,7 @@ SEARCH_VERSION = 2
 
 class Retriever:
     name = ""
+    index_kinds: frozenset[str] = frozenset()  # the per-tier indexes it searches
 
     def __init__(self, project: Project):
         self.project = project
@@ -40,6 +41,7 @@ class Retriever:
 
 class BM25Retriever(Retriever):
     name = "bm25"
+    index_kinds = frozenset({"sparse"})
 
     def __init__(self, project: Project):
         super().__init__(project)
@@ -62,6 +64,7 @@ class BM25Retriever(Retriever):
 
 class DenseRetriever(Retriever):
     name = "dense"
+    index_kinds = frozenset({"dense"})
 
     def __init__(self, project: Project, embedder=None):
         super().__init__(project)
@@ -109,6 +112,7 @@ def rrf_fuse(rankings: list[list[Hit]], rrf_k: int, depth: int) -> list[Hit]:
 
 class HybridRetriever(Retriever):
     name = "hybrid"
+    index_kinds = frozenset({"sparse", "dense"})
 
     def __init__(self, project: Project, bm25: BM25Retriever | None = None, dense: DenseRetriever | None = None):
         super().__init__(project)

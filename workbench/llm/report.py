@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from statistics import fmean
+from typing import Callable
 
 from workbench.llm.calibration import load_calibration
 from workbench.llm.records import TierRun
@@ -78,45 +79,42 @@ def judge_verdicts(project: Project, judges: set[str]) -> dict[str, str]:
     return out
 
 
+def _rows(project: Project, tiers: list[Tier], localize: bool, figures: Callable[[TierRun], Row]) -> dict[str, dict[str, Row]]:
+    """tier → system → {"fits", **figures(run)} over the stored runs of one side; a run that does
+    not fit also reports its input size against the window budget."""
+    store = LLMRunStore(project)
+    out: dict[str, dict[str, Row]] = {}
+    for tier in tiers:
+        for run in store.runs(tier):
+            if (run.task == "localize") != localize:
+                continue
+            row: Row = {"fits": run.fits, **figures(run)}
+            if not run.fits:
+                row.update(input_tokens=run.input_tokens, budget_tokens=run.budget_tokens)
+            out.setdefault(tier.name, {})[run.system] = row
+    return out
+
+
+NOT_RUN: Row = {"QA": None, "n": 0, "judge_failures": None, "refusals": None, "EM": None, "p50_s": None, "p95_s": None}
+
+
 def use_rows(project: Project, tiers: list[Tier]) -> dict[str, dict[str, Row]]:
     """tier name → system ("model:local:qa", "model:local:oracle", …) → figures.
 
     QA = mean over answered queries of the median judge score (0–5; judge failures excluded
     and counted); n = answered (judged) queries; fits False = not run ("does not fit"), with
-    every figure None. Only QA-type systems (qa, oracle, rag) — localization is scored on the
-    access side from its SystemRun."""
-    store = LLMRunStore(project)
-    out: dict[str, dict[str, Row]] = {}
-    for tier in tiers:
-        for run in store.runs(tier):
-            if run.task == "localize":
-                continue
-            cal = load_calibration(project, run.judge) if run.judge else None
-            row: Row = {"fits": run.fits, "judge": run.judge, "judge_ok": cal.separates if cal else None}
-            if run.fits:
-                row.update(qa_figures(run))
-                row.update(call_figures(run))
-            else:
-                row.update({"QA": None, "n": 0, "judge_failures": None, "refusals": None, "EM": None,
-                            "p50_s": None, "p95_s": None, "input_tokens": run.input_tokens,
-                            "budget_tokens": run.budget_tokens})
-            out.setdefault(tier.name, {})[run.system] = row
-    return out
+    every figure None. judge_ok = whether the judge passed its calibration (None: not checked).
+    Only QA-type systems (qa, oracle, rag) — localization is scored on the access side."""
+
+    def figures(run: TierRun) -> Row:
+        cal = load_calibration(project, run.judge) if run.judge else None
+        row: Row = {"judge": run.judge, "judge_ok": cal.separates if cal else None}
+        row.update({**qa_figures(run), **call_figures(run)} if run.fits else NOT_RUN)
+        return row
+
+    return _rows(project, tiers, False, figures)
 
 
 def localize_rows(project: Project, tiers: list[Tier]) -> dict[str, dict[str, Row]]:
     """tier → model localization system → fits, call figures, and output diagnostics."""
-    store = LLMRunStore(project)
-    out: dict[str, dict[str, Row]] = {}
-    for tier in tiers:
-        for run in store.runs(tier):
-            if run.task != "localize":
-                continue
-            row: Row = {"fits": run.fits}
-            if run.fits:
-                row.update(localize_figures(run))
-                row.update(call_figures(run))
-            else:
-                row.update({"input_tokens": run.input_tokens, "budget_tokens": run.budget_tokens})
-            out.setdefault(tier.name, {})[run.system] = row
-    return out
+    return _rows(project, tiers, True, lambda run: {**localize_figures(run), **call_figures(run)} if run.fits else {})

@@ -11,6 +11,7 @@ from conftest import REPO
 CORE_MODULES = [
     "workbench.cli", "workbench.project", "workbench.importers", "workbench.ladder", "workbench.metrics",
     "workbench.indexing", "workbench.retrievers", "workbench.evaluate", "workbench.runs", "workbench.trec",
+    "workbench.inspect", "workbench.worddiff", "workbench.evidence", "workbench.llm.tasks", "workbench.llm.report",
 ]
 
 

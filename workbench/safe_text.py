@@ -1,0 +1,47 @@
+"""Text that comes from data (documents, queries, project names, endpoint errors) shown as text.
+
+A document may carry ANSI/OSC escape sequences (window title, colours, OSC 8 links, OSC 52 clipboard)
+or Rich markup; neither may drive the terminal or the renderer. `visible` makes every control
+character printable (ESC → ␛, other C0 → their Unicode control pictures, C1 and bidi overrides →
+`<U+XXXX>`); `markup_escaped` also escapes Rich markup; `as_text` builds a Rich/Textual `Text`, which
+is never parsed as markup. Use one of them wherever data meets a screen, a table or a report.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.markup import escape
+from rich.text import Text
+
+# C0 controls except tab and newline, DEL, C1 controls, and the Unicode bidi/format controls that can
+# reorder or hide what is shown (Trojan-Source style).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _picture(match: re.Match[str]) -> str:
+    c = match.group()
+    code = ord(c)
+    if code < 0x20:
+        return chr(0x2400 + code)  # ␀ … ␟ (ESC → ␛)
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    return f"<U+{code:04X}>"
+
+
+def visible(text: str, *, one_line: bool = False) -> str:
+    """Control characters made visible; with one_line, newlines and tabs become spaces."""
+    out = _CONTROL.sub(_picture, text)
+    if one_line:
+        out = out.replace("\r", " ").replace("\n", " ").replace("\t", " ")
+    return out
+
+
+def markup_escaped(text: str, *, one_line: bool = False) -> str:
+    """Safe to embed in a Rich markup string (console.print(f"... {markup_escaped(x)} ..."))."""
+    return escape(visible(text, one_line=one_line))
+
+
+def as_text(text: str, style: str = "", *, one_line: bool = False) -> Text:
+    """A Rich Text (also a Textual renderable) of data: never parsed as markup."""
+    return Text(visible(text, one_line=one_line), style=style)

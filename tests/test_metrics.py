@@ -50,7 +50,7 @@ def test_summary_splits_single_and_multi():
     assert s.multi_gap == pytest.approx(0.75 - 0.5)
 
 
-def test_cross_check_against_ranx(built_project):
+def test_cross_check_against_ranx(evaluated):
     from ranx import Qrels, Run, evaluate as ranx_evaluate
 
     from workbench.evaluate import evaluate
@@ -58,7 +58,7 @@ def test_cross_check_against_ranx(built_project):
     from workbench.project import load_project
     from workbench.retrievers import make_retrievers
 
-    project = load_project(built_project)
+    project = load_project(evaluated)  # its runs are stored already: evaluate reuses them, writes nothing
     full = [t for t in load_tiers(project).tiers if t.name == "full"]
     results = evaluate(project, full, make_retrievers(project, ["bm25", "dense"]), k=10, include_models=False)
     from workbench.runs import RunStore

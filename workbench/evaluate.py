@@ -7,15 +7,20 @@ Both are scored by the same metrics code, so they sit in one table.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import msgspec
 
 from workbench.metrics import query_access, summarize
+from workbench.names import SystemName
+from workbench.progress import Progress
 from workbench.project import Project
 from workbench.records import AccessSummary, QueryAccess, RankedList, Tier
 from workbench.retrievers import Retriever
 from workbench.runs import RunStore, SystemRun, tier_hash
+
+if TYPE_CHECKING:
+    from workbench.llm.report import UseTable
 
 DEFAULT_DEPTH = 100  # ranks kept per query: deep enough to show where a gold document fell
 
@@ -63,7 +68,7 @@ def score_run(project: Project, run: SystemRun, k: int) -> tuple[AccessSummary, 
 
 def model_runs(project: Project, tier: Tier, store: RunStore) -> list[SystemRun]:
     """Stored model localization runs that match the tier's current contents."""
-    return [run for run in store.runs(tier) if run.system.startswith("model:")]
+    return [run for run in store.runs(tier) if SystemName.parse(run.system).kind != "retriever"]
 
 
 def evaluate(
@@ -73,7 +78,7 @@ def evaluate(
     k: int = 10,
     depth: int = DEFAULT_DEPTH,
     include_models: bool = True,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> list[SystemResult]:
     store = RunStore(project)
     results = []
@@ -108,7 +113,7 @@ def summary_figures(s: AccessSummary) -> dict[str, float | int | None]:
     }
 
 
-def results_json(results: list[SystemResult], k: int, use: dict | None = None) -> dict:
+def results_json(results: list[SystemResult], k: int, use: UseTable | None = None) -> dict:
     """The stable machine-readable eval document (see README: `eval --json`)."""
     tiers: dict[str, dict] = {}
     queries: dict[str, dict] = {}
@@ -125,5 +130,5 @@ def results_json(results: list[SystemResult], k: int, use: dict | None = None) -
         }
     doc = {"k": k, "tiers": tiers, "queries": queries}
     if use:
-        doc["use"] = use
+        doc["use"] = msgspec.to_builtins(use)
     return doc

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import msgspec
 
+from workbench.errors import BadInput, WorkbenchError
 from workbench.fsutil import atomic_write_bytes, sha256_bytes
 from workbench.project import Project
 from workbench.records import LadderConfig, Tier, TierSet
@@ -30,8 +31,9 @@ from workbench.tokens import doc_tokens
 TIERS_FILE = Path("tiers") / "tiers.json"
 
 
-class StaleTiersError(Exception):
-    pass
+class StaleTiersError(WorkbenchError):
+    title = "Tiers missing or stale"
+    hint = "Build the ladder: `workbench ladder PROJECT` (Ctrl+B in the TUI)."
 
 
 def spec_hash(config: LadderConfig, tokenizer: str) -> str:
@@ -178,5 +180,5 @@ def select_tiers(tierset: TierSet, spec: str) -> list[Tier]:
     kinds = {t.kind for t in tierset.tiers}
     unknown = [w for w in wanted if w not in names and w not in kinds]
     if unknown:
-        raise ValueError(f"unknown tier(s) {unknown}; known: {sorted(names)} or kinds {sorted(kinds)}")
+        raise BadInput(f"unknown tier(s) {unknown}; known: {sorted(names)} or kinds {sorted(kinds)}")
     return [t for t in tierset.tiers if t.name in wanted or t.kind in wanted]

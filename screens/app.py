@@ -241,8 +241,11 @@ class WorkbenchApp(App[None]):
         self.push_screen(QueryScreen(query_id, tier))
 
     def binding_sets(self) -> list[tuple[str, list[Binding]]]:
-        return [("Everywhere", list(self.BINDINGS)), ("Main screen", list(MainScreen.BINDINGS)),
-                ("Query inspector", list(QueryScreen.BINDINGS))]
+        def bindings(items: list) -> list[Binding]:
+            return [b for b in items if isinstance(b, Binding)]  # ours are all Binding (with ids)
+
+        return [("Everywhere", bindings(self.BINDINGS)), ("Main screen", bindings(MainScreen.BINDINGS)),
+                ("Query inspector", bindings(QueryScreen.BINDINGS))]
 
     def action_help(self) -> None:
         """Keys as they are now (user keymap applied), each with the id a keymap file uses."""

@@ -144,10 +144,13 @@ class QueryScreen(Screen[None]):
         s = self.session
         ev = core.run_model_task(
             s, s.tier(tier), self.q, model, task,
-            on_update=lambda e: self.post_message(m.ModelUpdate(self.query_id, e, final=False)),
+            on_update=lambda e: self._post(m.ModelUpdate(self.query_id, e, final=False)),
             progress=self.wb.progress_reporter(),
         )
         self.post_message(m.ModelUpdate(self.query_id, ev, final=True))
+
+    def _post(self, message: m.ModelUpdate) -> None:
+        self.post_message(message)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="export")
     def export_evidence(self) -> None:
@@ -272,9 +275,9 @@ class QueryScreen(Screen[None]):
         if not ins.systems:
             await box.mount(Static("No stored runs for this tier yet: wait for the evaluation, or build indexes (Ctrl+B)."))
             return
-        tables = []
+        tables: list[tuple[DataTable[Text], core.SystemRanking]] = []
         for sr in ins.systems:
-            t = DataTable(cursor_type="row", classes="ranking")
+            t: DataTable[Text] = DataTable(cursor_type="row", classes="ranking")
             t.border_title = system_label(sr.system)
             tables.append((t, sr))
         await box.mount(*[t for t, _ in tables])

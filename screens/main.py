@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual import on
@@ -167,8 +168,7 @@ class MainScreen(Screen):
                     "the model panel counts the exact prompt).", style="dim")
         body.update(Group(head, tiers, mt, note))
 
-    def _matches(self, q, words: list[str]) -> bool:
-        s = self.session
+    def _matches(self, s: Session, q: core.Query, words: list[str]) -> bool:
         for w in words:
             lw = w.lower()
             if lw == "multi":
@@ -198,7 +198,7 @@ class MainScreen(Screen):
         if s is None:
             return
         words = self.query_one("#filter", Input).value.split()
-        queries = [q for q in s.project.queries if self._matches(q, words)]
+        queries = [q for q in s.project.queries if self._matches(s, q, words)]
         if self.sort == "breaks":
             n = len(s.tiers)
             queries.sort(key=lambda q: (b if (b := s.breaks_at(self.system, q)) is not None else n + 1, q.query_id))
@@ -243,7 +243,8 @@ class MainScreen(Screen):
         t.add_column("oracle", justify="right")
         use = s.use.rows if s.use else {}
         chart = Text()
-        best_sys = max(systems, key=lambda x: sum((by.get((x, tt.name)).fr_at_k or 0) for tt in s.tiers if by.get((x, tt.name))), default=None)
+        best_sys = max(systems, key=lambda x: sum(sm.fr_at_k or 0.0 for tt in s.tiers if (sm := by.get((x, tt.name)))),
+                       default=None)
         for tier in s.tiers:
             cells = []
             for sys_ in systems:
@@ -263,7 +264,7 @@ class MainScreen(Screen):
         legend = Text.assemble(("Chart", "bold"), f" ({best_sys}): ", ("SR@10", "cyan"), " · ", ("FR@10", "magenta"),
                                " · ", ("QA/5", "green"), "\n")
         reading = Text(_provisional_reading(s, best_sys, by, use), style="italic")
-        parts = [t, legend, chart]
+        parts: list[RenderableType] = [t, legend, chart]
         if any(_distrusted(row, task) for row in use.values() for task in ("qa", "oracle")):
             parts.append(Text("* judged by a judge that cannot tell right answers from wrong ones (calibration "
                               "failed): treat these QA figures as noise; set a capable `judge` in workbench.toml.",

@@ -180,7 +180,6 @@ async def test_keys_answered_while_a_model_call_is_in_flight(evaluated, monkeypa
     and x cancels it through the progress callback (the one way to cancel)."""
     import workbench.session as core
     from workbench.evidence import ModelEvidence
-    from workbench.progress import Cancelled
 
     started, updated, stopped = threading.Event(), threading.Event(), threading.Event()
 
@@ -235,7 +234,7 @@ async def test_model_failure_is_a_modal_with_the_hint(evaluated, monkeypatch):
         # a user-causable error: one modal with its title, message and hint
         assert isinstance(app.screen, ErrorModal)
         assert "not installed" in text_of(app.screen.query_one(".dialog-body"))
-        assert "llama-cpp-python[server]" in text_of(app.screen.query_one(".dialog-hint"))
+        assert "llama-cpp-python[server]" in str(app.screen.query_one(".dialog-hint", Static).content)  # not markup
         await pilot.press("escape")
         assert isinstance(app.screen, QueryScreen)
         assert "running" not in text_of(app.screen.query_one("#model-head"))

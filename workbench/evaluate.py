@@ -71,6 +71,13 @@ def model_runs(project: Project, tier: Tier, store: RunStore) -> list[SystemRun]
     return [run for run in store.runs(tier) if SystemName.parse(run.system).kind != "retriever"]
 
 
+def _per_query(progress: Progress | None, stage: str, total: int) -> Callable[[int], None] | None:
+    if progress is None:
+        return None
+    report = progress
+    return lambda n: report(stage, n, total)
+
+
 def evaluate(
     project: Project,
     tiers: list[Tier],
@@ -84,11 +91,8 @@ def evaluate(
     results = []
     for tier in tiers:
         for name, retriever in retrievers.items():
-            label = f"{name} {tier.name}"
-            run, reused = retrieve_tier(
-                retriever, tier, project, max(depth, k), store,
-                (lambda n, label=label, total=len(tier.query_ids): progress(label, n, total)) if progress else None,
-            )
+            run, reused = retrieve_tier(retriever, tier, project, max(depth, k), store,
+                                        _per_query(progress, f"{name} {tier.name}", len(tier.query_ids)))
             summary, per_query = score_run(project, run, k)
             results.append(SystemResult(name, tier.name, summary, per_query, reused))
         if include_models:

@@ -125,9 +125,9 @@ def evidence_markdown(doc: dict) -> str:
             out.append("Near misses (non-gold documents ranked above a gold document):")
             out.append("")
             for m in t["near_misses"]:
-                ranks = ", ".join(f"{s} #{r}" for s, r in m["ranks"].items())
+                miss_ranks = ", ".join(f"{s} #{r}" for s, r in m["ranks"].items())
                 kind = " (hard negative)" if m["kind"] == "hard_negative" else ""
-                out.append(f"- **{m['doc_id']}** {_md_cell(m['title'])}{kind}: {ranks}; imitates gold "
+                out.append(f"- **{m['doc_id']}** {_md_cell(m['title'])}{kind}: {miss_ranks}; imitates gold "
                            f"{m['imitates']} ({_md_cell(m['imitates_title'])}), word overlap {m['similarity']:.2f}")
                 d = m["diff"]
                 sal_l, sal_r = d["salient_distractor"] or d["distractor_only"][:8], d["salient_gold"] or d["gold_only"][:8]

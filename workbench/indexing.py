@@ -13,7 +13,7 @@ import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
@@ -119,8 +119,8 @@ def make_project_embedder(project: Project):
 class ChunkTable:
     """Every chunk of the pool: its document and its vector (rows aligned)."""
 
-    doc_ids: "object"  # np.ndarray[int64]
-    vectors: "object"  # np.ndarray[float32]
+    doc_ids: Any  # np.ndarray[int64] (numpy is imported lazily)
+    vectors: Any  # np.ndarray[float32]
 
 
 def embed_pool(project: Project, doc_ids: list[int], progress: Progress | None = None, embedder=None) -> ChunkTable:

@@ -96,8 +96,11 @@ class SystemName(msgspec.Struct, frozen=True):
             parts = parts[:-1]
         if len(parts) < 2:
             return cls.for_retriever(text)  # not a model system name after all
-        task, _, variant = parts[-1].partition("-")
-        return cls("model", ":".join(parts[:-1]), task, variant or "standard", retriever, rag_k)
+        task, variant = parts[-1], "standard"
+        for v in VARIANTS:  # a task name may hold a dash: only a known variant is split off
+            if task.endswith(f"-{v}") and task not in TASKS:
+                task, variant = task[: -len(v) - 1], v
+        return cls("model", ":".join(parts[:-1]), task, variant, retriever, rag_k)
 
     def __str__(self) -> str:
         if self.kind == "retriever":

@@ -77,6 +77,7 @@ class JsonRunStore:
         memo = (str(path), st.st_ino, st.st_size, st.st_mtime_ns, self.record_type)
         if memo in _DECODED:
             return _DECODED[memo]
+        run: object
         try:
             run = msgspec.json.decode(path.read_bytes(), type=self.record_type)
         except (OSError, msgspec.DecodeError):

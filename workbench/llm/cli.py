@@ -24,7 +24,7 @@ console = Console(stderr=True)
 @click.command("run")
 @click.argument("project", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--model", "model_name", default=None, help="A [models.NAME] of workbench.toml; default: the first one, else 'local' (embedded SmolLM2).")
-@click.option("--task", "tasks", multiple=True, required=True, help="localize | qa | oracle | rag (repeat or comma-separate).")
+@click.option("--task", "tasks", multiple=True, required=True, help=f"{' | '.join(TASKS)} (repeat or comma-separate).")
 @click.option("--tiers", default="all", show_default=True, help="Tier names or kinds, comma-separated, or 'all'.")
 @click.option("--queries", default="", help="Comma-separated query ids (default: every query of each tier).")
 @click.option("--variant", type=click.Choice(["standard", "strict"]), default="standard", show_default=True, help="QA prompt: strict = 'if the answer is not in the documents, say you do not know'.")
@@ -144,8 +144,9 @@ def _print_summary(proj, runs) -> None:
             per = [query_access(x.query_id, x.doc_ids, proj.query(x.query_id).gold_doc_ids, r.k) for x in r.localize]
             s = summarize(per, r.k) if per else None
             lf = localize_figures(r)
-            table.add_row(r.tier, r.system, "yes", fmt(s and s.r_at_1), fmt(s and s.sr_at_k), fmt(s and s.fr_at_k),
-                          MISSING, fmt(lf["n"]), MISSING, MISSING, MISSING, MISSING, fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
+            table.add_row(r.tier, r.system, "yes", fmt(s.r_at_1 if s else None), fmt(s.sr_at_k if s else None),
+                          fmt(s.fr_at_k if s else None), MISSING, fmt(lf["n"]), MISSING, MISSING, MISSING, MISSING,
+                          fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
         else:
             q = qa_figures(r)
             table.add_row(r.tier, r.system, "yes", MISSING, MISSING, MISSING, fmt(q["QA"], 2), fmt(q["n"]), fmt(q["judge_failures"]),

@@ -24,7 +24,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import msgspec
 
@@ -160,14 +160,14 @@ class ChatClient:
         # What identifies the endpoint in the cache key (the embedded server's port changes).
         if endpoint_id is None and not isinstance(base_url, str):
             raise ValueError("a lazily resolved base_url needs an explicit endpoint_id")
-        self.endpoint_id = endpoint_id or base_url
+        self.endpoint_id: str = endpoint_id or str(base_url)
         self.cache = cache
         self.use_cache = use_cache
         self.semaphore = asyncio.Semaphore(concurrency or config.concurrency)
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
         self.stats = CallStats()
-        self._client = None
+        self._client: Any = None
 
     def _api_key(self) -> str:
         env = self.config.api_key_env

@@ -128,3 +128,18 @@ def sample_project(tmp_path_factory) -> Path:
     dest = tmp_path_factory.mktemp("demo") / "sample_corpus"
     inputs = [(REPO / "sample_corpus" / name).read_bytes() for name in SAMPLE_FILES]
     return cached_build("sample", "sample", inputs, _build_sample, dest)
+
+
+@pytest.hookimpl(trylast=True)  # after -m / -k deselection: only when the test will run
+def pytest_collection_modifyitems(config, items) -> None:
+    """Start mypy now if its test is selected, so it runs beside the suite (tests/checks.py)."""
+    if not hasattr(config, "workerinput") and any(item.name == "test_mypy_passes" for item in items):
+        from checks import start_mypy
+
+        start_mypy()
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    from checks import stop_mypy
+
+    stop_mypy()  # a run stopped early (-x, Ctrl+C) leaves no mypy behind

@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import subprocess
-import sys
-from pathlib import Path
 
-import pytest
-
+from checks import BIN, mypy_result
 from conftest import REPO
-
-BIN = Path(sys.executable).parent  # installed with the test extra
 
 
 def test_ruff_passes():
@@ -18,8 +13,6 @@ def test_ruff_passes():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.slow
 def test_mypy_passes():
-    result = subprocess.run([str(BIN / "mypy"), "--no-incremental"], cwd=REPO, capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "Success: no issues found" in result.stdout
+    code, out = mypy_result()
+    assert code == 0 and "Success: no issues found" in out, out

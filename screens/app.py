@@ -120,7 +120,7 @@ class WorkbenchApp(App[None]):
         def progress(stage: str, done: int, total: int) -> None:
             if worker.is_cancelled:
                 raise Cancelled(f"{label_prefix or stage} cancelled")
-            self.post_message(m.TaskProgress(f"{label_prefix}{stage}", done, total))
+            self.post_message(m.TaskProgress(f"{label_prefix}{stage}", done, total, worker))
 
         return progress
 
@@ -167,6 +167,14 @@ class WorkbenchApp(App[None]):
         if state == WorkerState.CANCELLED and w.group in self.LONG_TASKS:
             self.notify(f"{w.group} cancelled", timeout=3)
 
+    def node_closed(self, node: object) -> None:
+        """A screen went away: Textual cancels its workers, and their state changes no longer
+        reach us, so the task bar forgets them here."""
+        self._busy_groups = {w.group for w in self.workers
+                             if w.is_running and w.group in self.LONG_TASKS and w.node is not node}
+        if not self._busy_groups:
+            self.task_state = ("", 0, 0)
+
     def worker_failed(self, group: str, error: BaseException | None) -> None:
         if isinstance(error, Cancelled):
             self.notify(str(error), timeout=3)
@@ -206,6 +214,8 @@ class WorkbenchApp(App[None]):
             self.evaluate()
 
     def on_task_progress(self, msg: m.TaskProgress) -> None:
+        if msg.worker is not None and (msg.worker.is_cancelled or msg.worker.is_finished):
+            return  # queued before its worker ended: the task bar must not come back
         self.task_state = (msg.label, msg.done, msg.total)
 
     def on_indexes_built(self, msg: m.IndexesBuilt) -> None:

@@ -158,6 +158,10 @@ class QueryScreen(Screen[None]):
         paths = core.export_evidence(s, self.query_id, self.wb.export_dir or (s.root / "exports"))
         self.post_message(m.Exported(paths))
 
+    def on_unmount(self) -> None:
+        # Leaving the inspector cancels its model run (what finished is saved; the same key resumes).
+        self.wb.node_closed(self)
+
     @on(Worker.StateChanged)
     def _worker_state(self, event: Worker.StateChanged) -> None:
         event.stop()

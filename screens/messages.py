@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.message import Message
+from textual.worker import Worker
 
 from workbench.session import ModelEvidence, PromptEstimate, QueryInspection, Session, SystemResult, UseTable
 
@@ -19,9 +20,10 @@ class ProjectLoaded(Message):
 class TaskProgress(Message):
     """Progress of the one long background task; replaces the previous one."""
 
-    def __init__(self, label: str, done: int, total: int) -> None:
+    def __init__(self, label: str, done: int, total: int, worker: Worker | None = None) -> None:
         super().__init__()
         self.label, self.done, self.total = label, done, total
+        self.worker = worker  # the reporting worker: its late messages are dropped once it is cancelled
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, TaskProgress)

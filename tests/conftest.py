@@ -99,6 +99,14 @@ def evaluated(tmp_path_factory, source_files) -> Path:
 
 
 @pytest.fixture
+def evaluated_copy(evaluated, tmp_path) -> Path:
+    """A private copy of `evaluated` for a test that writes (a model run stores its results)."""
+    dst = tmp_path / "hotpot-small"
+    shutil.copytree(evaluated, dst)
+    return dst
+
+
+@pytest.fixture
 def project_copy(built_project, tmp_path) -> Path:
     dst = tmp_path / "copy"
     shutil.copytree(built_project, dst)

@@ -267,9 +267,9 @@ async def test_model_failure_is_a_modal_with_the_hint(evaluated, monkeypatch):
 
 @pytest.mark.llm
 @pytest.mark.slow
-async def test_model_panel_on_the_local_server(evaluated):
-    p, q, tier, _ = first_near_miss_case(evaluated)
-    app = make_app(evaluated)
+async def test_model_panel_on_the_local_server(evaluated_copy):
+    p, q, tier, _ = first_near_miss_case(evaluated_copy)
+    app = make_app(evaluated_copy)
     async with app.run_test(size=SIZE) as pilot:
         await open_inspector(pilot, q.query_id, tier.name)
         await pilot.press("o")

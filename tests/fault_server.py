@@ -8,6 +8,7 @@ Each request takes the next scripted action from ``script`` (then ``default``), 
   "cut"                close the connection without answering
   "garbage"            200 with a body that is not JSON
   "no_choices"         200 with JSON that is not a completion
+  ("error", code, msg) that status with ``msg`` as the error message
 """
 
 from __future__ import annotations
@@ -83,6 +84,10 @@ class FaultServer:
                                   "total_tokens": len(text) // 4 + max(1, len(content) // 4)},
                     }).encode()
                     self._send(200, body)
+                elif isinstance(action, tuple) and action[0] == "error":
+                    # ("error", status, message): an error body of our choosing (echoed keys, markup, escapes)
+                    body = json.dumps({"error": {"message": action[2], "type": "injected", "code": action[1]}}).encode()
+                    self._send(action[1], body)
                 elif isinstance(action, int):
                     body = json.dumps({"error": {"message": f"injected {action}", "type": "injected", "code": action}}).encode()
                     self._send(action, body, {"retry-after": "0"} if action == 429 else None)

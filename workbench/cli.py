@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from rich.table import Table
 
 from workbench.display import fmt
 from workbench.project import ProjectError, init_project, load_project
+from workbench.safe_text import as_text, markup_escaped, visible
 
 # Piped output gets a width that fits the tables instead of rich's 80-column fallback.
 console = Console() if sys.stdout.isatty() else Console(width=120)
@@ -33,10 +35,10 @@ def friendly_errors(fn):
             return fn(*args, **kwargs)
         except ProjectError as exc:
             err_console.print(f"[red]error:[/] {len(exc.problems)} problem(s); nothing was written")
-            click.echo(str(exc), err=True)  # plain: file:line: field lines must not be wrapped
+            click.echo(visible(str(exc)), err=True)  # plain: file:line: field lines must not be wrapped
             sys.exit(2)
         except (StaleIndexError, StaleTiersError, ValueError, FileNotFoundError) as exc:
-            err_console.print(f"[red]error:[/] {exc}", highlight=False)
+            err_console.print(f"[red]error:[/] {markup_escaped(str(exc))}", highlight=False)
             sys.exit(2)
 
     return wrapper
@@ -46,6 +48,22 @@ def friendly_errors(fn):
 @click.version_option(package_name="nearmiss-workbench")
 def main() -> None:
     """Nearmiss Workbench: is a wrong answer an evidence-access or an evidence-use failure?"""
+    _show_recoveries()
+
+
+class _RecoveryNotice(logging.Handler):
+    """Damaged derived state set aside and rebuilt: one warning line on stderr, never wrapped."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        err_console.print(f"[yellow]warning:[/] {markup_escaped(record.getMessage(), one_line=True)}",
+                          highlight=False, soft_wrap=True)
+
+
+def _show_recoveries() -> None:
+    log = logging.getLogger("workbench.recovery")
+    if not any(isinstance(h, _RecoveryNotice) for h in log.handlers):
+        log.addHandler(_RecoveryNotice(level=logging.INFO))
+        log.setLevel(logging.INFO)
 
 
 @main.command()
@@ -55,7 +73,7 @@ def main() -> None:
 def init(project: Path, name: str | None) -> None:
     """Make an empty project folder."""
     init_project(project, name)
-    console.print(f"initialised [bold]{project}[/]")
+    console.print(f"initialised [bold]{markup_escaped(str(project))}[/]")
 
 
 @main.command("import")
@@ -69,22 +87,19 @@ def init(project: Path, name: str | None) -> None:
 def import_(project: Path, documents: Path, queries: Path | None, fmt: str, split: str) -> None:
     """Fill a project (creating it if absent) from documents and queries."""
     from workbench.importers import import_dataset
-    from workbench.project import CONFIG_FILE
 
-    if not (project / CONFIG_FILE).exists():
-        init_project(project)
     n_docs, n_queries = import_dataset(project, documents, queries, fmt, split)
-    console.print(f"imported {n_docs} documents and {n_queries} queries into [bold]{project}[/]")
+    console.print(f"imported {n_docs} documents and {n_queries} queries into [bold]{markup_escaped(str(project))}[/]")
 
 
 def print_tiers(tierset, project) -> None:
-    table = Table(title=f"Tiers of {project.config.name}; queries = all (single/multi-source)", title_justify="left")
+    table = Table(title=f"Tiers of {markup_escaped(project.config.name)}; queries = all (single/multi-source)", title_justify="left")
     for col in ("tier", "budget", "docs", "tokens", "domains", "queries"):
         table.add_column(col, justify="left" if col in ("tier", "domains") else "right", no_wrap=True)
     for t in tierset.tiers:
         multi = sum(project.query(q).is_multi_source for q in t.query_ids)
         domains = t.domains[0] if len(t.domains) == 1 else f"{len(t.domains)} domains"
-        table.add_row(t.name, f"{t.budget:,}", f"{len(t.doc_ids):,}", f"{t.tokens:,}", domains,
+        table.add_row(as_text(t.name), f"{t.budget:,}", f"{len(t.doc_ids):,}", f"{t.tokens:,}", as_text(domains),
                       f"{len(t.query_ids)} ({len(t.query_ids) - multi}/{multi})")
     console.print(table)
 
@@ -106,10 +121,10 @@ def ladder(project: Path) -> None:
 @friendly_errors
 def tiers(project: Path, as_json: bool) -> None:
     """Print each tier's documents, tokens, domains and queries."""
-    from workbench.ladder import load_tiers
+    from workbench.ladder import ensure_tiers
 
     p = load_project(project)
-    tierset = load_tiers(p)
+    tierset = ensure_tiers(p)
     if as_json:
         click.echo(json.dumps([
             {"name": t.name, "kind": t.kind, "budget": t.budget, "docs": len(t.doc_ids), "tokens": t.tokens,
@@ -150,7 +165,7 @@ def print_eval(results, k: int, use: dict | None) -> None:
         s = r.summary
         if last_tier is not None and r.tier != last_tier:
             table.add_section()
-        table.add_row(r.tier if r.tier != last_tier else "", r.system, f"{s.n_single}/{s.n_multi}", fmt(s.r_at_1),
+        table.add_row(as_text(r.tier if r.tier != last_tier else ""), as_text(r.system), f"{s.n_single}/{s.n_multi}", fmt(s.r_at_1),
                       fmt(s.sr_at_k), fmt(s.fr_at_k), fmt(s.multi_gap), fmt(s.mrr_at_k), fmt(s.ndcg_at_10))
         last_tier = r.tier
     console.print(table)
@@ -166,13 +181,13 @@ def print_use(use: dict) -> None:
     for tier, systems in use["rows"].items():
         for system, row in systems.items():
             if row.get("fits") is False:
-                table.add_row(tier, system, "does not fit", *([""] * (len(cols) - 1)))
+                table.add_row(as_text(tier), as_text(system), "does not fit", *([""] * (len(cols) - 1)))
             else:
                 qa = fmt(row.get("QA"), 2) + ("*" if row.get("judge_ok") is False else "")
-                table.add_row(tier, system, qa, *(fmt(row.get(c), 2) for c in cols[1:]))
+                table.add_row(as_text(tier), as_text(system), qa, *(fmt(row.get(c), 2) for c in cols[1:]))
     console.print(table)
     for line in use["judges"].values():
-        console.print(line, highlight=False)
+        console.print(as_text(line), highlight=False)
     if any(r.get("judge_ok") is False for systems in use["rows"].values() for r in systems.values()):
         console.print("* scored by a judge that failed its calibration: read EM / contains instead", highlight=False)
 
@@ -192,11 +207,11 @@ def load_use(p, tiers) -> dict | None:
 @PROJECT_ARG
 @click.option("--retrievers", default="bm25,dense,hybrid", show_default=True, help="Comma list: bm25, dense, hybrid.")
 @click.option("--tiers", "tier_spec", default="all", show_default=True, help="`all`, or tier names / kinds, comma-separated.")
-@click.option("--k", default=10, show_default=True, type=click.IntRange(1, 1000))
+@click.option("--k", type=click.IntRange(1, 1000), help="Cut-off K (default: `[retrievers] k` of workbench.toml, 10).")
 @click.option("--json", "as_json", is_flag=True, help="Print the stable JSON document instead of tables.")
 @click.option("--no-models", is_flag=True, help="Leave stored model runs out.")
 @friendly_errors
-def eval_(project: Path, retrievers: str, tier_spec: str, k: int, as_json: bool, no_models: bool) -> None:
+def eval_(project: Path, retrievers: str, tier_spec: str, k: int | None, as_json: bool, no_models: bool) -> None:
     """Access metrics (R@1, SR@K, FR@K, MRR@K, nDCG@10) per tier × system, plus stored model results."""
     from workbench.evaluate import evaluate, results_json
     from workbench.ladder import ensure_tiers, select_tiers
@@ -204,6 +219,7 @@ def eval_(project: Path, retrievers: str, tier_spec: str, k: int, as_json: bool,
     from workbench.retrievers import make_retrievers
 
     p = load_project(project)
+    k = k or p.config.retrievers.k
     tiers = select_tiers(ensure_tiers(p), tier_spec)
     names = [n.strip() for n in retrievers.split(",") if n.strip()]
     systems = make_retrievers(p, names)
@@ -230,36 +246,47 @@ def export_trec(project: Path, out: Path | None, tier_spec: str) -> None:
     p = load_project(project)
     written = do_export(p, select_tiers(load_tiers(p), tier_spec), out or project / "trec")
     for path in written:
-        console.print(str(path))
+        console.print(as_text(str(path)))
     if len(written) <= 1:
         err_console.print("no stored runs yet: run `workbench eval` first")
 
 
 def sample_corpus_path() -> Path:
-    return Path(__file__).resolve().parent.parent / "sample_corpus"
+    from workbench.demo_project import bundled_corpus
+
+    return bundled_corpus()
+
+
+def demo_project_path() -> Path:
+    """The demo's working copy (user data folder), refreshed from the bundled corpus."""
+    from workbench.demo_project import prepare_demo
+
+    return prepare_demo(sample_corpus_path())
 
 
 @main.command()
 @click.option("--no-tui", is_flag=True, help="Print the evaluation tables instead of opening the TUI.")
 @friendly_errors
 def demo(no_tui: bool) -> None:
-    """Set up the bundled sample project (indexes, ladder) on first run, then open it."""
+    """Open the bundled sample project (its indexes build on first run, in the user's data folder)."""
     from workbench.evaluate import evaluate
     from workbench.ladder import ensure_tiers
     from workbench.progress import stage_progress
     from workbench.retrievers import make_retrievers
 
-    root = sample_corpus_path()
+    root = demo_project_path()
     p = load_project(root)
-    tiers = ensure_tiers(p).tiers
-    ensure_indexes(p, tiers)
     if not no_tui and tui_available():
+        # as `open` does: the TUI is usable at once and builds what is missing in the background
         open_tui(root)
         return
+    err_console.print(f"demo project: {markup_escaped(str(root))}", highlight=False, soft_wrap=True)
+    tiers = ensure_tiers(p).tiers
+    ensure_indexes(p, tiers)
     systems = make_retrievers(p, ["bm25", "dense", "hybrid"])
     with stage_progress(err_console, unit="queries") as progress:
-        results = evaluate(p, tiers, systems, progress=progress)
-    print_eval(results, 10, load_use(p, tiers))
+        results = evaluate(p, tiers, systems, k=p.config.retrievers.k, progress=progress)
+    print_eval(results, p.config.retrievers.k, load_use(p, tiers))
 
 
 def tui_available() -> bool:

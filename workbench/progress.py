@@ -19,6 +19,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from workbench.safe_text import markup_escaped
+
 
 class RateColumn(ProgressColumn):
     def __init__(self, unit: str):
@@ -45,7 +47,7 @@ def stage_progress(console: Console, unit: str = "items") -> Iterator[Callable[[
 
         def update(stage: str, done: int, total: int) -> None:
             if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total)
+                tasks[stage] = bar.add_task(markup_escaped(stage, one_line=True), total=total)  # stages name tiers: data
             bar.update(tasks[stage], completed=done, total=total)
 
         yield update

@@ -67,6 +67,8 @@ async def calibrate_judge(
     right, wrong = [], []
     for q, wrong_answer in pairs:
         r = await judge_answer(judge, q.query, q.answer, q.answer, samples=samples)
+        if r.call_failures == samples:
+            break  # the endpoint is down: the other calls would fail the same way, each after its retries
         w = await judge_answer(judge, q.query, q.answer, wrong_answer, samples=samples)
         if r.median is not None:
             right.append(r.median)

@@ -16,6 +16,7 @@ from rich.table import Table
 
 from workbench.display import MISSING, fmt
 from workbench.llm.tasks import TASKS, TaskOptions
+from workbench.safe_text import as_text, markup_escaped, visible
 
 console = Console(stderr=True)
 
@@ -57,12 +58,12 @@ def run_command(project: Path, model_name, tasks, tiers, queries, variant, k, re
         name, cfg = resolve_model(proj, model_name)
         judge_name, judge_cfg = resolve_judge(proj, name, judge)
     except (ProjectError, ModelNotFound, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(visible(str(exc))) from None
     qids = tuple(q.strip() for q in queries.split(",") if q.strip()) or None
     if qids:
         unknown = [q for q in qids if q not in {x.query_id for x in proj.queries}]
         if unknown:
-            raise click.ClickException(f"unknown query id(s): {unknown[:10]}")
+            raise click.ClickException(visible(f"unknown query id(s): {unknown[:10]}"))
     k = k or proj.config.retrievers.k
     seed = proj.config.ladder.seed if seed is None else seed
     try:
@@ -74,7 +75,7 @@ def run_command(project: Path, model_name, tasks, tiers, queries, variant, k, re
 
             server.default_server()
     except LocalServerError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(visible(str(exc))) from None
 
     started = time.perf_counter()
     try:
@@ -87,7 +88,8 @@ def run_command(project: Path, model_name, tasks, tiers, queries, variant, k, re
     console.print(f"wall time {wall:.1f} s; model calls {stats['calls']} (cache hits {stats['cache_hits']}, failed {stats['failures']})")
     failed = [(r.tier, r.system, f) for r in runs for f in r.failures]
     for tier, system, f in failed[:20]:
-        console.print(f"[red]failed[/] {tier} {system} {f.query_id} ({f.stage}): {f.error}")
+        console.print(f"[red]failed[/] {markup_escaped(f'{tier} {system} {f.query_id} ({f.stage}): {f.error}', one_line=True)}",
+                      highlight=False)
     if failed:
         console.print(f"[red]{len(failed)} query run(s) failed[/]: rerun the same command to retry them (finished ones are not recomputed)")
         raise SystemExit(1)
@@ -119,14 +121,17 @@ async def _run_all(proj, tier_list, name, cfg, judge_name, judge_cfg, task_list,
                         run = await run_tier(proj, tier, name, client, opts, judge_client if task != "localize" else None,
                                              progress=lambda n, total, label=label: progress(label, n, total))
                     except RetrieverRunMissing as exc:
-                        raise click.ClickException(str(exc)) from None
+                        raise click.ClickException(visible(str(exc))) from None
                     runs.append(run)
-        if set(task_list) - {"localize"}:
+        answer_runs = [r for r in runs if r.task != "localize" and r.fits]
+        if answer_runs and not any(r.qa for r in answer_runs) and any(r.failures for r in answer_runs):
+            console.print("[yellow]judge not calibrated: every answer call of this run failed (is the endpoint down?)[/]")
+        elif set(task_list) - {"localize"}:
             from workbench.llm.calibration import calibrate_judge, save_calibration
 
             calibration = await calibrate_judge(judge_client, proj.queries, seed=seed)
             save_calibration(proj, calibration)
-            console.print(("[green]" if calibration.separates else "[yellow]") + calibration.verdict() + "[/]")
+            console.print(as_text(calibration.verdict(), "green" if calibration.separates else "yellow"))
     finally:
         await client.aclose()
         if judge_client is not client:
@@ -149,18 +154,18 @@ def _print_summary(proj, runs) -> None:
         table.add_column(col, justify="left" if col in ("tier", "system") else "right", no_wrap=col in ("tier", "system", "fits"))
     for r in runs:
         if not r.fits:
-            table.add_row(r.tier, r.system, f"no ({r.input_tokens}>{r.budget_tokens})", *[MISSING] * 13)
+            table.add_row(as_text(r.tier), as_text(r.system), f"no ({r.input_tokens}>{r.budget_tokens})", *[MISSING] * 13)
             continue
         c = call_figures(r)
         if r.task == "localize":
             per = [query_access(x.query_id, x.doc_ids, proj.query(x.query_id).gold_doc_ids, r.k) for x in r.localize]
             s = summarize(per, r.k) if per else None
             lf = localize_figures(r)
-            table.add_row(r.tier, r.system, "yes", fmt(s and s.r_at_1), fmt(s and s.sr_at_k), fmt(s and s.fr_at_k),
+            table.add_row(as_text(r.tier), as_text(r.system), "yes", fmt(s and s.r_at_1), fmt(s and s.sr_at_k), fmt(s and s.fr_at_k),
                           MISSING, fmt(lf["n"]), MISSING, MISSING, MISSING, MISSING, fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
         else:
             q = qa_figures(r)
-            table.add_row(r.tier, r.system, "yes", MISSING, MISSING, MISSING, fmt(q["QA"], 2), fmt(q["n"]), fmt(q["judge_failures"]),
+            table.add_row(as_text(r.tier), as_text(r.system), "yes", MISSING, MISSING, MISSING, fmt(q["QA"], 2), fmt(q["n"]), fmt(q["judge_failures"]),
                           fmt(q["refusals"]), fmt(q["EM"], 2), fmt(q["contains"], 2), fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
     Console(width=200 if not Console().is_terminal else None).print(table)
 
@@ -175,7 +180,7 @@ def serve_command(host, port, n_ctx, n_threads):
     from workbench.llm.server import LocalServerError, serve_foreground
 
     try:
-        code = serve_foreground(host=host, port=port or None, n_ctx=n_ctx, n_threads=n_threads, echo=lambda s: console.print(s))
+        code = serve_foreground(host=host, port=port or None, n_ctx=n_ctx, n_threads=n_threads, echo=lambda s: console.print(as_text(s)))
     except LocalServerError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(visible(str(exc))) from None
     raise SystemExit(code)

@@ -23,8 +23,10 @@ from typing import Callable
 
 import msgspec
 
+from index.embedding_cache import open_sqlite
 from workbench.fsutil import sha256_bytes
 from workbench.records import ModelConfig
+from workbench.safe_text import redacted
 
 CACHE_DIR = "llm_cache"
 CACHE_FILE = "responses.sqlite"
@@ -57,6 +59,12 @@ def cache_key(endpoint: str, model: str, messages: list[dict], params: dict) -> 
     return sha256_bytes(msgspec.json.encode([endpoint, model, messages, sorted(params.items())]))
 
 
+def _setup_responses(db: sqlite3.Connection) -> None:
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value BLOB NOT NULL, created REAL NOT NULL)")
+    db.execute("SELECT 1 FROM responses LIMIT 1").fetchall()
+
+
 class ResponseCache:
     """sqlite file; safe across threads (one lock) and processes (WAL, retries on busy)."""
 
@@ -64,9 +72,7 @@ class ResponseCache:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), timeout=30.0, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value BLOB NOT NULL, created REAL NOT NULL)")
+        self._db = open_sqlite(path, _setup_responses, isolation_level=None)
 
     @classmethod
     def for_state_dir(cls, state_dir: Path) -> "ResponseCache":
@@ -168,6 +174,10 @@ class ChatClient:
             raise LLMCallError("config", f"model {self.name!r}: environment variable {env} (its API key) is not set", 0)
         return key
 
+    def _secrets(self) -> tuple[str, ...]:
+        env = self.config.api_key_env
+        return (os.environ.get(env, ""),) if env else ()
+
     @property
     def base_url(self) -> str:
         if not isinstance(self._base_url, str):
@@ -242,7 +252,8 @@ class ChatClient:
                     raise
                 except Exception as exc:  # noqa: BLE001 - classified below
                     last_kind, retryable = _classify(exc)
-                    last_msg = f"{type(exc).__name__}: {exc}"[:500]
+                    # an endpoint may echo the key back in its error body: never store or show it
+                    last_msg = redacted(f"{type(exc).__name__}: {exc}", self._secrets())[:500]
                     if not retryable:
                         break
                     retry_after = _retry_after(exc)

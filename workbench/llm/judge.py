@@ -50,6 +50,7 @@ class JudgeResult(msgspec.Struct, frozen=True):
     spread: int | None
     failures: int  # samples that stayed unparseable or whose calls failed
     failure: bool  # no usable sample at all
+    call_failures: int = 0  # samples whose call failed after all retries (the endpoint, not the parse)
     raw: list[str] = []
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -66,7 +67,7 @@ async def judge_answer(
     messages = judge_messages(query, gold, predicted)
     scores: list[int] = []
     raw: list[str] = []
-    failures = 0
+    failures = call_failures = 0
     pt = ct = 0
     for i in range(samples):
         score = None
@@ -79,6 +80,7 @@ async def judge_answer(
                 )
             except LLMCallError as exc:
                 raw.append(f"<call failed: {exc}>")
+                call_failures += 1
                 break
             pt += c.prompt_tokens
             ct += c.completion_tokens
@@ -96,6 +98,7 @@ async def judge_answer(
         spread=(max(scores) - min(scores)) if scores else None,
         failures=failures,
         failure=not scores,
+        call_failures=call_failures,
         raw=raw,
         prompt_tokens=pt,
         completion_tokens=ct,

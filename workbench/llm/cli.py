@@ -89,7 +89,7 @@ def run_command(project: Path, model_name, tasks, tiers, queries, variant, k, re
     failed = [(r.tier, r.system, f) for r in runs for f in r.failures]
     for tier, system, f in failed[:20]:
         console.print(f"[red]failed[/] {markup_escaped(f'{tier} {system} {f.query_id} ({f.stage}): {f.error}', one_line=True)}",
-                      highlight=False)
+                      highlight=False, soft_wrap=True)  # one line per failure
     if failed:
         console.print(f"[red]{len(failed)} query run(s) failed[/]: rerun the same command to retry them (finished ones are not recomputed)")
         raise SystemExit(1)

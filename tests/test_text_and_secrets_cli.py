@@ -76,3 +76,30 @@ def test_calibration_stops_when_every_answer_call_failed(tiny_project, fault_ser
     assert result.exit_code == 1
     assert fault_server.chat_requests == 3  # the three answer calls; no judge calibration calls after them
     assert "not calibrated" in result.output
+
+
+def test_embedding_bar_counts_chunks_not_documents():
+    from workbench.indexing import stage_unit
+    from workbench.progress import stage_progress
+
+    def rendered(stage: str) -> str:
+        console = Console(record=True, force_terminal=True, width=200, file=io.StringIO())
+        with stage_progress(console, unit=stage_unit) as progress:
+            progress(stage, 50, 100)
+            progress(stage, 100, 100)
+        return console.export_text()
+
+    embed, bm25 = rendered("embed"), rendered("bm25 full")
+    assert "chunks/s" in embed and "docs/s" not in embed
+    assert "docs/s" in bm25 and "chunks/s" not in bm25
+
+
+def test_problems_quoting_data_show_it_as_text(tmp_path):
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(json.dumps({"doc_id": "d1", "title": "t", "text": "x"}) + "\n")
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(json.dumps({"query_id": "[bold]q\x1b]0;pwned\x07", "query": "?", "answer": "a", "gold_doc_ids": ["d1"]}) + "\n")
+    result = CliRunner().invoke(main, ["import", str(tmp_path / "p"), "--documents", str(docs), "--queries", str(queries)])
+    assert result.exit_code == 2
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert "[bold]q␛]0;pwned␇" in result.output

@@ -134,10 +134,10 @@ def tiers(project: Path, as_json: bool) -> None:
 
 
 def ensure_indexes(p, tiers, force: bool = False, kinds=("sparse", "dense")) -> dict:
-    from workbench.indexing import build_indexes
+    from workbench.indexing import build_indexes, stage_unit
     from workbench.progress import stage_progress
 
-    with stage_progress(err_console, unit="docs") as progress:
+    with stage_progress(err_console, unit=stage_unit) as progress:
         return build_indexes(p, tiers, kinds=kinds, force=force, progress=progress)
 
 

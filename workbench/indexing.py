@@ -32,6 +32,11 @@ DENSE_FORMAT = 2
 Progress = Callable[[str, int, int], None]
 
 
+def stage_unit(stage: str) -> str:
+    """What a build stage counts: embedding and dense stages count chunks, the others documents."""
+    return "chunks" if stage == "embed" or stage.startswith("dense ") else "docs"
+
+
 class StaleIndexError(Exception):
     pass
 

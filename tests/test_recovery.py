@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from workbench.cli import main
 from workbench.indexing import build_indexes, dense_dir, index_status, sparse_dir
-from workbench.ladder import ensure_tiers, load_tiers, tiers_path
+from workbench.ladder import ensure_tiers, load_tiers
 from workbench.project import load_project
 
 

@@ -17,7 +17,13 @@ from typing import Callable
 
 import msgspec
 
-from workbench.fsutil import atomic_replace_dir, atomic_write_bytes, fresh_temp_dir, safe_name, sha256_file
+from workbench.fsutil import (
+    atomic_replace_dir,
+    atomic_write_bytes,
+    fresh_temp_dir,
+    safe_name,
+    sha256_file,
+)
 from workbench.project import Project
 from workbench.records import Tier
 from workbench.recovery import log, remove_dead_builds

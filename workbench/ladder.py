@@ -24,8 +24,8 @@ import msgspec
 
 from workbench.fsutil import atomic_write_bytes, sha256_bytes
 from workbench.project import Project
-from workbench.recovery import set_aside
 from workbench.records import LadderConfig, Tier, TierSet
+from workbench.recovery import set_aside
 from workbench.tokens import doc_tokens
 
 TIERS_FILE = Path("tiers") / "tiers.json"

@@ -13,7 +13,7 @@ from conftest_llm import TINY_DOCS, TINY_QUERIES
 from workbench import cli
 from workbench.cli import main
 from workbench.project import write_config, write_project_files
-from workbench.records import Document, LadderConfig, ModelConfig, ProjectConfig, Query
+from workbench.records import Document, EmbeddingConfig, LadderConfig, ModelConfig, ProjectConfig, Query
 
 MARKUP_NAME = "[blink]P[/][link=https://example.invalid]L[/link]"
 ESC_DOMAIN = "fin\x1b[31mance\x1b]0;pwned\x07"
@@ -103,3 +103,16 @@ def test_problems_quoting_data_show_it_as_text(tmp_path):
     assert result.exit_code == 2
     assert "\x1b" not in result.output and "\x07" not in result.output
     assert "[bold]q␛]0;pwned␇" in result.output
+
+
+def test_embedding_endpoint_error_is_one_line_without_the_key(tiny_project, fault_server, monkeypatch):
+    secret = "sk-embed-SECRET-9876543210"
+    monkeypatch.setenv("EMBED_KEY", secret)
+    write_config(tiny_project, ProjectConfig(
+        name="tiny", ladder=LadderConfig(seed=7, base_budget=600, prompt_overhead=100),
+        embedding=EmbeddingConfig(backend="openai", model="e", base_url=fault_server.base_url, api_key_env="EMBED_KEY")))
+    fault_server.default = ("error", 401, f"invalid key {secret} [bold]no[/]")
+    result = CliRunner().invoke(main, ["index", str(tiny_project), "--only", "dense"])
+    assert result.exit_code == 1, result.output
+    assert secret not in result.output and "Traceback" not in result.output
+    assert "AuthenticationError" in result.output and "[bold]no[/]" in result.output

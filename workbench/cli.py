@@ -28,6 +28,7 @@ def friendly_errors(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        from index.embedders import EmbedderError
         from workbench.indexing import StaleIndexError
         from workbench.ladder import StaleTiersError
 
@@ -40,6 +41,9 @@ def friendly_errors(fn):
         except (StaleIndexError, StaleTiersError, ValueError, FileNotFoundError) as exc:
             err_console.print(f"[red]error:[/] {markup_escaped(str(exc))}", highlight=False)
             sys.exit(2)
+        except EmbedderError as exc:  # an embedding endpoint failed: not the user's input
+            err_console.print(f"[red]error:[/] {markup_escaped(str(exc))}", highlight=False)
+            sys.exit(1)
 
     return wrapper
 

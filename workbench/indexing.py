@@ -9,6 +9,7 @@ Builds go to a temp directory beside the target and are swapped in whole.
 
 from __future__ import annotations
 
+import os
 import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from workbench.fsutil import (
 from workbench.project import Project
 from workbench.records import Tier
 from workbench.recovery import log, remove_dead_builds
+from workbench.safe_text import redacted
 from workbench.runs import tier_hash
 
 MANIFEST = "manifest.json"
@@ -178,7 +180,7 @@ class ChunkTable:
 def embed_pool(project: Project, doc_ids: list[int], progress: Progress | None = None, embedder=None) -> ChunkTable:
     import numpy as np
 
-    from index import EmbeddingCache, embed_with_cache
+    from index import EmbedderError, EmbeddingCache, embed_with_cache
 
     embedder = embedder or make_project_embedder(project)
     e = project.config.embedding
@@ -191,10 +193,17 @@ def embed_pool(project: Project, doc_ids: list[int], progress: Progress | None =
             texts.append(chunk)
         if progress and (n % 200 == 0 or n == len(doc_ids)):
             progress("chunk", n, len(doc_ids))
-    cache = EmbeddingCache(project.state_dir / "embeddings" / "cache.sqlite", embedder.name, embedder.dims)
-    vectors = embed_with_cache(
-        embedder, cache, texts, progress=(lambda done: progress("embed", done, len(texts))) if progress else None
-    )
+    try:
+        cache = EmbeddingCache(project.state_dir / "embeddings" / "cache.sqlite", embedder.name, embedder.dims)
+        vectors = embed_with_cache(
+            embedder, cache, texts, progress=(lambda done: progress("embed", done, len(texts))) if progress else None
+        )
+    except Exception as exc:
+        if not type(exc).__module__.startswith("openai"):
+            raise
+        # an embedding endpoint's error: shown without a traceback and without the key it may echo
+        key = os.environ.get(e.api_key_env, "") if e.api_key_env else ""
+        raise EmbedderError(redacted(f"{embedder.name} at {e.base_url}: {type(exc).__name__}: {exc}", (key,))) from None
     return ChunkTable(np.asarray(chunk_docs, dtype=np.int64), np.asarray(vectors, dtype=np.float32))
 
 

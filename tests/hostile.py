@@ -19,12 +19,13 @@ MARKUP = "[blink]P[/][link=https://example.invalid]L[/link]"
 
 
 def make_hostile_project(root: Path) -> Path:
-    docs = [
-        Document(d.doc_id, f"{d.title} {SGR}" if d.doc_id == 1 else d.title,
-                 f"{d.text} {TITLE_SEQ}{OSC8}{OSC52} {MARKUP} \u202eevil" if d.doc_id in (1, 3) else d.text,
-                 d.domain)
-        for d in TINY_DOCS
-    ]
+    texts = {
+        1: f"Paris is the capital of France. {TITLE_SEQ}{OSC8}{OSC52} {MARKUP} \u202eevil",
+        # the hard negative repeats the question, so it outranks the gold document: a near miss to inspect
+        3: f"What is the capital of France? Not Berlin, the capital of Germany. {SGR} {TITLE_SEQ}{OSC8}{OSC52} {MARKUP}",
+    }
+    docs = [Document(d.doc_id, f"{d.title} {SGR}" if d.doc_id == 1 else d.title, texts.get(d.doc_id, d.text), d.domain)
+            for d in TINY_DOCS]
     queries = [Query(q.query_id, f"{q.query} {SGR}" if q.query_id == "q1" else q.query, q.answer, q.gold_doc_ids,
                      q.hard_negative_ids, q.domain, q.kind) for q in TINY_QUERIES]
     root.mkdir(parents=True, exist_ok=True)

@@ -14,17 +14,13 @@ import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Literal
 
 import msgspec
 
-from workbench.fsutil import (
-    atomic_replace_dir,
-    atomic_write_bytes,
-    fresh_temp_dir,
-    safe_name,
-    sha256_file,
-)
+from workbench.errors import ExternalError, WorkbenchError
+from workbench.fsutil import atomic_replace_dir, atomic_write_bytes, fresh_temp_dir, safe_name, sha256_file
+from workbench.progress import Progress
 from workbench.project import Project
 from workbench.records import Tier
 from workbench.recovery import log, remove_dead_builds
@@ -37,7 +33,6 @@ SPARSE_FORMAT = 2
 DENSE_FORMAT = 2
 
 # progress(stage, done, total): stage is e.g. "bm25 base:finance", "embed", "dense full"
-Progress = Callable[[str, int, int], None]
 
 
 def stage_unit(stage: str) -> str:
@@ -45,12 +40,13 @@ def stage_unit(stage: str) -> str:
     return "chunks" if stage == "embed" or stage.startswith("dense ") else "docs"
 
 
-class StaleIndexError(Exception):
-    pass
+class StaleIndexError(WorkbenchError):
+    title = "Index missing or stale"
+    hint = "Build the indexes: `workbench index PROJECT` (Ctrl+B in the TUI)."
 
 
 class IndexManifest(msgspec.Struct, frozen=True):
-    kind: str  # "sparse" | "dense"
+    kind: Literal["sparse", "dense"]
     format: int
     tier: str
     tier_hash: str
@@ -173,14 +169,14 @@ def make_project_embedder(project: Project):
 class ChunkTable:
     """Every chunk of the pool: its document and its vector (rows aligned)."""
 
-    doc_ids: "object"  # np.ndarray[int64]
-    vectors: "object"  # np.ndarray[float32]
+    doc_ids: Any  # np.ndarray[int64] (numpy is imported lazily)
+    vectors: Any  # np.ndarray[float32]
 
 
 def embed_pool(project: Project, doc_ids: list[int], progress: Progress | None = None, embedder=None) -> ChunkTable:
     import numpy as np
 
-    from index import EmbedderError, EmbeddingCache, embed_with_cache
+    from index import EmbeddingCache, embed_with_cache
 
     embedder = embedder or make_project_embedder(project)
     e = project.config.embedding
@@ -203,7 +199,8 @@ def embed_pool(project: Project, doc_ids: list[int], progress: Progress | None =
             raise
         # an embedding endpoint's error: shown without a traceback and without the key it may echo
         key = os.environ.get(e.api_key_env, "") if e.api_key_env else ""
-        raise EmbedderError(redacted(f"{embedder.name} at {e.base_url}: {type(exc).__name__}: {exc}", (key,))) from None
+        raise ExternalError(redacted(f"{embedder.name} at {e.base_url}: {type(exc).__name__}: {exc}", (key,)),
+                            title="Embedding endpoint failed") from None
     return ChunkTable(np.asarray(chunk_docs, dtype=np.int64), np.asarray(vectors, dtype=np.float32))
 
 

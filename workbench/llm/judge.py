@@ -4,6 +4,10 @@ N judge samples per answer: the first greedy (temperature 0), the others sampled
 SAMPLE_TEMPERATURE with their own seeds so they can differ; the median is kept and the spread (max − min) reported. An unparseable judge output is retried
 with a new seed; a sample still unparseable is a judge failure, never a score. If every
 sample fails, the answer has no judge score (``median`` None, ``failure`` True).
+
+A judge call that fails after the client's retries is a different outcome, ``JudgeUnavailable``:
+no verdict at all (the endpoint is down), which the caller records as a failed query and retries
+on the next run — never a score, never an unparseable reply.
 """
 
 from __future__ import annotations
@@ -50,10 +54,16 @@ class JudgeResult(msgspec.Struct, frozen=True):
     spread: int | None
     failures: int  # samples that stayed unparseable or whose calls failed
     failure: bool  # no usable sample at all
-    call_failures: int = 0  # samples whose call failed after all retries (the endpoint, not the parse)
     raw: list[str] = []
     prompt_tokens: int = 0
     completion_tokens: int = 0
+
+
+class JudgeUnavailable(msgspec.Struct, frozen=True):
+    """A judge call failed after all retries (see module doc)."""
+
+    error: str  # the LLMCallError's text
+    kind: str  # its kind: rate_limit, server_error, timeout, connection, …
 
 
 async def judge_answer(
@@ -63,11 +73,11 @@ async def judge_answer(
     predicted: str,
     samples: int = 3,
     parse_retries: int = 2,
-) -> JudgeResult:
+) -> JudgeResult | JudgeUnavailable:
     messages = judge_messages(query, gold, predicted)
     scores: list[int] = []
     raw: list[str] = []
-    failures = call_failures = 0
+    failures = 0
     pt = ct = 0
     for i in range(samples):
         score = None
@@ -79,9 +89,7 @@ async def judge_answer(
                     seed=1000 * i + attempt, extra_key={"judge_sample": i, "judge_attempt": attempt},
                 )
             except LLMCallError as exc:
-                raw.append(f"<call failed: {exc}>")
-                call_failures += 1
-                break
+                return JudgeUnavailable(str(exc), exc.kind)
             pt += c.prompt_tokens
             ct += c.completion_tokens
             raw.append(c.text)
@@ -98,7 +106,6 @@ async def judge_answer(
         spread=(max(scores) - min(scores)) if scores else None,
         failures=failures,
         failure=not scores,
-        call_failures=call_failures,
         raw=raw,
         prompt_tokens=pt,
         completion_tokens=ct,

@@ -42,7 +42,8 @@ def rank_text(rank: int | None, k: int, depth: int) -> Text:
 def diff_text(spans: list[Span]) -> Text:
     text = Text()
     for s in spans:
-        text.append(s.text, style=DIFF_STYLE.get(s.kind, "") if s.changed else "")
+        # document text: escape sequences and other control characters drawn as text, never sent raw
+        text.append(visible(s.text), style=DIFF_STYLE.get(s.kind, "") if s.changed else "")
     return text
 
 

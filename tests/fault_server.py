@@ -46,6 +46,7 @@ class FaultServer:
         self.max_in_flight = 0
         self.gate = threading.Event()  # opened by release(): "hold" requests answer
         self.lock = threading.Lock()
+        self.disconnected = threading.Event()  # set when a client closed its connection during a delay
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -89,7 +90,9 @@ class FaultServer:
                     outer.gate.wait()
                     action = "ok"
                 if isinstance(action, tuple) and action[0] == "delay":
-                    time.sleep(action[1])
+                    if outer._client_left(self.connection, action[1]):
+                        outer.disconnected.set()  # the client aborted the request: generate nothing
+                        return
                     action = "ok"
                 if action == "ok":
                     content = outer.responder(req.get("messages", []))
@@ -134,6 +137,23 @@ class FaultServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @staticmethod
+    def _client_left(conn: socket.socket, seconds: float) -> bool:
+        """Wait up to ``seconds``; True as soon as the client closes the connection (as a real
+        server notices an aborted request and stops generating)."""
+        import select
+
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([conn], [], [], min(0.05, max(0.0, deadline - time.monotonic())))
+            if ready:
+                try:
+                    if conn.recv(1, socket.MSG_PEEK) == b"":
+                        return True
+                except OSError:
+                    return True
+        return False
 
     @property
     def base_url(self) -> str:

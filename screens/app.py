@@ -291,5 +291,5 @@ def make_app(project_path: Path | str, **kwargs) -> WorkbenchApp:
     return WorkbenchApp(Path(project_path), **kwargs)
 
 
-def run_app(project_path: Path) -> None:
-    make_app(project_path).run()
+def run_app(project_path: Path, auto_build: bool = False) -> None:
+    make_app(project_path, auto_build=auto_build).run()

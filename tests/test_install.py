@@ -33,10 +33,11 @@ def test_demo_opens_the_tui_at_once(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     opened = []
     monkeypatch.setattr(workbench.cli, "tui_available", lambda: True)
-    monkeypatch.setattr(workbench.cli, "open_tui", lambda root: opened.append(root))
+    monkeypatch.setattr(workbench.cli, "open_tui", lambda root, auto_build=False: opened.append((root, auto_build)))
     result = CliRunner().invoke(workbench.cli.main, ["demo"])
     assert result.exit_code == 0, result.output
-    [root] = opened
+    [(root, auto_build)] = opened
+    assert auto_build  # the background build starts without a question
     assert root.is_relative_to(tmp_path / "data")
     assert not (root / ".workbench" / "index").exists()  # nothing was built before the TUI opened
 

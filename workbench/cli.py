@@ -266,8 +266,8 @@ def demo(no_tui: bool) -> None:
 
     root = demo_project_path()
     if not no_tui and tui_available():
-        # as `open` does: the TUI is usable at once and builds what is missing in the background
-        open_tui(root)
+        # the TUI is usable at once and builds what is missing in the background, without asking
+        open_tui(root, auto_build=True)
         return
     err_console.print(f"demo project: {markup_escaped(str(root))}", highlight=False, soft_wrap=True)
     session, _ = open_session(root)
@@ -285,10 +285,10 @@ def tui_available() -> bool:
     return importlib.util.find_spec("screens.app") is not None and sys.stdout.isatty()
 
 
-def open_tui(project: Path) -> None:
+def open_tui(project: Path, auto_build: bool = False) -> None:
     from screens.app import run_app  # lazy: the core never imports the TUI at module level
 
-    run_app(project)
+    run_app(project, auto_build=auto_build)
 
 
 @main.command("open")

@@ -7,6 +7,7 @@ from functools import partial
 from rich.text import Text
 
 from workbench.display import fmt as fmt_figure
+from workbench.safe_text import visible
 from workbench.session import Span
 
 KIND_STYLE = {"gold": "bold green", "hard_negative": "bold red", "other": ""}

@@ -39,7 +39,7 @@ def pid_alive(pid: int) -> bool:
 
 def remove_dead_builds(folder: Path) -> list[Path]:
     """Remove `.<name>.<pid>.*.building` folders in ``folder`` whose process is gone (kill -9 mid-build)."""
-    removed = []
+    removed: list[Path] = []
     if not folder.is_dir():
         return removed
     for p in folder.iterdir():

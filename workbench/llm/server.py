@@ -230,7 +230,7 @@ def clean_stale_log_dirs() -> list[Path]:
     """Remove the temporary log folders left by killed processes (their pid is gone)."""
     from workbench.recovery import pid_alive
 
-    removed = []
+    removed: list[Path] = []
     for p in Path(tempfile.gettempdir()).glob(f"{LOG_DIR_PREFIX}*"):
         pid = p.name[len(LOG_DIR_PREFIX):].split("-", 1)[0]
         if p.is_dir() and pid.isdigit() and not pid_alive(int(pid)):

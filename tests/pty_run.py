@@ -56,12 +56,20 @@ class PtyApp:
                 self.out += chunk
             except OSError:
                 break
-        try:
-            _, status = os.waitpid(self.pid, 0)
-        except ChildProcessError:
-            return 0
+        status = None
+        for _ in range(50):  # the app had its quit key; do not wait on it forever
+            try:
+                pid, st = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid:
+                status = st
+                break
+            select.select([], [], [], 0.1)
+        else:
+            self.kill()
         os.close(self.fd)
-        return os.waitstatus_to_exitcode(status)
+        return os.waitstatus_to_exitcode(status) if status is not None else -9
 
     def kill(self) -> None:
         try:

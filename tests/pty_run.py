@@ -22,10 +22,11 @@ class PtyApp:
         fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         self.out = bytearray()
 
-    def read_until(self, needle: bytes, timeout: float = 120.0) -> bool:
-        """Read output until ``needle`` has appeared (an event, not a sleep); False on EOF/timeout."""
+    def read_until(self, needle: bytes, timeout: float = 120.0, after: int = 0) -> bool:
+        """Read output until ``needle`` has appeared (past byte ``after``): an event, not a sleep;
+        False on EOF/timeout."""
         deadline = time.monotonic() + timeout
-        while needle not in self.out:
+        while needle not in self.out[after:]:
             left = deadline - time.monotonic()
             if left <= 0:
                 return False

@@ -52,8 +52,9 @@ def test_escape_sequences_in_documents_reach_the_screen_as_text(hostile_evaluate
         assert app.read_until(b"Berlin"), app.out[-2000:]
         app.send("2")  # its near misses: the hard negative's text beside the gold document's
         shown = app.read_until("␛]0;pwned␇".encode(), timeout=60)
+        mark = len(app.out)
         app.send("\x1b")  # back to the query list, then quit (apart: ESC q together would read as alt+q)
-        app.read_until(b"queries", timeout=30)
+        app.read_until(b"queries", timeout=30, after=mark)
         app.send("q")
         app.close()
     finally:

@@ -4,6 +4,8 @@ embedder name + dims, so a change of model or dimensionality never reuses a stal
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -15,11 +17,47 @@ import numpy as np
 if TYPE_CHECKING:
     from .embedders import Embedder
 
-__all__ = ["EmbeddingCache", "embed_with_cache", "text_key", "DEFAULT_FILENAME"]
+__all__ = ["EmbeddingCache", "embed_with_cache", "open_sqlite", "text_key", "DEFAULT_FILENAME"]
+
+_log = logging.getLogger("workbench.recovery")  # a name, not an import: index/ imports nothing of ours
 
 DEFAULT_FILENAME = "embeddings.sqlite3"
 _SQL_VARS = 500
 EMBED_BATCH = 256
+
+
+def _setup(conn: sqlite3.Connection) -> None:
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS vectors ("
+        " ns TEXT NOT NULL, key TEXT NOT NULL, vec BLOB NOT NULL,"
+        " PRIMARY KEY (ns, key)) WITHOUT ROWID"
+    )
+    conn.execute("SELECT 1 FROM vectors LIMIT 1").fetchall()  # a cheap read: a damaged file fails here
+    conn.commit()
+
+
+def open_sqlite(path: Path, setup: Callable[[sqlite3.Connection], None], **kwargs) -> sqlite3.Connection:
+    """Open a cache database; one that does not open (damaged, not a database) is moved aside as
+    <name>.damaged with its -wal/-shm files and started afresh: a cache is never fatal."""
+    kwargs = {"check_same_thread": False, "timeout": 30, **kwargs}
+    conn = sqlite3.connect(str(path), **kwargs)
+    try:
+        setup(conn)
+        return conn
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            raise  # busy, not damaged
+        for suffix in ("", "-wal", "-shm"):
+            side = path.with_name(path.name + suffix)
+            if side.exists():
+                os.replace(side, side.with_name(side.name + ".damaged"))
+        _log.warning("%s: does not open (%s); set aside as %s.damaged, starting afresh", path, exc, path.name)
+    conn = sqlite3.connect(str(path), **kwargs)
+    setup(conn)
+    return conn
 
 
 def text_key(text: str) -> str:
@@ -46,16 +84,7 @@ class EmbeddingCache:
         self.dims = int(dims)
         self.namespace = f"{embedder_name}|{self.dims}"
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
-        with self._lock:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute(
-                "CREATE TABLE IF NOT EXISTS vectors ("
-                " ns TEXT NOT NULL, key TEXT NOT NULL, vec BLOB NOT NULL,"
-                " PRIMARY KEY (ns, key)) WITHOUT ROWID"
-            )
-            self._conn.commit()
+        self._conn = open_sqlite(path, _setup)
 
     def __enter__(self) -> EmbeddingCache:
         return self

@@ -25,6 +25,7 @@ from screens.inspector import QueryScreen
 from screens.keymap import KeymapError, load_keymap, unknown_ids
 from screens.main import MainScreen
 from screens.modals import ConfirmModal, ErrorModal, HelpScreen
+from workbench.safe_text import visible
 from workbench.session import Cancelled, Progress, Session, WorkbenchError
 
 CSS = """
@@ -83,7 +84,7 @@ class WorkbenchApp(App[None]):
     def on_mount(self) -> None:
         self.apply_user_keymap()
         self.push_screen(MainScreen())
-        self.sub_title = self.project_path.name
+        self.sub_title = visible(self.project_path.name, one_line=True)
         self.load_project()
 
     def apply_user_keymap(self) -> None:
@@ -177,22 +178,22 @@ class WorkbenchApp(App[None]):
 
     def worker_failed(self, group: str, error: BaseException | None) -> None:
         if isinstance(error, Cancelled):
-            self.notify(str(error), timeout=3)
+            self.notify(visible(str(error)), timeout=3, markup=False)
             return
         if isinstance(error, WorkbenchError):
-            self.push_screen(ErrorModal(error.title, str(error), error.hint))
+            self.push_screen(ErrorModal(visible(error.title), visible(str(error)), visible(error.hint)))
             return
         what = {"load": "Opening the project", "build": "Building indexes", "eval": "Evaluating",
                 "inspect": "Inspecting the query", "estimate": "Counting prompt tokens", "model": "The model run",
                 "export": "Exporting", "use": "Reading use results"}.get(group, group)
         text = f"{type(error).__name__}: {error}" if error else "unknown error"
-        self.notify(text[:500], title=f"{what} failed", severity="error", timeout=10, markup=False)
+        self.notify(visible(text[:500]), title=f"{what} failed", severity="error", timeout=10, markup=False)
 
     # ------------------------------------------------------------------ message handlers
 
     def on_project_loaded(self, msg: m.ProjectLoaded) -> None:
         self.session = msg.session
-        self.sub_title = msg.session.project.config.name
+        self.sub_title = visible(msg.session.project.config.name, one_line=True)
         ms = self.main_screen()
         if ms:
             ms.refresh_all()
@@ -257,14 +258,22 @@ class WorkbenchApp(App[None]):
         return [("Everywhere", bindings(self.BINDINGS)), ("Main screen", bindings(MainScreen.BINDINGS)),
                 ("Query inspector", bindings(QueryScreen.BINDINGS))]
 
+    def _keys_shown(self, b: Binding) -> str:
+        """The keys of a binding as a user types them ("[" rather than "left square bracket")."""
+        keys = self.user_keymap.get(b.id or "") or b.key
+        if keys == b.key and b.key_display:
+            return b.key_display
+        return ", ".join(self.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
+
     def action_help(self) -> None:
         """Keys as they are now (user keymap applied), each with the id a keymap file uses."""
         sections: list[tuple[str, list[tuple[str, str]]]] = []
         for title, bindings in self.binding_sets():
-            rows = [(self.user_keymap.get(b.id or "", b.key).replace("_", " "), f"{b.description}  [dim]{b.id}[/]")
-                    for b in bindings]
+            rows = [(self._keys_shown(b), f"{b.description}  [dim]{b.id}[/]") for b in bindings]
             sections.append((title, rows))
         sections[1][1].append(("enter", "open the selected query"))
+        sections[1][1].append(("filter", "words (in id, query, answer) · d:DOMAIN · multi · single · fail (breaks "
+                                         "somewhere) · fail:TIER (misses gold on that tier); all must hold"))
         sections[0][1].append(("ctrl+p", "command palette"))
         self.push_screen(HelpScreen(sections))
 
@@ -292,5 +301,5 @@ def make_app(project_path: Path | str, **kwargs) -> WorkbenchApp:
     return WorkbenchApp(Path(project_path), **kwargs)
 
 
-def run_app(project_path: Path) -> None:
-    make_app(project_path).run()
+def run_app(project_path: Path, auto_build: bool = False) -> None:
+    make_app(project_path, auto_build=auto_build).run()

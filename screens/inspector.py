@@ -6,6 +6,7 @@ layer and post typed messages back to this screen; their outcomes go to the app'
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from rich.console import Group
@@ -17,11 +18,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
+from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from screens import messages as m
 from screens.render import KIND_LABEL, KIND_STYLE, diff_text, figure_glyph, rank_text
 from screens.widgets import TaskBar
+from workbench.safe_text import as_text, visible
 from workbench import session as core
 from workbench.session import TASKS, PromptEstimate, QueryInspection, Session, preferred, salient_changes, system_label
 
@@ -38,14 +41,14 @@ class QueryScreen(Screen[None]):
     AUTO_FOCUS = None
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="inspector.back"),
-        Binding("left_square_bracket", "tier(-1)", "Prev tier", id="inspector.prev_tier"),
-        Binding("right_square_bracket", "tier(1)", "Next tier", id="inspector.next_tier"),
+        Binding("left_square_bracket", "tier(-1)", "Prev tier", id="inspector.prev_tier", key_display="["),
+        Binding("right_square_bracket", "tier(1)", "Next tier", id="inspector.next_tier", key_display="]"),
         Binding("n", "step(1)", "Next near miss", id="inspector.next_miss"),
         Binding("p", "step(-1)", "Prev near miss", id="inspector.prev_miss"),
         Binding("1", "tab('rankings')", "Rankings", id="inspector.rankings", show=False),
         Binding("2", "tab('nearmiss')", "Near misses", id="inspector.nearmiss", show=False),
-        Binding("3", "tab('model')", "Model", id="inspector.model", show=False),
-        Binding("m", "cycle_model", "Model", id="inspector.cycle_model", show=False),
+        Binding("3", "tab('model')", "Model panel", id="inspector.model", show=False),
+        Binding("m", "cycle_model", "Next model", id="inspector.cycle_model", show=False),
         *task_bindings(),
         Binding("e", "export", "Export", id="inspector.export"),
     ]
@@ -61,6 +64,9 @@ class QueryScreen(Screen[None]):
         models = session.models()
         self.model = models[0][0]
         self.estimates: dict[str, PromptEstimate] = {}
+        self.running: str | None = None  # the task of the model call in flight, shown with its elapsed time
+        self.run_started = 0.0
+        self._elapsed: Timer | None = None
 
     @property
     def wb(self) -> "WorkbenchApp":
@@ -168,6 +174,7 @@ class QueryScreen(Screen[None]):
         self.wb.track_worker(event.worker, event.state)
         ended = event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED)
         if event.worker.group == "model" and ended and self.is_attached:
+            self.running = None  # finished, failed or cancelled: no stale "running…", also after a resize
             self.render_model()
 
     # ------------------------------------------------------------------ messages from the workers
@@ -193,7 +200,9 @@ class QueryScreen(Screen[None]):
         ev = msg.evidence
         if ev is not None:
             self.session.merge_results(msg.query_id, ev.tier, {ev.system: ev})
-        self.render_model(running=None if msg.final else (ev.task if ev else None))
+        if msg.final:
+            self.running = None
+        self.render_model()
         if msg.final:
             self.wb.refresh_use()
 
@@ -228,6 +237,10 @@ class QueryScreen(Screen[None]):
 
     def action_cycle_model(self) -> None:
         names = [n for n, _ in self.session.models()]
+        if len(names) < 2:  # say why nothing changes
+            self.notify(f"only one model is configured ({visible(names[0])}): add [models.NAME] to workbench.toml",
+                        timeout=4, markup=False)
+            return
         self.model = names[(names.index(self.model) + 1) % len(names)]
         self.estimates = {}
         self.estimate(self.tier, self.model)
@@ -240,7 +253,17 @@ class QueryScreen(Screen[None]):
             self.notify(f"{task} does not fit: {est.reason}", severity="warning", markup=False)
             return
         self.run_model(self.tier, self.model, task)
-        self.render_model(running=task)
+        self.running, self.run_started = task, time.monotonic()
+        if self._elapsed is None:
+            self._elapsed = self.set_interval(1.0, self._tick)
+        self.render_model()
+
+    def _tick(self) -> None:
+        if self.running is None and self._elapsed is not None:
+            self._elapsed.stop()
+            self._elapsed = None
+            return
+        self.render_model()
 
     def action_export(self) -> None:
         self.export_evidence()
@@ -256,13 +279,15 @@ class QueryScreen(Screen[None]):
         s, q = self.session, self.q
         gold = ", ".join(f"{g} {s.project.documents[g].title}" for g in sorted(q.gold_doc_ids))
         head = Text.assemble(
-            (f"{q.query_id} ", "bold"), ("multi" if q.is_multi_source else "single", "magenta"), "  ", q.query, "\n",
-            ("answer ", "dim"), (q.answer, "bold"), ("   gold ", "dim"), (gold, "green"), "\n",
+            (f"{visible(q.query_id)} ", "bold"), ("multi" if q.is_multi_source else "single", "magenta"), "  ",
+            visible(q.query, one_line=True), "\n",
+            ("answer ", "dim"), (visible(q.answer, one_line=True), "bold"), ("   gold ", "dim"),
+            (visible(gold, one_line=True), "green"), "\n",
         )
         head.append("tier ", "dim")
         for name in self.tiers:
             style = "reverse bold" if name == self.tier else ""
-            head.append(f" {name} ", style)
+            head.append(f" {visible(name)} ", style)
             head.append_text(figure_glyph(s.figure(s.best_retriever, name, q) if s.per_query else None))
         head.append("   [ ] to switch", "dim")
         self.query_one("#q-head", Static).update(head)
@@ -280,6 +305,8 @@ class QueryScreen(Screen[None]):
             await box.mount(Static("No stored runs for this tier yet: wait for the evaluation, or build indexes (Ctrl+B)."))
             return
         tables: list[tuple[DataTable[Text], core.SystemRanking]] = []
+        # titles get the width there is (GOLD and HN rows often differ in one late word)
+        title_width = max(24, self.app.size.width // max(1, len(ins.systems)) - 20)
         for sr in ins.systems:
             t: DataTable[Text] = DataTable(cursor_type="row", classes="ranking")
             t.border_title = system_label(sr.system)
@@ -290,22 +317,22 @@ class QueryScreen(Screen[None]):
             for r in sr.rows:
                 style = KIND_STYLE[r.kind]
                 label = KIND_LABEL[r.kind]
-                title = (f"{label} " if label else "") + r.title
-                t.add_row(Text(str(r.rank), style), Text(str(r.doc_id), style), Text(title[:28], style),
+                title = (f"{label} " if label else "") + visible(r.title, one_line=True)
+                t.add_row(Text(str(r.rank), style), Text(str(r.doc_id), style), _cut(title, title_width, style),
                           Text(f"{r.score:.3f}", style), key=f"{r.rank}:{r.doc_id}")
             for g, rank in sr.gold_ranks.items():
                 if rank is None or rank > ins.k:
-                    title = self.session.project.documents[g].title
+                    title = visible(self.session.project.documents[g].title, one_line=True)
                     t.add_row(rank_text(rank, ins.k, sr.depth), Text(str(g), "green"),
-                              Text(f"GOLD {title}"[:28], "green italic"), Text("", ""), key=f"out:{g}")
+                              _cut(f"GOLD {title}", title_width, "green italic"), Text("", ""), key=f"out:{g}")
         tbl = Table.grid(padding=(0, 1))
         tbl.add_column(style="green", no_wrap=True)
         for sr in ins.systems:
             tbl.add_column(no_wrap=True)
-        tbl.add_row(Text("gold rank", "dim"), *[Text(system_label(sr.system)[:14], "bold") for sr in ins.systems])
+        tbl.add_row(Text("gold rank", "dim"), *[as_text(system_label(sr.system), "bold") for sr in ins.systems])
         for g in ins.gold:
-            title = self.session.project.documents[g].title
-            tbl.add_row(Text(f"{g} {title}"[:30]), *[rank_text(sr.gold_ranks.get(g), ins.k, sr.depth) for sr in ins.systems])
+            title = visible(self.session.project.documents[g].title, one_line=True)
+            tbl.add_row(_cut(f"{g} {title}", title_width + 6, ""), *[rank_text(sr.gold_ranks.get(g), ins.k, sr.depth) for sr in ins.systems])
         n = len(ins.near_misses)
         foot = Text(f"{n} near miss(es) ranked above gold — n/p to step through them", "yellow" if n else "dim")
         self.query_one("#gold-ranks", Static).update(Group(tbl, foot))
@@ -327,25 +354,28 @@ class QueryScreen(Screen[None]):
         kind = Text(" hard negative ", "bold white on red") if m.kind == "hard_negative" else Text(" distractor ", "reverse")
         d = ins.diffs.get(m.doc_id)
         t = Text.assemble(
-            (f"Near miss {self.miss_index + 1}/{len(ins.near_misses)} ", "bold"), kind, " ", (f"{m.doc_id} {m.title}", "red"),
-            "  ", (ranks, "yellow"), "\n",
-            ("imitates gold ", "dim"), (f"{gold.doc_id} {gold.title}", "green"), (f"  overlap {m.similarity:.2f}", "dim"),
+            (f"Near miss {self.miss_index + 1}/{len(ins.near_misses)} ", "bold"), kind, " ",
+            (visible(f"{m.doc_id} {m.title}", one_line=True), "red"), "  ", (visible(ranks), "yellow"), "\n",
+            ("imitates gold ", "dim"), (visible(f"{gold.doc_id} {gold.title}", one_line=True), "green"),
+            (f"  word overlap {m.similarity:.2f}", "dim"),
             ("  outranks gold " + ", ".join(str(g) for g in m.above_gold), "dim"),
         )
         if d is not None:
             sl, sr = salient_changes(d)
             t.append("\nonly in distractor: ", "dim")
-            t.append(", ".join((sl or d.left_only)[:8]) or "–", "red")
+            t.append(visible(", ".join((sl or d.left_only)[:8]), one_line=True) or "–", "red")
             t.append("   only in gold: ", "dim")
-            t.append(", ".join((sr or d.right_only)[:8]) or "–", "green")
+            t.append(visible(", ".join((sr or d.right_only)[:8]), one_line=True) or "–", "green")
         head.update(t)
         if d is not None:
             left.update(Group(Text(f"DISTRACTOR {m.doc_id}", "bold red"), diff_text(d.left)))
             right.update(Group(Text(f"GOLD {gold.doc_id}", "bold green"), diff_text(d.right)))
 
-    def render_model(self, running: str | None = None) -> None:
+    def render_model(self) -> None:
+        running = self.running
         s = self.session
-        head = Text.assemble(("model ", "dim"), (self.model, "bold"), (" (m: next)", "dim"), ("  tier ", "dim"), (self.tier, "bold"), "\n")
+        head = Text.assemble(("model ", "dim"), (visible(self.model), "bold"), (" (m: next)", "dim"), ("  tier ", "dim"),
+                             (visible(self.tier), "bold"), "\n")
         for spec in TASKS.values():
             est = self.estimates.get(spec.name)
             head.append(f" {self.wb.user_keymap.get(f'inspector.{spec.name}', spec.key)} ", "reverse")
@@ -353,13 +383,13 @@ class QueryScreen(Screen[None]):
             if est is None:
                 head.append("counting tokens…", "dim")
             elif est.tokens is None:
-                head.append(f"unavailable: {est.reason[:60]}", "yellow")
+                head.append(f"unavailable: {visible(est.reason[:60], one_line=True)}", "yellow")
             else:
                 head.append(f"{est.tokens:>7,} / {est.budget:,} tokens ", "")
                 head.append("fits" if est.fits else "does not fit", "green" if est.fits else "red")
             head.append("\n")
         if running:
-            head.append(f"running {running}… (x to cancel)\n", "yellow")
+            head.append(f"running {running}… {time.monotonic() - self.run_started:.0f} s (x to cancel)\n", "yellow")
         self.query_one("#model-head", Static).update(head)
         results = s.model_results.get((self.query_id, self.tier), {})
         if not results:
@@ -369,10 +399,10 @@ class QueryScreen(Screen[None]):
         parts = []
         for system, ev in sorted(results.items()):
             t = Text()
-            t.append(system_label(system), "bold")
+            t.append(visible(system_label(system)), "bold")
             t.append(f"  ({ev.task}{', cached' if ev.cached else ''})\n", "dim")
             if not ev.fits:
-                t.append(f"does not fit: {ev.note}\n", "red")
+                t.append(f"does not fit: {visible(ev.note)}\n", "red")
                 parts.append(t)
                 continue
             if TASKS[ev.task].localizes:
@@ -383,17 +413,21 @@ class QueryScreen(Screen[None]):
                     t.append("none extracted (recall 0)", "red")
                 found = len(gold & set(ev.doc_ids))
                 t.append(f"  → {found}/{len(gold)} gold\n", "green" if found == len(gold) else "yellow")
-                t.append(f"raw: {ev.answer.strip()[:200]}\n", "dim")
+                t.append(f"raw: {visible(ev.answer.strip()[:200])}\n", "dim")
             else:
                 t.append("answer: ")
-                t.append(f"{ev.answer.strip()[:400]}\n", "bold")
+                t.append(f"{visible(ev.answer.strip()[:400])}\n", "bold")
                 if ev.judge_score is not None:
                     score_style = "green" if ev.judge_score >= 4 else "yellow" if ev.judge_score >= 2 else "red"
                     t.append("judge: ")
                     t.append(f"{ev.judge_score:g}/5", f"bold {score_style}")
-                    t.append(f"  {ev.judge_reason[:300]}\n", "dim")
+                    t.append(f"  {visible(ev.judge_reason[:300])}\n", "dim")
             if ev.note:
-                t.append(f"{ev.note}\n", "yellow")
+                t.append(f"{visible(ev.note)}\n", "yellow")
             parts.append(t)
         self.query_one("#model-results", Static).update(Group(*parts))
 
+
+def _cut(text: str, width: int, style: str) -> Text:
+    """One line of at most ``width`` cells, an ellipsis where it was cut."""
+    return Text(text if len(text) <= width else text[: width - 1] + "…", style)

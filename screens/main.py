@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
 
 from screens.render import bar, figure_glyph, fmt
+from workbench.safe_text import as_text, visible
 from screens.widgets import TaskBar
 from workbench import session as core
 from workbench.session import Session, UseRow
@@ -134,7 +135,7 @@ class MainScreen(Screen):
         p = s.project
         multi = sum(q.is_multi_source for q in p.queries)
         head = Text.assemble(
-            (p.config.name, "bold"), f"  ·  {s.root}\n",
+            as_text(p.config.name, "bold", one_line=True), f"  ·  {visible(str(s.root))}\n",
             f"{len(p.documents):,} documents · {len(p.queries)} queries ({len(p.queries) - multi} single-source, {multi} multi-source) · "
             f"{len(p.domains)} domain(s) · query set {p.corpus_hash()[:12]}\n",
         )
@@ -154,19 +155,33 @@ class MainScreen(Screen):
                 Text("yes", "green") if t.tokens + cfg.max_tokens + 400 <= window_budget(cfg) else Text("no", "red")
                 for _, cfg in models
             ]
-            tiers.add_row(t.name, f"{len(t.doc_ids):,}", f"{t.tokens:,}", doms, str(len(t.query_ids)),
+            tiers.add_row(as_text(t.name), f"{len(t.doc_ids):,}", f"{t.tokens:,}", as_text(doms), str(len(t.query_ids)),
                           _status(st["sparse"]), _status(st["dense"]), *fits)
         mt = Table(title="Models", title_justify="left", expand=True)
         for c in ("model", "endpoint", "window", "usable", "answer budget"):
             mt.add_column(c)
         for name, cfg in models:
-            mt.add_row(name, cfg.base_url or "embedded llama.cpp (SmolLM2), started on first use",
+            mt.add_row(as_text(name), as_text(cfg.base_url or "embedded llama.cpp (SmolLM2), started on first use"),
                        f"{cfg.context_window:,}", f"{window_budget(cfg):,}", str(cfg.max_tokens))
         from rich.console import Group
 
         note = Text("Fits = tier tokens + ~400 prompt tokens + answer budget within the usable window (estimate; "
                     "the model panel counts the exact prompt).", style="dim")
         body.update(Group(head, tiers, mt, note))
+
+    @staticmethod
+    def filter_problems(s: Session, words: list[str]) -> list[str]:
+        """Why a filter word can match nothing (a domain or tier that does not exist): said, not
+        silently answered with 0 queries."""
+        out = []
+        domains = s.project.domains
+        for w in words:
+            lw = w.lower()
+            if lw.startswith("d:") and not any(lw[2:] in d.lower() for d in domains):
+                out.append(f"no domain matches {w[2:]!r} (domains: {', '.join(domains)})")
+            elif lw.startswith("fail:") and not any(lw[5:] in t.name.lower() for t in s.tiers):
+                out.append(f"no tier matches {w[5:]!r} (tiers: {', '.join(t.name for t in s.tiers)})")
+        return [visible(x, one_line=True) for x in out]
 
     def _matches(self, s: Session, q: core.Query, words: list[str]) -> bool:
         for w in words:
@@ -210,16 +225,21 @@ class MainScreen(Screen):
             for t in tiers:
                 glyphs.append_text(figure_glyph(s.figure(self.system, t.name, q)) if q.query_id in t.query_ids else Text("·", "dim"))
             b = s.breaks_at(self.system, q)
-            breaks = Text(tiers[b].name, "red") if b is not None else Text("–" if s.per_query else "…", "dim")
+            breaks = as_text(tiers[b].name, "red") if b is not None else Text("–" if s.per_query else "…", "dim")
+            # IDs and domains whole (technology-07 … -10 must stay apart); the query text takes the rest
             table.add_row(
-                Text(q.query_id[:12]), q.domain[:8] or "–", "M" if q.is_multi_source else "S", glyphs, breaks,
-                Text(q.query, no_wrap=True, overflow="ellipsis"), key=q.query_id,
+                as_text(q.query_id, one_line=True), as_text(q.domain or "–", one_line=True),
+                "M" if q.is_multi_source else "S", glyphs, breaks,
+                Text(visible(q.query, one_line=True), no_wrap=True, overflow="ellipsis"), key=q.query_id,
             )
         if queries:
             table.move_cursor(row=min(max(current, 0), len(queries) - 1))
+        problems = self.filter_problems(s, words)
         legend = Text.assemble(
+            *[(f"filter: {p}\n", "bold red") for p in problems],
             (f"{len(queries)}/{len(s.project.queries)} queries", "bold"), f" · system {self.system} (y) · sort {self.sort} (s) · ",
-            "tiers " + " ".join(f"{i + 1}={t.name}" for i, t in enumerate(tiers[:6])) + (" …" if len(tiers) > 6 else ""),
+            # every tier, numbered as the glyph columns are (the legend wraps rather than hides tiers)
+            "tiers " + " ".join(f"{i + 1}={visible(t.name, one_line=True)}" for i, t in enumerate(tiers)),
             ("  ● all gold in top 10 ◐ some ○ none", "dim"),
         )
         self.query_one("#query-legend", Static).update(legend)
@@ -243,6 +263,7 @@ class MainScreen(Screen):
         t.add_column("oracle", justify="right")
         use = s.use.rows if s.use else {}
         chart = Text()
+        label_width = max((len(visible(t.name, one_line=True)) for t in s.tiers), default=4)
         best_sys = max(systems, key=lambda x: sum(sm.fr_at_k or 0.0 for tt in s.tiers if (sm := by.get((x, tt.name)))),
                        default=None)
         for tier in s.tiers:
@@ -252,8 +273,8 @@ class MainScreen(Screen):
                 cells.append("–" if sm is None else f"{fmt(sm.sr_at_k)}/{fmt(sm.fr_at_k)}")
             best = by.get((best_sys, tier.name)) if best_sys else None
             qa, oracle = _use_figures(use.get(tier.name, {}))
-            t.add_row(tier.name, *cells, fmt(best.multi_gap) if best else "–", qa, oracle)
-            chart.append(f"{tier.name[:14]:<14} ")
+            t.add_row(as_text(tier.name), *cells, fmt(best.multi_gap) if best else "–", qa, oracle)
+            chart.append(f"{visible(tier.name, one_line=True):<{label_width}} ")  # whole names: the width is theirs
             chart.append_text(bar(best.sr_at_k if best else None, 18, "cyan"))
             chart.append(" ")
             chart.append_text(bar(best.fr_at_k if best else None, 18, "magenta"))
@@ -263,7 +284,7 @@ class MainScreen(Screen):
             chart.append("\n")
         legend = Text.assemble(("Chart", "bold"), f" ({best_sys}): ", ("SR@10", "cyan"), " · ", ("FR@10", "magenta"),
                                " · ", ("QA/5", "green"), "\n")
-        reading = Text(_provisional_reading(s, best_sys, by, use), style="italic")
+        reading = Text(visible(_provisional_reading(s, best_sys, by, use)), style="italic")
         parts: list[RenderableType] = [t, legend, chart]
         if any(_distrusted(row, task) for row in use.values() for task in ("qa", "oracle")):
             parts.append(Text("* judged by a judge that cannot tell right answers from wrong ones (calibration "

@@ -9,6 +9,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from workbench.safe_text import visible
+
 
 class ConfirmModal(ModalScreen[bool]):
     BINDINGS = [
@@ -23,7 +25,7 @@ class ConfirmModal(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(self.title_text, classes="dialog-title")
-            yield Static(self.body, classes="dialog-body")
+            yield Static(visible(self.body), markup=False, classes="dialog-body")  # names tiers: data
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.yes} [y]", variant="primary", id="yes")
                 yield Button("Not now [n]", id="no")

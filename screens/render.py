@@ -7,6 +7,7 @@ from functools import partial
 from rich.text import Text
 
 from workbench.display import fmt as fmt_figure
+from workbench.safe_text import visible
 from workbench.session import Span
 
 KIND_STYLE = {"gold": "bold green", "hard_negative": "bold red", "other": ""}
@@ -42,7 +43,8 @@ def rank_text(rank: int | None, k: int, depth: int) -> Text:
 def diff_text(spans: list[Span]) -> Text:
     text = Text()
     for s in spans:
-        text.append(s.text, style=DIFF_STYLE.get(s.kind, "") if s.changed else "")
+        # document text: escape sequences and other control characters drawn as text, never sent raw
+        text.append(visible(s.text), style=DIFF_STYLE.get(s.kind, "") if s.changed else "")
     return text
 
 

@@ -6,6 +6,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import ProgressBar, Static
 
+from workbench.safe_text import markup_escaped
+
 
 class TaskBar(Horizontal):
     """The one long background task: label + progress; hidden when idle. Watches app.task_state."""
@@ -22,6 +24,7 @@ class TaskBar(Horizontal):
         self.display = bool(label)
         if not label:
             return
-        self.query_one("#task-label", Static).update(f"{label} [dim](x: cancel)[/]")
+        # the label names tiers (data): escaped, never parsed as markup
+        self.query_one("#task-label", Static).update(f"{markup_escaped(label, one_line=True)} [dim](x: cancel)[/]")
         bar = self.query_one("#task-progress", ProgressBar)
         bar.update(total=total or None, progress=done)

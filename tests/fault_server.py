@@ -9,6 +9,7 @@ Each request takes the next scripted action from ``script`` (then ``default``), 
   "cut"                close the connection without answering
   "garbage"            200 with a body that is not JSON
   "no_choices"         200 with JSON that is not a completion
+  ("error", code, msg) that status with ``msg`` as the error message
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class FaultServer:
         self.max_in_flight = 0
         self.gate = threading.Event()  # opened by release(): "hold" requests answer
         self.lock = threading.Lock()
+        self.disconnected = threading.Event()  # set when a client closed its connection during a delay
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -88,7 +90,9 @@ class FaultServer:
                     outer.gate.wait()
                     action = "ok"
                 if isinstance(action, tuple) and action[0] == "delay":
-                    time.sleep(action[1])
+                    if outer._client_left(self.connection, action[1]):
+                        outer.disconnected.set()  # the client aborted the request: generate nothing
+                        return
                     action = "ok"
                 if action == "ok":
                     content = outer.responder(req.get("messages", []))
@@ -100,6 +104,10 @@ class FaultServer:
                                   "total_tokens": len(text) // 4 + max(1, len(content) // 4)},
                     }).encode()
                     self._send(200, body)
+                elif isinstance(action, tuple) and action[0] == "error":
+                    # ("error", status, message): an error body of our choosing (echoed keys, markup, escapes)
+                    body = json.dumps({"error": {"message": action[2], "type": "injected", "code": action[1]}}).encode()
+                    self._send(action[1], body)
                 elif isinstance(action, int):
                     body = json.dumps({"error": {"message": f"injected {action}", "type": "injected", "code": action}}).encode()
                     # a short server-directed delay, as real endpoints send: the SDK's retries honour it
@@ -129,6 +137,23 @@ class FaultServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @staticmethod
+    def _client_left(conn: socket.socket, seconds: float) -> bool:
+        """Wait up to ``seconds``; True as soon as the client closes the connection (as a real
+        server notices an aborted request and stops generating)."""
+        import select
+
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([conn], [], [], min(0.05, max(0.0, deadline - time.monotonic())))
+            if ready:
+                try:
+                    if conn.recv(1, socket.MSG_PEEK) == b"":
+                        return True
+                except OSError:
+                    return True
+        return False
 
     @property
     def base_url(self) -> str:

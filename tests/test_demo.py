@@ -14,7 +14,7 @@ from workbench.retrievers import make_retrievers
 
 
 def test_demo_prints_the_evaluation(sample_project, monkeypatch):
-    monkeypatch.setattr(workbench.cli, "sample_corpus_path", lambda: sample_project)
+    monkeypatch.setattr(workbench.cli, "demo_project_path", lambda: sample_project)
     result = CliRunner().invoke(workbench.cli.main, ["demo", "--no-tui"])
     assert result.exit_code == 0, result.output
     for expected in ("Evidence access", "base:finance", "mix:travel:16000", "shared", "global:128000", "full", "hybrid"):

@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from test_tui_support import first_near_miss_case
-from workbench.inspect import GOLD, HARD_NEGATIVE, OTHER, inspect_query, stored_rankings
+from workbench.inspect import GOLD, HARD_NEGATIVE, NEAR_MISS_MIN_OVERLAP, OTHER, inspect_query, stored_rankings
 from workbench.project import Project
 from workbench.records import Document, Hit, Query, Tier
 
@@ -44,9 +44,19 @@ def test_rows_kinds_gold_ranks_and_near_misses():
 
 def test_other_distractor_below_top_k_is_not_a_near_miss():
     p, tier, q = _tiny()
-    ins = inspect_query(p, tier, q, {"bm25": [Hit(4, 3.0), Hit(1, 2.0), Hit(2, 1.0), Hit(3, 0.5)]}, k=3)
-    assert [(m.doc_id, m.kind, m.above_gold) for m in ins.near_misses] == [(4, OTHER, [1, 2])]
-    assert [r.doc_id for r in ins.system("bm25").rows] == [4, 1, 2]  # top K only
+    p.documents[5] = Document(5, "Eiffel Tower lift", "Completed in 1899 by Gustave Eiffel in Paris for the tower.")
+    ins = inspect_query(p, tier, q, {"bm25": [Hit(5, 3.0), Hit(1, 2.0), Hit(2, 1.0), Hit(3, 0.5)]}, k=3)
+    assert [(m.doc_id, m.kind, m.above_gold) for m in ins.near_misses] == [(5, OTHER, [1, 2])]
+    assert [r.doc_id for r in ins.system("bm25").rows] == [5, 1, 2]  # top K only
+
+
+def test_an_unrelated_document_above_gold_is_not_a_near_miss():
+    # issue 10: documents sharing 12% of their words were listed as near misses; a floor keeps
+    # only look-alikes (verified hard negatives are near misses whatever their overlap)
+    p, tier, q = _tiny()
+    ins = inspect_query(p, tier, q, {"bm25": [Hit(4, 3.0), Hit(3, 2.5), Hit(1, 2.0), Hit(2, 1.0)]}, k=3)
+    assert [(m.doc_id, m.kind) for m in ins.near_misses] == [(3, HARD_NEGATIVE)]
+    assert all(m.similarity >= NEAR_MISS_MIN_OVERLAP or m.kind == HARD_NEGATIVE for m in ins.near_misses)
 
 
 def test_stored_rankings_on_a_real_project(evaluated):

@@ -60,3 +60,14 @@ def test_a_judge_that_praises_everything_is_flagged(tmp_path):
     save_calibration(project, cal)
     assert "cannot tell right from wrong" in judge_verdicts(project, {"judge"})["judge"]
     assert "not calibrated" in judge_verdicts(project, {"other"})["other"]
+
+
+def test_calibration_stops_at_the_first_call_that_failed_after_its_retries(tmp_path):
+    # issue 10: with the endpoint down, calibration made 16 judge calls × every retry
+    project = load_project(make_tiny_project(tmp_path / "tiny"))
+    with FaultServer() as server:
+        server.default = 503
+        client = ChatClient("judge", ModelConfig(model="j", max_retries=1), server.base_url, backoff_base_s=0.01)
+        cal = asyncio.run(calibrate_judge(client, project.queries, n=3))
+        assert server.chat_requests == 2  # one judge call, two attempts
+    assert cal.right_mean is None and "no usable calibration" in cal.verdict()

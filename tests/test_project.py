@@ -65,7 +65,7 @@ def test_every_problem_is_reported_at_once(tmp_path):
 
 def test_bad_config_names_field(tmp_path):
     (tmp_path / "workbench.toml").write_text('[ladder]\nseed = "x"\n')
-    with pytest.raises(ProjectError, match=r"workbench.toml: ladder.seed: Expected `int`"):
+    with pytest.raises(ProjectError, match=r"workbench.toml:2: ladder.seed: Expected `int`"):
         load_project(tmp_path)
 
 

@@ -42,3 +42,11 @@ def test_salient_first_and_identical_texts():
     assert same.left_only == [] and same.similarity == 1.0
     empty = word_diff("", "")
     assert empty.left == [] and empty.similarity == 1.0
+
+
+def test_salient_changes_keep_units_and_drop_words_on_both_sides():
+    # issue 10: "44,000" vs "2,900" without their units, and a moved "1986" listed on both sides
+    d = word_diff("In 1986 Acme logged 44,000 hours of support.", "Acme logged 2,900 minutes of support in 1986.")
+    left, right = salient_changes(d)
+    assert "44,000 hours" in left and "2,900 minutes" in right
+    assert "1986" not in left and "1986" not in right

@@ -9,12 +9,12 @@ A new command is a function plus one `main.add_command(...)` line at the end of 
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from workbench.display import fmt
@@ -23,6 +23,7 @@ from workbench.retrievers import retriever_names
 from workbench.errors import WorkbenchError
 from workbench.llm.cli import run_command, serve_command
 from workbench.project import init_project, load_project
+from workbench.safe_text import as_text, markup_escaped, visible
 
 # Piped output gets a width that fits the tables instead of rich's 80-column fallback.
 console = Console() if sys.stdout.isatty() else Console(width=120)
@@ -32,10 +33,11 @@ PROJECT_ARG = click.argument("project", type=click.Path(file_okay=False, path_ty
 
 
 def report_error(exc: WorkbenchError) -> None:
-    err_console.print(f"[red]error:[/] {escape(exc.title)}", highlight=False)
-    click.echo(str(exc), err=True)  # plain: file:line: field lines must not be wrapped or styled
+    err_console.print(f"[red]error:[/] {markup_escaped(exc.title)}", highlight=False)
+    # plain: file:line: field lines must not be wrapped or styled; data in them shown as text
+    click.echo(visible(str(exc)), err=True)
     if exc.hint:
-        err_console.print(f"[dim]{escape(exc.hint)}[/]", highlight=False)
+        err_console.print(f"[dim]{markup_escaped(exc.hint)}[/]", highlight=False)
 
 
 class WorkbenchGroup(click.Group):
@@ -53,6 +55,22 @@ class WorkbenchGroup(click.Group):
 @click.version_option(package_name="nearmiss-workbench")
 def main() -> None:
     """Nearmiss Workbench: is a wrong answer an evidence-access or an evidence-use failure?"""
+    _show_recoveries()
+
+
+class _RecoveryNotice(logging.Handler):
+    """Damaged derived state set aside and rebuilt: one warning line on stderr, never wrapped."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        err_console.print(f"[yellow]warning:[/] {markup_escaped(record.getMessage(), one_line=True)}",
+                          highlight=False, soft_wrap=True)
+
+
+def _show_recoveries() -> None:
+    log = logging.getLogger("workbench.recovery")
+    if not any(isinstance(h, _RecoveryNotice) for h in log.handlers):
+        log.addHandler(_RecoveryNotice(level=logging.INFO))
+        log.setLevel(logging.INFO)
 
 
 @main.command()
@@ -61,7 +79,7 @@ def main() -> None:
 def init(project: Path, name: str | None) -> None:
     """Make an empty project folder."""
     init_project(project, name)
-    console.print(f"initialised [bold]{project}[/]")
+    console.print(f"initialised [bold]{markup_escaped(str(project))}[/]")
 
 
 @main.command("import")
@@ -74,22 +92,19 @@ def init(project: Path, name: str | None) -> None:
 def import_(project: Path, documents: Path, queries: Path | None, fmt: str, split: str) -> None:
     """Fill a project (creating it if absent) from documents and queries."""
     from workbench.importers import import_dataset
-    from workbench.project import CONFIG_FILE
 
-    if not (project / CONFIG_FILE).exists():
-        init_project(project)
     n_docs, n_queries = import_dataset(project, documents, queries, fmt, split)
-    console.print(f"imported {n_docs} documents and {n_queries} queries into [bold]{project}[/]")
+    console.print(f"imported {n_docs} documents and {n_queries} queries into [bold]{markup_escaped(str(project))}[/]")
 
 
 def print_tiers(tierset, project) -> None:
-    table = Table(title=f"Tiers of {project.config.name}; queries = all (single/multi-source)", title_justify="left")
+    table = Table(title=f"Tiers of {markup_escaped(project.config.name)}; queries = all (single/multi-source)", title_justify="left")
     for col in ("tier", "budget", "docs", "tokens", "domains", "queries"):
         table.add_column(col, justify="left" if col in ("tier", "domains") else "right", no_wrap=True)
     for t in tierset.tiers:
         multi = sum(project.query(q).is_multi_source for q in t.query_ids)
         domains = t.domains[0] if len(t.domains) == 1 else f"{len(t.domains)} domains"
-        table.add_row(t.name, f"{t.budget:,}", f"{len(t.doc_ids):,}", f"{t.tokens:,}", domains,
+        table.add_row(as_text(t.name), f"{t.budget:,}", f"{len(t.doc_ids):,}", f"{t.tokens:,}", as_text(domains),
                       f"{len(t.query_ids)} ({len(t.query_ids) - multi}/{multi})")
     console.print(table)
 
@@ -109,10 +124,10 @@ def ladder(project: Path) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def tiers(project: Path, as_json: bool) -> None:
     """Print each tier's documents, tokens, domains and queries."""
-    from workbench.ladder import load_tiers
+    from workbench.ladder import ensure_tiers
 
     p = load_project(project)
-    tierset = load_tiers(p)
+    tierset = ensure_tiers(p)
     if as_json:
         click.echo(json.dumps([
             {"name": t.name, "kind": t.kind, "budget": t.budget, "docs": len(t.doc_ids), "tokens": t.tokens,
@@ -122,10 +137,11 @@ def tiers(project: Path, as_json: bool) -> None:
 
 
 def ensure_indexes(p, tiers, force: bool = False, kinds=("sparse", "dense")) -> dict:
+    from workbench.indexing import stage_unit
     from workbench.progress import stage_progress
     from workbench.session import build_indexes
 
-    with stage_progress(err_console, unit="docs") as progress:
+    with stage_progress(err_console, unit=stage_unit) as progress:
         return build_indexes(p, tiers, kinds=kinds, force=force, progress=progress)
 
 
@@ -152,7 +168,7 @@ def print_eval(results, k: int, use: UseTable | None) -> None:
         s = r.summary
         if last_tier is not None and r.tier != last_tier:
             table.add_section()
-        table.add_row(r.tier if r.tier != last_tier else "", r.system, f"{s.n_single}/{s.n_multi}", fmt(s.r_at_1),
+        table.add_row(as_text(r.tier if r.tier != last_tier else ""), as_text(r.system), f"{s.n_single}/{s.n_multi}", fmt(s.r_at_1),
                       fmt(s.sr_at_k), fmt(s.fr_at_k), fmt(s.multi_gap), fmt(s.mrr_at_k), fmt(s.ndcg_at_10))
         last_tier = r.tier
     console.print(table)
@@ -168,10 +184,10 @@ def print_use(use: UseTable) -> None:
     for tier, systems in use.rows.items():
         for system, row in systems.items():
             if not row.fits:
-                table.add_row(escape(tier), escape(system), "does not fit", *([""] * (len(cols) - 1)))
+                table.add_row(as_text(tier), as_text(system), "does not fit", *([""] * (len(cols) - 1)))
             else:
                 qa = fmt(row.QA, 2) + ("*" if row.distrusted else "")
-                table.add_row(escape(tier), escape(system), qa, *(fmt(getattr(row, c), 2) for c in cols))
+                table.add_row(as_text(tier), as_text(system), qa, *(fmt(getattr(row, c), 2) for c in cols))
     console.print(table)
     for line in use.judges.values():
         console.print(line, highlight=False, markup=False)
@@ -184,10 +200,10 @@ def print_use(use: UseTable) -> None:
 @click.option("--retrievers", default=",".join(retriever_names()), show_default=True,
               help=f"Comma list of: {', '.join(retriever_names())}.")
 @click.option("--tiers", "tier_spec", default="all", show_default=True, help="`all`, or tier names / kinds, comma-separated.")
-@click.option("--k", default=10, show_default=True, type=click.IntRange(1, 1000))
+@click.option("--k", type=click.IntRange(1, 1000), help="Cut-off K (default: `[retrievers] k` of workbench.toml, 10).")
 @click.option("--json", "as_json", is_flag=True, help="Print the stable JSON document instead of tables.")
 @click.option("--no-models", is_flag=True, help="Leave stored model runs out.")
-def eval_(project: Path, retrievers: str, tier_spec: str, k: int, as_json: bool, no_models: bool) -> None:
+def eval_(project: Path, retrievers: str, tier_spec: str, k: int | None, as_json: bool, no_models: bool) -> None:
     """Access metrics (R@1, SR@K, FR@K, MRR@K, nDCG@10) per tier × system, plus stored model results."""
     from workbench.evaluate import results_json
     from workbench.progress import stage_progress
@@ -195,6 +211,7 @@ def eval_(project: Path, retrievers: str, tier_spec: str, k: int, as_json: bool,
     from workbench.session import ensure_tiers, evaluate_access, select_tiers, use_table
 
     p = load_project(project)
+    k = k or p.config.retrievers.k
     tiers = select_tiers(ensure_tiers(p), tier_spec)
     names = [n.strip() for n in retrievers.split(",") if n.strip()]
     known = [n for n in names if n in RETRIEVERS]  # unknown names are reported by evaluate_access
@@ -220,32 +237,46 @@ def export_trec(project: Path, out: Path | None, tier_spec: str) -> None:
     p = load_project(project)
     written = do_export(p, select_tiers(load_tiers(p), tier_spec), out or project / "trec")
     for path in written:
-        console.print(str(path))
+        console.print(as_text(str(path)))
     if len(written) <= 1:
         err_console.print("no stored runs yet: run `workbench eval` first")
 
 
 def sample_corpus_path() -> Path:
-    return Path(__file__).resolve().parent.parent / "sample_corpus"
+    from workbench.demo_project import bundled_corpus
+
+    return bundled_corpus()
+
+
+def demo_project_path() -> Path:
+    """The demo's working copy (user data folder), refreshed from the bundled corpus."""
+    from workbench.demo_project import prepare_demo
+
+    return prepare_demo(sample_corpus_path())
 
 
 @main.command()
 @click.option("--no-tui", is_flag=True, help="Print the evaluation tables instead of opening the TUI.")
 def demo(no_tui: bool) -> None:
-    """Set up the bundled sample project (indexes, ladder) on first run, then open it."""
+    """Open the bundled sample project (its indexes build on first run, in the user's data folder)."""
     from workbench.progress import stage_progress
     from workbench.session import build, evaluate_all, open_session, use_table
 
-    root = sample_corpus_path()
-    session, _ = open_session(root)
-    with stage_progress(err_console, unit="docs") as progress:
-        build(session, progress)
+    from workbench.indexing import stage_unit
+
+    root = demo_project_path()
     if not no_tui and tui_available():
-        open_tui(root)
+        # the TUI is usable at once and builds what is missing in the background, without asking
+        open_tui(root, auto_build=True)
         return
+    err_console.print(f"demo project: {markup_escaped(str(root))}", highlight=False, soft_wrap=True)
+    session, _ = open_session(root)
+    with stage_progress(err_console, unit=stage_unit) as progress:
+        build(session, progress)
+    k = session.project.config.retrievers.k
     with stage_progress(err_console, unit="queries") as progress:
         results = evaluate_all(session, progress)
-    print_eval(results, 10, use_table(session.project, session.tiers))
+    print_eval(results, k, use_table(session.project, session.tiers))
 
 
 def tui_available() -> bool:
@@ -254,10 +285,10 @@ def tui_available() -> bool:
     return importlib.util.find_spec("screens.app") is not None and sys.stdout.isatty()
 
 
-def open_tui(project: Path) -> None:
+def open_tui(project: Path, auto_build: bool = False) -> None:
     from screens.app import run_app  # lazy: the core never imports the TUI at module level
 
-    run_app(project)
+    run_app(project, auto_build=auto_build)
 
 
 @main.command("open")

@@ -13,7 +13,7 @@ from typing import Sequence
 
 import msgspec
 
-from workbench.fsutil import atomic_write_bytes
+from workbench.fsutil import atomic_write_bytes, safe_name
 from workbench.inspect import QueryInspection
 from workbench.project import Project
 from workbench.records import Query
@@ -162,7 +162,7 @@ def evidence_json(doc: dict) -> bytes:
 
 def write_evidence(directory: Path, doc: dict) -> tuple[Path, Path]:
     """Write <query_id>.md and <query_id>.json into directory; returns both paths."""
-    stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in doc["query"]["query_id"])
+    stem = safe_name(doc["query"]["query_id"])  # injective and bounded: "a:b" and "a_b" get two files
     md, js = directory / f"evidence-{stem}.md", directory / f"evidence-{stem}.json"
     atomic_write_bytes(md, evidence_markdown(doc).encode())
     atomic_write_bytes(js, evidence_json(doc))

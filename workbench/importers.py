@@ -18,10 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from workbench.project import (
+    CONFIG_FILE,
     DOCUMENTS_FILE,
     Problem,
     ProjectError,
+    check_folder,
+    init_project,
     iter_jsonl,
+    validate,
     write_project_files,
 )
 from workbench.records import Document, Query
@@ -68,7 +72,7 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def convert_documents(rows: list[tuple[int, dict]], file: str, idmap: _IdMap, problems: list[Problem]) -> list[Document]:
+def convert_documents(rows: list[tuple[int, dict]], file: str, idmap: _IdMap, problems: list[Problem]) -> list[tuple[int, Document]]:
     docs = []
     first_line: dict[str, int] = {}
     for lineno, row in rows:
@@ -92,7 +96,7 @@ def convert_documents(rows: list[tuple[int, dict]], file: str, idmap: _IdMap, pr
             continue
         domain = _first(row, ("domain",), DEFAULT_DOMAIN)
         source = str(raw_id)
-        docs.append(
+        docs.append((lineno,
             Document(
                 doc_id=idmap.get(source),
                 title=title,
@@ -100,7 +104,7 @@ def convert_documents(rows: list[tuple[int, dict]], file: str, idmap: _IdMap, pr
                 domain=domain if isinstance(domain, str) and domain else DEFAULT_DOMAIN,
                 source_id=source,
             )
-        )
+        ))
     return docs
 
 
@@ -112,9 +116,10 @@ def _id_list(value: Any, file: str, lineno: int, fld: str, idmap: _IdMap, known:
         return []
     out = []
     for v in value:
-        s = str(v)
+        # a qrels row carries its own file and line: a bad row is reported there
+        (s, (where, line)) = (v[0], v[1]) if isinstance(v, tuple) else (str(v), (file, lineno))
         if s not in known:
-            problems.append(Problem(file, lineno, fld, f"document {s!r} is not in the corpus"))
+            problems.append(Problem(where, line, fld if where == file else "corpus-id", f"document {s!r} is not in the corpus"))
             continue
         out.append(idmap.ids[s])
     return out
@@ -127,8 +132,8 @@ def convert_queries(
     known: set[str],
     doc_domain: dict[int, str],
     problems: list[Problem],
-    gold_override: dict[str, list[str]] | None = None,
-) -> list[Query]:
+    gold_override: dict[str, list[tuple[str, tuple[str, int]]]] | None = None,
+) -> list[tuple[int, Query]]:
     queries = []
     for lineno, row in rows:
         qid = _first(row, ("query_id", "_id", "id"))
@@ -159,11 +164,12 @@ def convert_queries(
         overlap = sorted(set(gold) & set(negatives))
         if overlap:
             problems.append(Problem(file, lineno, "negative_doc_ids", f"also listed as gold: {[s for s, i in idmap.ids.items() if i in overlap]}"))
+            negatives = [n for n in negatives if n not in overlap]  # reported once, here, with the input's IDs
         domain = _first(row, ("domain",))
         if not isinstance(domain, str) or not domain:
             domain = doc_domain.get(gold[0], DEFAULT_DOMAIN) if gold else DEFAULT_DOMAIN
         kind = _first(row, ("kind", "category"), "")
-        queries.append(
+        queries.append((lineno,
             Query(
                 query_id=str(qid),
                 query=text,
@@ -173,12 +179,13 @@ def convert_queries(
                 domain=domain,
                 kind=kind if isinstance(kind, str) else "",
             )
-        )
+        ))
     return queries
 
 
-def read_beir_qrels(path: Path, problems: list[Problem]) -> dict[str, list[str]]:
-    gold: dict[str, list[str]] = {}
+def read_beir_qrels(path: Path, problems: list[Problem]) -> dict[str, list[tuple[str, tuple[str, int]]]]:
+    """query-id → [(corpus-id, (file, line))] of the rows with relevance > 0."""
+    gold: dict[str, list[tuple[str, tuple[str, int]]]] = {}
     try:
         fh = open(path, newline="", encoding="utf-8")
     except OSError as exc:
@@ -197,7 +204,7 @@ def read_beir_qrels(path: Path, problems: list[Problem]) -> dict[str, list[str]]
                 problems.append(Problem(str(path), lineno, "score", f"not a number: {row[-1]!r}"))
                 continue
             if score > 0:
-                gold.setdefault(row[0], []).append(row[1] if len(row) == 3 else row[2])
+                gold.setdefault(row[0], []).append((row[1] if len(row) == 3 else row[2], (str(path), lineno)))
     return gold
 
 
@@ -208,12 +215,14 @@ def import_dataset(
     fmt: str = "jsonl",
     split: str = "test",
 ) -> tuple[int, int]:
-    """Import into a project (files written only if everything validates). Returns (docs, queries)."""
+    """Import into a project, creating it if absent, only if everything validates: a refused import
+    writes nothing, not even the project folder. Returns (docs, queries)."""
+    check_folder(project_root)
     problems: list[Problem] = []
     if fmt == "beir":
         root = documents
         doc_path, query_path = root / "corpus.jsonl", queries or root / "queries.jsonl"
-        qrels: dict[str, list[str]] | None = read_beir_qrels(root / "qrels" / f"{split}.tsv", problems)
+        qrels = read_beir_qrels(root / "qrels" / f"{split}.tsv", problems)
     elif fmt == "jsonl":
         if queries is None:
             raise ProjectError([Problem("--queries", None, None, "required for the jsonl format")])
@@ -223,11 +232,19 @@ def import_dataset(
 
     idmap = _IdMap(_existing_mapping(project_root))
     docs = convert_documents(_read_raw(doc_path, problems), str(doc_path), idmap, problems)
-    known = {d.source_id for d in docs if d.source_id is not None}
-    doc_domain = {d.doc_id: d.domain for d in docs}
+    known = {d.source_id for _, d in docs if d.source_id is not None}
+    doc_domain = {d.doc_id: d.domain for _, d in docs}
     qs = convert_queries(_read_raw(query_path, problems), str(query_path), idmap, known, doc_domain, problems, qrels)
+    # the cross-record checks, against the input's own files and lines (blank lines counted)
+    problems.extend(validate(docs, qs, str(doc_path), str(query_path)))
     if problems:
-        raise ProjectError(problems)
-    write_project_files(project_root, docs, qs)
+        raise ProjectError(sorted(set(problems), key=_input_order))
+    if not (project_root / CONFIG_FILE).exists():
+        init_project(project_root)
+    write_project_files(project_root, [d for _, d in docs], [q for _, q in qs])
     return len(docs), len(qs)
+
+
+def _input_order(p: Problem) -> tuple:
+    return (p.file, p.line or 0, p.field or "", p.message)
 

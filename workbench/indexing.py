@@ -9,6 +9,7 @@ Builds go to a temp directory beside the target and are swapped in whole.
 
 from __future__ import annotations
 
+import os
 import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,18 +18,26 @@ from typing import Any, Literal
 
 import msgspec
 
-from workbench.errors import WorkbenchError
-from workbench.fsutil import atomic_replace_dir, atomic_write_bytes, fresh_temp_dir, safe_name
+from workbench.errors import ExternalError, WorkbenchError
+from workbench.fsutil import atomic_replace_dir, atomic_write_bytes, fresh_temp_dir, safe_name, sha256_file
 from workbench.progress import Progress
 from workbench.project import Project
 from workbench.records import Tier
+from workbench.recovery import log, remove_dead_builds
+from workbench.safe_text import redacted
 from workbench.runs import tier_hash
 
 MANIFEST = "manifest.json"
-SPARSE_FORMAT = 1
-DENSE_FORMAT = 1
+# 2: the manifest vouches for its files (sizes and hashes)
+SPARSE_FORMAT = 2
+DENSE_FORMAT = 2
 
 # progress(stage, done, total): stage is e.g. "bm25 base:finance", "embed", "dense full"
+
+
+def stage_unit(stage: str) -> str:
+    """What a build stage counts: embedding and dense stages count chunks, the others documents."""
+    return "chunks" if stage == "embed" or stage.startswith("dense ") else "docs"
 
 
 class StaleIndexError(WorkbenchError):
@@ -47,6 +56,8 @@ class IndexManifest(msgspec.Struct, frozen=True):
     chunk_tokens: int = 0
     chunk_overlap: int = 0
     n_chunks: int = 0
+    # every file the build wrote: name → (size, sha256). A file that differs makes the index "damaged".
+    files: dict[str, tuple[int, str]] = {}
 
 
 def sparse_dir(project: Project, tier: Tier) -> Path:
@@ -85,19 +96,58 @@ def read_manifest(path: Path) -> IndexManifest | None:
 def _matches(found: IndexManifest | None, expected: IndexManifest) -> bool:
     if found is None:
         return False
-    # dims and chunk counts are only known after embedding: compare the rest
-    return msgspec.structs.replace(found, dims=0, n_chunks=0) == expected
+    # dims, chunk counts and files are only known after the build: compare the rest
+    return msgspec.structs.replace(found, dims=0, n_chunks=0, files={}) == expected
+
+
+def _file_record(path: Path) -> tuple[int, str]:
+    return (path.stat().st_size, sha256_file(path))
+
+
+# (path, size, mtime_ns) → sha256: each file is hashed once per process unless it changes
+_verified: dict[tuple[str, int, int], str] = {}
+
+
+def damaged_file(folder: Path, manifest: IndexManifest) -> str | None:
+    """Why the index in ``folder`` is not what its manifest vouches for ("path: reason"), or None."""
+    if not manifest.files:
+        return f"{folder / MANIFEST}: lists no files"
+    for name, (size, digest) in sorted(manifest.files.items()):
+        path = folder / name
+        try:
+            st = path.stat()
+        except OSError:
+            return f"{path}: missing"
+        if st.st_size != size:
+            return f"{path}: {st.st_size:,} bytes, the manifest says {size:,}"
+        memo = (str(path), st.st_size, st.st_mtime_ns)
+        if memo not in _verified:
+            _verified[memo] = sha256_file(path)
+        if _verified[memo] != digest:
+            return f"{path}: content differs from the manifest's hash"
+    return None
 
 
 def index_status(project: Project, tier: Tier) -> dict[str, str]:
-    """{"sparse": "ok"|"missing"|"stale", "dense": …} for one tier."""
+    """{"sparse": "ok"|"missing"|"stale"|"damaged", "dense": …} for one tier."""
+    return {kind: status for kind, (status, _) in index_states(project, tier).items()}
+
+
+def index_states(project: Project, tier: Tier) -> dict[str, tuple[str, str]]:
+    """Per kind: (status, why) — why names the damaged file."""
     out = {}
     for kind, path, expected in (
         ("sparse", sparse_dir(project, tier), expected_sparse(project, tier)),
         ("dense", dense_dir(project, tier), expected_dense(project, tier)),
     ):
         found = read_manifest(path)
-        out[kind] = "missing" if found is None else ("ok" if _matches(found, expected) else "stale")
+        if found is None:
+            out[kind] = ("missing", "")
+        elif not _matches(found, expected):
+            out[kind] = ("stale", "")
+        else:
+            why = damaged_file(path, found)
+            out[kind] = ("damaged", why) if why else ("ok", "")
     return out
 
 
@@ -139,15 +189,26 @@ def embed_pool(project: Project, doc_ids: list[int], progress: Progress | None =
             texts.append(chunk)
         if progress and (n % 200 == 0 or n == len(doc_ids)):
             progress("chunk", n, len(doc_ids))
-    cache = EmbeddingCache(project.state_dir / "embeddings" / "cache.sqlite", embedder.name, embedder.dims)
-    vectors = embed_with_cache(
-        embedder, cache, texts, progress=(lambda done: progress("embed", done, len(texts))) if progress else None
-    )
+    try:
+        cache = EmbeddingCache(project.state_dir / "embeddings" / "cache.sqlite", embedder.name, embedder.dims)
+        vectors = embed_with_cache(
+            embedder, cache, texts, progress=(lambda done: progress("embed", done, len(texts))) if progress else None
+        )
+    except Exception as exc:
+        if not type(exc).__module__.startswith("openai"):
+            raise
+        # an embedding endpoint's error: shown without a traceback and without the key it may echo
+        key = os.environ.get(e.api_key_env, "") if e.api_key_env else ""
+        raise ExternalError(redacted(f"{embedder.name} at {e.base_url}: {type(exc).__name__}: {exc}", (key,)),
+                            title="Embedding endpoint failed") from None
     return ChunkTable(np.asarray(chunk_docs, dtype=np.int64), np.asarray(vectors, dtype=np.float32))
 
 
 def _write_manifest(path: Path, manifest: IndexManifest) -> None:
-    atomic_write_bytes(path / MANIFEST, msgspec.json.encode(manifest))
+    # dot files are the engine's locks and bookkeeping (Tantivy's .tantivy-*.lock, .managed.json): not content
+    files = {p.name: _file_record(p) for p in sorted(path.iterdir())
+             if p.is_file() and p.name != MANIFEST and not p.name.startswith(".")}
+    atomic_write_bytes(path / MANIFEST, msgspec.json.encode(msgspec.structs.replace(manifest, files=files)))
 
 
 @contextmanager
@@ -196,8 +257,14 @@ def build_indexes(
     """Build what is missing or stale. Returns {"built": [...], "kept": [...]} of "kind tier" labels."""
     built, kept = [], []
     todo_dense = []
+    for kind in ("sparse", "dense"):
+        remove_dead_builds(project.state_dir / "index" / kind)
     for tier in tiers:
-        status = index_status(project, tier)
+        states = index_states(project, tier)
+        for kind, (state, why) in states.items():
+            if state == "damaged" and kind in kinds:
+                log.warning("%s; rebuilding the %s index of tier %s", why, kind, tier.name)
+        status = {kind: state for kind, (state, _) in states.items()}
         if "sparse" in kinds:
             if force or status["sparse"] != "ok":
                 build_sparse(project, tier, progress)

@@ -6,8 +6,9 @@ Rankings come from the run store (retriever runs written by `evaluate`, model lo
 
 A *near miss* is a non-gold document ranked within the top K of some system above at least one
 gold document of the query (a gold document that was not retrieved at all counts as ranked below
-everything). Each near miss is paired with the gold document it most resembles (word-set Jaccard
-over title + text), the one it imitates.
+everything) that looks like the evidence: a verified hard negative, or a document sharing at least
+NEAR_MISS_MIN_OVERLAP of its words with a gold document. Each near miss is paired with the gold
+document it most resembles (word-set Jaccard over title + text), the one it imitates.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ RowKind = Literal["gold", "hard_negative", "other"]
 GOLD: RowKind = "gold"
 HARD_NEGATIVE: RowKind = "hard_negative"
 OTHER: RowKind = "other"
+# An unverified document must share at least this share of its words (Jaccard) with a gold document
+# to count as a near miss: above gold but unlike it, it is just noise ranked high (0.12 was listed).
+NEAR_MISS_MIN_OVERLAP = 0.2
 _WORD = re.compile(r"\w+")
 
 
@@ -140,6 +144,8 @@ def inspect_query(
         words = _words(project.documents[doc_id])
         sims = sorted(((jaccard(words, gw), g) for g, gw in gold_words.items()), key=lambda x: (-x[0], x[1]))
         sim, imitates = sims[0] if sims else (0.0, gold[0])
+        if e["kind"] != HARD_NEGATIVE and sim < NEAR_MISS_MIN_OVERLAP:
+            continue
         misses.append(NearMiss(
             doc_id=doc_id, title=e["title"], kind=e["kind"], ranks=dict(sorted(e["ranks"].items(), key=lambda kv: system_order(kv[0]))),
             above_gold=sorted(e["above"]), imitates=imitates, similarity=round(sim, 4),

@@ -26,6 +26,7 @@ from workbench.errors import BadInput, WorkbenchError
 from workbench.fsutil import atomic_write_bytes, sha256_bytes
 from workbench.project import Project
 from workbench.records import LadderConfig, Tier, TierKind, TierSet
+from workbench.recovery import set_aside
 from workbench.tokens import doc_tokens
 
 TIERS_FILE = Path("tiers") / "tiers.json"
@@ -156,7 +157,11 @@ def load_tiers(project: Project) -> TierSet:
     path = tiers_path(project)
     if not path.exists():
         raise StaleTiersError("no tiers yet: run `workbench ladder`")
-    tierset = msgspec.json.decode(path.read_bytes(), type=TierSet)
+    try:
+        tierset = msgspec.json.decode(path.read_bytes(), type=TierSet)
+    except msgspec.DecodeError as exc:  # truncated or foreign: derived state, so rebuild it
+        set_aside(path, f"does not load ({exc})")
+        raise StaleTiersError(f"{path} was damaged: run `workbench ladder`") from None
     if tierset.spec_hash != spec_hash(project.config.ladder, project.config.tokenizer):
         raise StaleTiersError("tiers were built from another ladder spec: run `workbench ladder`")
     if tierset.corpus_hash != project.corpus_hash():

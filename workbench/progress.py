@@ -11,7 +11,7 @@ finished. The front ends: ``stage_progress`` (Rich bars, CLI), the TUI's task ba
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Iterator, Protocol
+from typing import TYPE_CHECKING, Callable, Iterator, Protocol
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -30,8 +30,11 @@ def no_progress(stage: str, done: int, total: int) -> None:
 
 
 @contextmanager
-def stage_progress(console: "Console", unit: str = "items") -> Iterator[Progress]:
-    """Yield progress(stage, done, total) drawing one Rich bar per stage, with items/second."""
+def stage_progress(console: "Console", unit: str | Callable[[str], str] = "items") -> Iterator[Progress]:
+    """Yield progress(stage, done, total) drawing one Rich bar per stage, with items/second.
+    ``unit`` names what the bars count, or says it per stage (embedding counts chunks, BM25 documents)."""
+    from workbench.safe_text import markup_escaped
+
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -47,7 +50,9 @@ def stage_progress(console: "Console", unit: str = "items") -> Iterator[Progress
 
     class RateColumn(ProgressColumn):
         def render(self, task: Task) -> Text:
-            return Text(f"{task.speed:,.0f} {unit}/s" if task.speed else "", style="cyan")
+            return Text(f"{task.speed:,.0f} {task.fields['unit']}/s" if task.speed else "", style="cyan")
+
+    unit_of = unit if callable(unit) else (lambda stage: unit)
 
     tasks: dict[str, TaskID] = {}
     with Bars(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
@@ -55,7 +60,8 @@ def stage_progress(console: "Console", unit: str = "items") -> Iterator[Progress
 
         def update(stage: str, done: int, total: int) -> None:
             if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total)
+                # stages name tiers, and tier names hold domains: data, shown as text
+                tasks[stage] = bar.add_task(markup_escaped(stage, one_line=True), total=total, unit=unit_of(stage))
             bar.update(tasks[stage], completed=done, total=total)
 
         yield update

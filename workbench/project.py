@@ -7,6 +7,8 @@ unless everything validated.
 
 from __future__ import annotations
 
+import codecs
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, TypeVar
@@ -16,6 +18,7 @@ import msgspec
 from workbench.errors import WorkbenchError
 from workbench.fsutil import atomic_write_bytes, sha256_bytes
 from workbench.records import Document, ProjectConfig, Query
+from workbench.safe_text import visible
 
 CONFIG_FILE = "workbench.toml"
 DOCUMENTS_FILE = "documents.jsonl"
@@ -69,7 +72,7 @@ def iter_jsonl(path: Path, record_type: type[T], problems: list[Problem]) -> Ite
     decoder = msgspec.json.Decoder(record_type)
     name = str(path)
     try:
-        raw = path.read_bytes()
+        raw = path.read_bytes().removeprefix(codecs.BOM_UTF8)  # a UTF-8 BOM (Windows editors) is no content
     except OSError as exc:
         problems.append(Problem(name, None, None, f"cannot read: {exc.strerror or exc}"))
         return
@@ -90,17 +93,98 @@ def iter_jsonl(path: Path, record_type: type[T], problems: list[Problem]) -> Ite
             problems.append(Problem(name, lineno, None, f"malformed JSON: {exc}"))
 
 
+def check_folder(root: Path) -> None:
+    """A project path must be a folder (or not exist yet) below folders, never below a regular file."""
+    for p in (root, *root.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise ProjectError([Problem(str(p), None, None, f"is a file, not a folder: {root} cannot be a project")])
+            return
+
+
+def toml_line(text: str, dotted: str) -> int | None:
+    """The line that sets ``dotted`` ("retrievers.k", "name", "models.local.max_tokens") in a TOML text."""
+    *table, key = dotted.split(".")
+    section: list[str] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith("[") and not stripped.startswith("[["):
+            section = [s.strip().strip('"') for s in stripped.strip("[]").split(".")]
+        elif re.match(rf'"?{re.escape(key)}"?\s*=', stripped) and section == table:
+            return lineno
+    return None
+
+
 def load_config(root: Path) -> ProjectConfig:
+    check_folder(root)
     path = root / CONFIG_FILE
     if not path.exists():
         raise ProjectError([Problem(str(path), None, None, "missing: not a workbench project (run `workbench init`)")])
+    raw = path.read_bytes().removeprefix(codecs.BOM_UTF8)
+    text = raw.decode("utf-8", errors="replace")
     try:
-        return msgspec.toml.decode(path.read_bytes(), type=ProjectConfig)
+        config = msgspec.toml.decode(raw, type=ProjectConfig)
     except msgspec.ValidationError as exc:
         fld, msg = _field_of(exc)
-        raise ProjectError([Problem(str(path), None, fld, msg)]) from None
+        raise ProjectError([Problem(str(path), toml_line(text, fld) if fld else None, fld, msg)]) from None
     except msgspec.DecodeError as exc:
         raise ProjectError([Problem(str(path), None, None, f"malformed TOML: {exc}")]) from None
+    problems = [Problem(str(path), toml_line(text, key), key, msg) for key, msg in config_range_problems(config)]
+    if problems:
+        raise ProjectError(problems)
+    return config
+
+
+def config_range_problems(c: ProjectConfig) -> list[tuple[str, str]]:
+    """(dotted key, message) for every value outside the range the code can work with."""
+    out: list[tuple[str, str]] = []
+
+    def need(ok: bool, key: str, msg: str) -> None:
+        if not ok:
+            out.append((key, msg))
+
+    lad, ret, emb = c.ladder, c.retrievers, c.embedding
+    need(lad.base_budget > 0, "ladder.base_budget", f"must be a positive token count, got {lad.base_budget}")
+    need(lad.prompt_overhead >= 0, "ladder.prompt_overhead", f"must be ≥ 0, got {lad.prompt_overhead}")
+    if lad.base_budget > 0 and lad.prompt_overhead >= 0:
+        need(lad.prompt_overhead < lad.base_budget, "ladder.prompt_overhead",
+             f"{lad.prompt_overhead} leaves no room for documents in base_budget {lad.base_budget}")
+    bad_mix = [b for b in lad.mixing_budgets if b <= lad.base_budget]
+    need(not bad_mix, "ladder.mixing_budgets", f"each must exceed base_budget {lad.base_budget}: {bad_mix}")
+    bad_global = [b for b in lad.global_budgets if b <= max(lad.prompt_overhead, 0)]
+    need(not bad_global, "ladder.global_budgets", f"each must exceed prompt_overhead {lad.prompt_overhead}: {bad_global}")
+    need(ret.k >= 1, "retrievers.k", f"must be ≥ 1, got {ret.k}")
+    need(ret.rrf_k >= 0, "retrievers.rrf_k", f"must be ≥ 0 (60 is usual), got {ret.rrf_k}")
+    need(ret.hybrid_depth >= 1, "retrievers.hybrid_depth", f"must be ≥ 1, got {ret.hybrid_depth}")
+    need(emb.chunk_tokens > 0, "embedding.chunk_tokens", f"must be > 0, got {emb.chunk_tokens}")
+    need(0 <= emb.chunk_overlap < max(emb.chunk_tokens, 1), "embedding.chunk_overlap",
+         f"must be ≥ 0 and below chunk_tokens {emb.chunk_tokens}, got {emb.chunk_overlap}")
+    need(emb.batch_size >= 1, "embedding.batch_size", f"must be ≥ 1, got {emb.batch_size}")
+    for name, m in c.models.items():
+        key = f"models.{name}"
+        need(m.context_window > 0, f"{key}.context_window", f"must be > 0, got {m.context_window}")
+        need(m.max_tokens > 0, f"{key}.max_tokens", f"must be > 0, got {m.max_tokens}")
+        need(0 <= m.safety_margin < 1, f"{key}.safety_margin", f"must be in [0, 1), got {m.safety_margin}")
+        need(m.timeout_s > 0, f"{key}.timeout_s", f"must be > 0, got {m.timeout_s}")
+        need(m.concurrency >= 1, f"{key}.concurrency", f"must be ≥ 1, got {m.concurrency}")
+        need(m.max_retries >= 0, f"{key}.max_retries", f"must be ≥ 0, got {m.max_retries}")
+    return out
+
+
+MAX_QUERY_ID = 128
+
+
+def query_id_problem(qid: str) -> str | None:
+    """Why a query ID cannot be used (TREC files split on whitespace; IDs become file names), or None."""
+    if not qid.strip():
+        return "empty"
+    if any(c.isspace() or not c.isprintable() for c in qid):
+        return f"contains whitespace or a control character: {visible(qid)!r}"
+    if "/" in qid or "\\" in qid or ".." in qid:
+        return f"contains '/', '\\' or '..': {visible(qid)!r}"
+    if len(qid) > MAX_QUERY_ID:
+        return f"{len(qid)} characters long (at most {MAX_QUERY_ID})"
+    return None
 
 
 def validate(
@@ -108,8 +192,10 @@ def validate(
     queries: list[tuple[int, Query]],
     doc_file: str,
     query_file: str,
+    docs_complete: bool = True,
 ) -> list[Problem]:
-    """Cross-record checks. Inputs carry their line numbers."""
+    """Cross-record checks. Inputs carry their line numbers. With docs_complete False (a document
+    line did not parse) gold/negative IDs are not checked against the corpus: they may be on that line."""
     problems: list[Problem] = []
 
     def first_seen(seen: dict, key, file: str, lineno: int, fld: str, label: str) -> None:
@@ -128,13 +214,16 @@ def validate(
     seen_q: dict[str, int] = {}
     for lineno, q in queries:
         first_seen(seen_q, q.query_id, query_file, lineno, "query_id", "query_id")
+        why = query_id_problem(q.query_id)
+        if why:
+            problems.append(Problem(query_file, lineno, "query_id", why))
         if not q.query.strip():
             problems.append(Problem(query_file, lineno, "query", "empty query text"))
         if not q.gold_doc_ids:
             problems.append(Problem(query_file, lineno, "gold_doc_ids", "query has no gold document"))
         for fld, ids in (("gold_doc_ids", q.gold_doc_ids), ("hard_negative_ids", q.hard_negative_ids)):
             missing = [i for i in ids if i not in seen]
-            if missing:
+            if missing and docs_complete:
                 problems.append(Problem(query_file, lineno, fld, f"DocID(s) not in the corpus: {missing[:10]}"))
             if len(set(ids)) != len(ids):
                 problems.append(Problem(query_file, lineno, fld, "repeated DocID"))
@@ -183,9 +272,10 @@ def read_records(doc_path: Path, query_path: Path) -> tuple[list[tuple[int, Docu
     """Read and validate both files; raise ProjectError listing every problem."""
     problems: list[Problem] = []
     docs = list(iter_jsonl(doc_path, Document, problems))
+    docs_complete = not problems
     queries = list(iter_jsonl(query_path, Query, problems))
-    if not problems:
-        problems.extend(validate(docs, queries, str(doc_path), str(query_path)))
+    # cross-record checks run on every line that parsed, so a malformed line hides nothing else
+    problems.extend(validate(docs, queries, str(doc_path), str(query_path), docs_complete))
     if problems:
         raise ProjectError(problems)
     return docs, queries
@@ -232,6 +322,7 @@ def write_config(root: Path, config: ProjectConfig) -> None:
 
 
 def init_project(root: Path, name: str | None = None) -> None:
+    check_folder(root)
     if (root / CONFIG_FILE).exists():
         raise ProjectError([Problem(str(root / CONFIG_FILE), None, None, "already exists: this is a project already")])
     root.mkdir(parents=True, exist_ok=True)

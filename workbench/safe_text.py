@@ -45,3 +45,17 @@ def markup_escaped(text: str, *, one_line: bool = False) -> str:
 def as_text(text: str, style: str = "", *, one_line: bool = False) -> Text:
     """A Rich Text (also a Textual renderable) of data: never parsed as markup."""
     return Text(visible(text, one_line=one_line), style=style)
+
+
+# "Authorization: Bearer <token>" echoed back by an endpoint (or a proxy) in an error body.
+_BEARER = re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]{4,}")
+REDACTED = "***"
+
+
+def redacted(text: str, secrets: tuple[str, ...] | list[str] = ()) -> str:
+    """``text`` with each secret value (an API key from the environment) and every Bearer token
+    replaced by ***: how error texts are stored and shown."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:  # a 1-3 character "key" would blank out ordinary words
+            text = text.replace(secret, REDACTED)
+    return _BEARER.sub(rf"\1 {REDACTED}", text)

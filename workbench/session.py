@@ -121,11 +121,13 @@ class Session:
         return self.per_query.get(system, {}).get(tier, {}).get(query_id)
 
     def figure(self, system: str, tier: str, query: Query) -> float | None:
-        """The query's headline access figure: FR@K for multi-source, SR@K for single-source."""
+        """The query's headline access figure: SR@K, the share of its gold documents in the top K
+        (1 = all, FR@K = 1 too; between 0 and 1 = some, the half-circle; 0 = none). FR@K (0 or 1)
+        would hide a multi-source query that found some of its gold."""
         a = self.access(system, tier, query.query_id)
         if a is None:
             return None
-        return a.fr_at_k if a.fr_at_k is not None else a.sr_at_k
+        return a.sr_at_k
 
     def breaks_at(self, system: str, query: Query) -> int | None:
         """Index (ladder order) of the first tier where the query's figure drops below 1."""
@@ -187,8 +189,9 @@ def evaluate_access(
 
 
 def evaluate_all(session: Session, progress: Progress = no_progress) -> list[SystemResult]:
-    """Every registered retriever and stored model run on every tier of the session."""
-    return evaluate_access(session.project, session.tiers, progress=progress)
+    """Every registered retriever and stored model run on every tier of the session, at the
+    project's `[retrievers] k`."""
+    return evaluate_access(session.project, session.tiers, k=session.project.config.retrievers.k, progress=progress)
 
 
 def use_table(project: Project, tiers: list[Tier]) -> UseTable | None:

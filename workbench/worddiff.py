@@ -76,14 +76,30 @@ def _kinds(tokens: list[str]) -> list[str]:
 SALIENT = ("year", "number", "name")
 
 
-def _changed_words(spans: list[Span]) -> list[str]:
+MAX_UNIT = 12  # a number's unit is the word right after it ("44,000 hours"), if it is this short
+
+
+def _with_unit(spans: list[Span], i: int) -> str:
+    """A number with the word that follows it: "44,000" alone hides whether it counts hours or minutes."""
+    s = spans[i]
+    if s.kind != "number" or i + 2 >= len(spans) or spans[i + 1].kind != "space":
+        return s.text
+    nxt = spans[i + 2]
+    return f"{s.text} {nxt.text}" if nxt.kind == "word" and nxt.text.isalpha() and len(nxt.text) <= MAX_UNIT else s.text
+
+
+def _changed_words(spans: list[Span], other: list[Span]) -> list[str]:
+    """Distinct changed words of one side that the other side does not contain anywhere (a word that
+    only moved is no difference); numbers carry their unit."""
+    elsewhere = {s.text.lower() for s in other if s.kind not in ("space", "punct")}
     seen: dict[str, str] = {}
-    for s in spans:
-        if s.changed and s.text.lower() not in seen:
-            seen[s.text.lower()] = s.text
+    for i, s in enumerate(spans):
+        key = s.text.lower()
+        if s.changed and key not in seen and key not in elsewhere:
+            seen[key] = _with_unit(spans, i)
     words = list(seen.values())
     rank = {k: i for i, k in enumerate(SALIENT)}
-    return sorted(words, key=lambda w: rank.get(token_kind(w), len(SALIENT)))  # stable: text order kept
+    return sorted(words, key=lambda w: rank.get(token_kind(w.split(" ")[0]), len(SALIENT)))  # stable: text order kept
 
 
 def word_diff(left: str, right: str) -> WordDiff:
@@ -110,8 +126,8 @@ def word_diff(left: str, right: str) -> WordDiff:
     return WordDiff(
         left=lspans,
         right=rspans,
-        left_only=_changed_words(lspans),
-        right_only=_changed_words(rspans),
+        left_only=_changed_words(lspans, rspans),
+        right_only=_changed_words(rspans, lspans),
         similarity=round(matcher.ratio(), 4),
         truncated=truncated,
     )
@@ -119,5 +135,5 @@ def word_diff(left: str, right: str) -> WordDiff:
 
 def salient_changes(diff: WordDiff) -> tuple[list[str], list[str]]:
     """Changed years, numbers and names on each side: usually the one constraint that differs."""
-    pick = lambda words: [w for w in words if token_kind(w) in SALIENT]  # noqa: E731
+    pick = lambda words: [w for w in words if token_kind(w.split(" ")[0]) in SALIENT]  # noqa: E731
     return pick(diff.left_only), pick(diff.right_only)

@@ -16,7 +16,7 @@ import msgspec
 
 from workbench.fsutil import atomic_write_bytes, safe_name
 from workbench.llm.client import ChatClient
-from workbench.llm.judge import JudgeResult, judge_answer, normalize
+from workbench.llm.judge import JudgeResult, JudgeUnavailable, judge_answer, normalize
 from workbench.project import Project
 from workbench.records import Query
 
@@ -67,6 +67,8 @@ async def calibrate_judge(
     right, wrong = [], []
     for q, wrong_answer in pairs:
         r = await judge_answer(judge, q.query, q.answer, q.answer, samples=samples)
+        if isinstance(r, JudgeUnavailable):
+            break  # the endpoint is down: the other calls would fail the same way, each after its retries
         w = await judge_answer(judge, q.query, q.answer, wrong_answer, samples=samples)
         if isinstance(r, JudgeResult) and r.median is not None:  # an unreachable judge gives no evidence
             right.append(r.median)

@@ -18,6 +18,7 @@ from workbench.display import MISSING, fmt
 from workbench.errors import BadInput
 from workbench.llm.tasks import TaskOptions
 from workbench.names import TASKS
+from workbench.safe_text import as_text, markup_escaped
 
 console = Console(stderr=True)
 
@@ -79,7 +80,8 @@ def run_command(project: Path, model_name, tasks, tiers, queries, variant, k, re
     console.print(f"wall time {wall:.1f} s; model calls {stats['calls']} (cache hits {stats['cache_hits']}, failed {stats['failures']})")
     failed = [(r.tier, r.system, f) for r in runs for f in r.failures]
     for tier, system, f in failed[:20]:
-        console.print(f"[red]failed[/] {tier} {system} {f.query_id} ({f.stage}): {f.error}")
+        console.print(f"[red]failed[/] {markup_escaped(f'{tier} {system} {f.query_id} ({f.stage}): {f.error}', one_line=True)}",
+                      highlight=False, soft_wrap=True)  # one line per failure
     if failed:
         console.print(f"[red]{len(failed)} query run(s) failed[/]: rerun the same command to retry them (finished ones are not recomputed)")
         raise SystemExit(1)
@@ -109,12 +111,15 @@ async def _run_all(proj, tier_list, name, cfg, judge_name, judge_cfg, task_list,
                     run = await run_tier(proj, tier, name, client, opts,
                                          judge_client if not TASKS[task].localizes else None, progress=progress)
                     runs.append(run)
-        if any(not TASKS[t].localizes for t in task_list):
+        answer_runs = [r for r in runs if not TASKS[r.task].localizes and r.fits]
+        if answer_runs and not any(r.qa for r in answer_runs) and any(r.failures for r in answer_runs):
+            console.print("[yellow]judge not calibrated: every answer call of this run failed (is the endpoint down?)[/]")
+        elif any(not TASKS[t].localizes for t in task_list):
             from workbench.llm.calibration import calibrate_judge, save_calibration
 
             calibration = await calibrate_judge(judge_client, proj.queries, seed=seed)
             save_calibration(proj, calibration)
-            console.print(("[green]" if calibration.separates else "[yellow]") + calibration.verdict() + "[/]")
+            console.print(as_text(calibration.verdict(), "green" if calibration.separates else "yellow"))
     finally:
         await client.aclose()
         if judge_client is not client:
@@ -137,19 +142,19 @@ def _print_summary(proj, runs) -> None:
         table.add_column(col, justify="left" if col in ("tier", "system") else "right", no_wrap=col in ("tier", "system", "fits"))
     for r in runs:
         if not r.fits:
-            table.add_row(r.tier, r.system, f"no ({r.input_tokens}>{r.budget_tokens})", *[MISSING] * 13)
+            table.add_row(as_text(r.tier), as_text(r.system), f"no ({r.input_tokens}>{r.budget_tokens})", *[MISSING] * 13)
             continue
         c = call_figures(r)
         if TASKS[r.task].localizes:
             per = [query_access(x.query_id, x.doc_ids, proj.query(x.query_id).gold_doc_ids, r.k) for x in r.localize]
             s = summarize(per, r.k) if per else None
             lf = localize_figures(r)
-            table.add_row(r.tier, r.system, "yes", fmt(s.r_at_1 if s else None), fmt(s.sr_at_k if s else None),
+            table.add_row(as_text(r.tier), as_text(r.system), "yes", fmt(s.r_at_1 if s else None), fmt(s.sr_at_k if s else None),
                           fmt(s.fr_at_k if s else None), MISSING, fmt(lf["n"]), MISSING, MISSING, MISSING, MISSING,
                           fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
         else:
             q = qa_figures(r)
-            table.add_row(r.tier, r.system, "yes", MISSING, MISSING, MISSING, fmt(q["QA"], 2), fmt(q["n"]), fmt(q["judge_failures"]),
+            table.add_row(as_text(r.tier), as_text(r.system), "yes", MISSING, MISSING, MISSING, fmt(q["QA"], 2), fmt(q["n"]), fmt(q["judge_failures"]),
                           fmt(q["refusals"]), fmt(q["EM"], 2), fmt(q["contains"], 2), fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
     Console(width=200 if not Console().is_terminal else None).print(table)
 
@@ -163,5 +168,5 @@ def serve_command(host, port, n_ctx, n_threads):
     """Serve the embedded SmolLM2 model (OpenAI-compatible /v1) in the foreground until Ctrl-C."""
     from workbench.llm.server import serve_foreground
 
-    code = serve_foreground(host=host, port=port or None, n_ctx=n_ctx, n_threads=n_threads, echo=lambda s: console.print(s))
+    code = serve_foreground(host=host, port=port or None, n_ctx=n_ctx, n_threads=n_threads, echo=lambda s: console.print(as_text(s)))
     raise SystemExit(code)

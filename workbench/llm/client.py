@@ -28,9 +28,11 @@ from typing import Any, Callable
 
 import msgspec
 
+from index.embedding_cache import open_sqlite
 from workbench.errors import BAD_INPUT, ExternalError
 from workbench.fsutil import sha256_bytes
 from workbench.records import ModelConfig
+from workbench.safe_text import redacted
 
 CACHE_DIR = "llm_cache"
 CACHE_FILE = "responses.sqlite"
@@ -67,6 +69,12 @@ def cache_key(endpoint: str, model: str, messages: list[dict], params: dict) -> 
     return sha256_bytes(msgspec.json.encode([endpoint, model, messages, sorted(params.items())]))
 
 
+def _setup_responses(db: sqlite3.Connection) -> None:
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value BLOB NOT NULL, created REAL NOT NULL)")
+    db.execute("SELECT 1 FROM responses LIMIT 1").fetchall()
+
+
 class ResponseCache:
     """sqlite file; safe across threads (one lock) and processes (WAL, retries on busy)."""
 
@@ -74,9 +82,7 @@ class ResponseCache:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), timeout=30.0, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value BLOB NOT NULL, created REAL NOT NULL)")
+        self._db = open_sqlite(path, _setup_responses, isolation_level=None)  # a damaged cache starts afresh
 
     @classmethod
     def for_state_dir(cls, state_dir: Path) -> "ResponseCache":
@@ -178,6 +184,10 @@ class ChatClient:
             raise LLMCallError("config", f"model {self.name!r}: environment variable {env} (its API key) is not set", 0)
         return key
 
+    def _secrets(self) -> tuple[str, ...]:
+        env = self.config.api_key_env
+        return (os.environ.get(env, ""),) if env else ()
+
     @property
     def base_url(self) -> str:
         if not isinstance(self._base_url, str):
@@ -252,7 +262,8 @@ class ChatClient:
                     raise
                 except Exception as exc:  # noqa: BLE001 - classified below
                     kind, retryable = _classify(exc)
-                    message = f"{type(exc).__name__}: {exc}"[:500]
+                    # an endpoint may echo the key back in its error body: never store or show it
+                    message = redacted(f"{type(exc).__name__}: {exc}", self._secrets())[:500]
             if kind == "bad_response" and unusable < self.config.max_retries:
                 unusable += 1
                 delay = min(self.backoff_max_s, self.backoff_base_s * 2 ** (unusable - 1))

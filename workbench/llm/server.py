@@ -167,7 +167,9 @@ class LocalServer:
                     f"port {self.port} on {self.host} is already in use: choose another with --port "
                     "(or omit it to pick a free one)"
                 )
-            self._log_dir = tempfile.mkdtemp(prefix="workbench-llama-")
+            clean_stale_log_dirs()
+            # the pid in the name lets a later start remove the folder of a killed `serve` or `run`
+            self._log_dir = tempfile.mkdtemp(prefix=f"{LOG_DIR_PREFIX}{os.getpid()}-")
             cmd = server_command(model, self.host, self.port, self.n_ctx, self.n_threads)
             self.proc = _launch(cmd, self.log_path)  # type: ignore[arg-type]
             _REGISTRY.add(self)
@@ -219,6 +221,22 @@ class LocalServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+LOG_DIR_PREFIX = "workbench-llama-"
+
+
+def clean_stale_log_dirs() -> list[Path]:
+    """Remove the temporary log folders left by killed processes (their pid is gone)."""
+    from workbench.recovery import pid_alive
+
+    removed: list[Path] = []
+    for p in Path(tempfile.gettempdir()).glob(f"{LOG_DIR_PREFIX}*"):
+        pid = p.name[len(LOG_DIR_PREFIX):].split("-", 1)[0]
+        if p.is_dir() and pid.isdigit() and not pid_alive(int(pid)):
+            shutil.rmtree(p, ignore_errors=True)
+            removed.append(p)
+    return removed
 
 
 # ---------------------------------------------------------------- launcher thread

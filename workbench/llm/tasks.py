@@ -108,7 +108,9 @@ def _prepare(project: Project, tier: Tier, cfg: ModelConfig, opts: TaskOptions, 
     if opts.spec.context == "tier":
         # Cheap precheck with the ladder's own count before serialising a huge tier.
         if tier.tokens > 2 * budget:
-            return [], "", tier.tokens + answer, f"tier has ~{tier.tokens} tokens; window budget {budget}"
+            # the same figure the caller shows as the input size (tier + answer budget), not another one
+            return [], "", tier.tokens + answer, (f"input at least {tier.tokens + answer:,} tokens (tier {tier.tokens:,} "
+                                                  f"+ answer {answer:,}) > window budget {budget:,}")
         order = sorted(tier.doc_ids)
         random.Random(f"{opts.seed}:{tier.name}").shuffle(order)
         docs = project.docs(order)
@@ -121,7 +123,8 @@ def _prepare(project: Project, tier: Tier, cfg: ModelConfig, opts: TaskOptions, 
             worst = max(worst, total)
             prepared.append(_Prepared(q, docs, [], _build_messages(opts, context, q), total))
         if worst > budget:
-            return [], "", worst, f"input {worst} tokens (context {ctx_tokens} + prompt + answer {answer}) > window budget {budget}"
+            return [], "", worst, (f"input {worst:,} tokens (context {ctx_tokens:,} + prompt + answer {answer:,}) "
+                                   f"> window budget {budget:,}")
         return prepared, "", worst, ""
 
     extra = ""

@@ -154,6 +154,11 @@ def print_eval(results, k: int, use: dict | None) -> None:
                       fmt(s.sr_at_k), fmt(s.fr_at_k), fmt(s.multi_gap), fmt(s.mrr_at_k), fmt(s.ndcg_at_10))
         last_tier = r.tier
     console.print(table)
+    unlabelled = {r.tier: r.n_unlabelled for r in results if r.n_unlabelled}
+    if unlabelled:
+        n = max(unlabelled.values())
+        console.print(f"{n} unlabelled quer{'y' if n == 1 else 'ies'} (no gold) ranked but left out of these figures "
+                      "(label in the TUI: `workbench open`)", highlight=False)
     if use:
         print_use(use)
 
@@ -293,3 +298,4 @@ def _register_model_commands() -> None:
 
 
 _register_model_commands()
+from workbench import cli_production  # noqa: E402,F401  (registers import-run, import-answers, add-query, export-labels)

@@ -126,8 +126,6 @@ def validate(
         first_seen(seen_q, q.query_id, query_file, lineno, "query_id", "query_id")
         if not q.query.strip():
             problems.append(Problem(query_file, lineno, "query", "empty query text"))
-        if not q.gold_doc_ids:
-            problems.append(Problem(query_file, lineno, "gold_doc_ids", "query has no gold document"))
         for fld, ids in (("gold_doc_ids", q.gold_doc_ids), ("hard_negative_ids", q.hard_negative_ids)):
             missing = [i for i in ids if i not in seen]
             if missing:
@@ -148,6 +146,7 @@ class Project:
     queries: list[Query]
     _query_index: dict[str, Query] = field(default_factory=dict, repr=False)
     _corpus_hash: str | None = field(default=None, repr=False)
+    _documents_hash: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self._query_index = {q.query_id: q for q in self.queries}
@@ -173,6 +172,12 @@ class Project:
                 (self.root / DOCUMENTS_FILE).read_bytes() + b"\0" + (self.root / QUERIES_FILE).read_bytes()
             )
         return self._corpus_hash
+
+    def documents_hash(self) -> str:
+        """Content hash of the documents alone: what an index depends on (queries and labels do not)."""
+        if self._documents_hash is None:
+            self._documents_hash = sha256_bytes((self.root / DOCUMENTS_FILE).read_bytes())
+        return self._documents_hash
 
 
 def read_records(doc_path: Path, query_path: Path) -> tuple[list[tuple[int, Document]], list[tuple[int, Query]]]:

@@ -244,11 +244,28 @@ async def run_tier(
     answered = {r.query_id for r in state.run.qa}
     todo = [p for p in prepared if p.query.query_id not in answered]
     await asyncio.gather(*(_answer_one(client, p, state) for p in todo))
-    pending = [r for r in state.run.qa if not r.judged]
-    await asyncio.gather(*(_judge_one(judge_client, project.query(r.query_id), r, opts, state) for r in pending))  # type: ignore[arg-type]
+    await _judge_pending(project, judge_client, opts, state)  # type: ignore[arg-type]
     state.order_by([p.query.query_id for p in prepared])
     complete = len(state.run.qa) == len(prepared) and all(r.judged for r in state.run.qa)
     state.finish(complete)
+    return state.run
+
+
+async def _judge_pending(project: Project, judge_client: ChatClient, opts: TaskOptions, state: "_State") -> None:
+    pending = [r for r in state.run.qa if not r.judged]
+    await asyncio.gather(*(_judge_one(judge_client, project.query(r.query_id), r, opts, state) for r in pending))
+
+
+async def judge_run(
+    project: Project, run: TierRun, judge_client: ChatClient, judge_samples: int = 3,
+    store: LLMRunStore | None = None, progress: Progress | None = None,
+) -> TierRun:
+    """Judge the answers of a run made elsewhere (production answers, workbench/llm/production.py)
+    exactly as `run_tier` judges a model's: same judge, samples and resumable saving."""
+    state = _State(store or LLMRunStore(project), msgspec.structs.replace(run, failures=[], complete=False), len(run.qa), progress)
+    state.report()
+    await _judge_pending(project, judge_client, TaskOptions(task="qa", judge_samples=judge_samples), state)
+    state.finish(all(r.judged for r in state.run.qa))
     return state.run
 
 

@@ -189,3 +189,21 @@ def test_production_answers_import_as_a_use_run_with_deterministic_matches(evalu
     assert [(r.query_id, r.contains, r.latency_s) for r in run.qa] == [(q1.query_id, True, 1.5), (q2.query_id, False, 0.0)]
     assert run.qa[0].context_doc_ids == q1.gold_doc_ids and run.qa[1].context_doc_ids == []
     assert "contains 0.50 (n=2)" in said
+
+
+@pytest.mark.llm
+def test_production_answers_are_judged_by_the_project_judge(local_server, tiny_project, tmp_path):
+    path = tmp_path / "answers.jsonl"
+    path.write_text(json.dumps({"query_id": "q1", "answer": "Paris", "context_doc_ids": [1]}) + "\n"
+                    + json.dumps({"query_id": "q2", "answer": "Bananas and cream.", "context_doc_ids": [5]}) + "\n")
+    result = cli("import-answers", tiny_project, path, "--name", "prod", "--judge-samples", "1")
+    assert result.exit_code == 0, result.output
+    from workbench.llm.store import LLMRunStore
+
+    run = LLMRunStore(load_project(tiny_project)).load("run:prod:answers", "full")
+    assert run.complete and run.judge == "local" and all(r.judged for r in run.qa)
+    assert all(r.judge_median is not None or r.judge_failure for r in run.qa)
+    stamp = (tiny_project / ".workbench" / "runs" / "full" / "llm" / "run_prod_answers.json").stat().st_mtime_ns
+    again = cli("import-answers", tiny_project, path, "--name", "prod", "--judge-samples", "1")
+    assert again.exit_code == 0 and "n=2 judged" in " ".join(again.output.split())
+    assert (tiny_project / ".workbench" / "runs" / "full" / "llm" / "run_prod_answers.json").stat().st_mtime_ns == stamp

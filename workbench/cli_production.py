@@ -164,7 +164,7 @@ def print_query_ranks(p, tiers, query_id: str) -> None:
             continue
         ins = inspect_stored(p, t, q)
         for s in ins.systems:
-            top = "; ".join(f"{r.doc_id} {markup_escaped(r.title, one_line=True)[:30]}" for r in s.rows[:3])
+            top = "; ".join(f"{r.doc_id} {markup_escaped(r.title, one_line=True)[:30]}" for r in s.rows[:3]) or "(no ranking)"
             ranks = ", ".join(f"{g}@{r if r is not None else '–'}" for g, r in s.gold_ranks.items()) or "unlabelled"
             table.add_row(t.name, s.system, top, ranks)
     console.print(table)

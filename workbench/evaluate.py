@@ -41,7 +41,9 @@ def retrieve_tier(
     cached = store.load_if_current(retriever.name, tier, key)
     if cached is not None and cached.k >= depth:
         return cached, True
-    queries = [project.query(q) for q in tier.query_ids]
+    # Every original query of the tier is ranked (by its fixed text), whatever version is
+    # loaded: one stored run serves every query-set version; scoring picks the version's queries.
+    queries = [project.original_query(q) for q in tier.query_ids]
     retriever.prepare([q.query for q in queries])
     rankings = []
     for n, q in enumerate(queries, 1):
@@ -54,9 +56,12 @@ def retrieve_tier(
 
 
 def score_run(project: Project, run: SystemRun, k: int) -> tuple[AccessSummary, list[QueryAccess]]:
+    """Scored against the loaded query-set version's gold; queries it leaves out are not scored
+    (a gold document that is not in the tier simply cannot be retrieved there)."""
     per_query = [
         query_access(r.query_id, [h.doc_id for h in r.hits], project.query(r.query_id).gold_doc_ids, k)
         for r in run.rankings
+        if project.has_query(r.query_id)
     ]
     return summarize(per_query, k), per_query
 
@@ -108,7 +113,7 @@ def summary_figures(s: AccessSummary) -> dict[str, float | int | None]:
     }
 
 
-def results_json(results: list[SystemResult], k: int, use: dict | None = None) -> dict:
+def results_json(results: list[SystemResult], k: int, use: dict | None = None, queries_version: str = "original") -> dict:
     """The stable machine-readable eval document (see README: `eval --json`)."""
     tiers: dict[str, dict] = {}
     queries: dict[str, dict] = {}
@@ -123,7 +128,7 @@ def results_json(results: list[SystemResult], k: int, use: dict | None = None) -
             }
             for q in r.per_query
         }
-    doc = {"k": k, "tiers": tiers, "queries": queries}
+    doc = {"k": k, "queries_version": queries_version, "tiers": tiers, "queries": queries}
     if use:
         doc["use"] = use
     return doc

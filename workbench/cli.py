@@ -19,6 +19,12 @@ console = Console() if sys.stdout.isatty() else Console(width=120)
 err_console = Console(stderr=True)
 
 PROJECT_ARG = click.argument("project", type=click.Path(file_okay=False, path_type=Path))
+# Every command that scores queries takes this (eval; the hook for diagnose, report, open):
+# load_project(project, queries_version) gives that version's queries on the original's tiers.
+QUERIES_VERSION = click.option(
+    "--queries-version", default="original", show_default=True, metavar="NAME",
+    help="Query-set version to score (`workbench query-sets PROJECT` lists them); tiers are the original set's.",
+)
 
 
 def friendly_errors(fn):
@@ -141,8 +147,14 @@ def index(project: Path, force: bool, only: str | None) -> None:
     console.print(f"built {len(done['built'])} index(es), {len(done['kept'])} already current")
 
 
-def print_eval(results, k: int, use: dict | None) -> None:
-    table = Table(title=f"Evidence access (K={k}); n = single/multi-source queries", title_justify="left")
+def version_caption(p) -> str:
+    """Which query-set version the figures use, for every table title."""
+    return f"queries: {p.queries_version} ({len(p.queries)})"
+
+
+def print_eval(results, k: int, use: dict | None, caption: str = "") -> None:
+    title = f"Evidence access (K={k}); n = single/multi-source queries" + (f"; {caption}" if caption else "")
+    table = Table(title=title, title_justify="left")
     for c in ("tier", "system", "n", "R@1", f"SR@{k}", f"FR@{k}", "SR−FR", f"MRR@{k}", "nDCG@10"):
         table.add_column(c, justify="left" if c in ("tier", "system") else "right", no_wrap=c in ("tier", "system"))
     last_tier = None
@@ -200,15 +212,16 @@ def load_use(p, tiers) -> dict | None:
 @click.option("--k", default=10, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--json", "as_json", is_flag=True, help="Print the stable JSON document instead of tables.")
 @click.option("--no-models", is_flag=True, help="Leave stored model runs out.")
+@QUERIES_VERSION
 @friendly_errors
-def eval_(project: Path, retrievers: str, tier_spec: str, k: int, as_json: bool, no_models: bool) -> None:
+def eval_(project: Path, retrievers: str, tier_spec: str, k: int, as_json: bool, no_models: bool, queries_version: str) -> None:
     """Access metrics (R@1, SR@K, FR@K, MRR@K, nDCG@10) per tier × system, plus stored model results."""
     from workbench.evaluate import evaluate, results_json
     from workbench.ladder import ensure_tiers, select_tiers
     from workbench.progress import stage_progress
     from workbench.retrievers import make_retrievers
 
-    p = load_project(project)
+    p = load_project(project, queries_version)
     tiers = select_tiers(ensure_tiers(p), tier_spec)
     names = [n.strip() for n in retrievers.split(",") if n.strip()]
     systems = make_retrievers(p, names)
@@ -217,9 +230,9 @@ def eval_(project: Path, retrievers: str, tier_spec: str, k: int, as_json: bool,
         results = evaluate(p, tiers, systems, k=k, include_models=not no_models, progress=progress)
     use = None if no_models else load_use(p, tiers)
     if as_json:
-        click.echo(json.dumps(results_json(results, k, use), indent=1))
+        click.echo(json.dumps(results_json(results, k, use, p.queries_version), indent=1))
     else:
-        print_eval(results, k, use)
+        print_eval(results, k, use, version_caption(p))
 
 
 @main.command("export-trec")
@@ -298,4 +311,6 @@ def _register_model_commands() -> None:
 
 
 _register_model_commands()
+
+from workbench import collide_cli  # noqa: E402,F401  (registers `collide` and `query-sets`)
 from workbench import cli_production  # noqa: E402,F401  (registers import-run, import-answers, add-query, export-labels)

@@ -44,7 +44,9 @@ def retrieve_tier(
     cached = store.load_if_current(retriever.name, tier, key)
     if cached is not None and cached.k >= depth:
         return cached, True
-    queries = [project.query(q) for q in tier.query_ids]
+    # Every original query of the tier is ranked (by its fixed text), whatever version is
+    # loaded: one stored run serves every query-set version; scoring picks the version's queries.
+    queries = [project.original_query(q) for q in tier.query_ids]
     texts = {q.query_id: query_text_hash(q.query) for q in queries}
     reusable = _reusable(store.load(retriever.name, tier.name), key, depth, texts)
     retriever.prepare([q.query for q in queries if q.query_id not in reusable])
@@ -69,17 +71,19 @@ def _reusable(previous: SystemRun | None, key: str, depth: int, texts: dict[str,
 
 
 def score_run(project: Project, run: SystemRun, k: int) -> tuple[AccessSummary, list[QueryAccess]]:
-    """Figures over the run's labelled queries (a query without gold has no access figures)."""
+    """Scored against the loaded query-set version's gold; queries it leaves out are not scored
+    (a gold document that is not in the tier simply cannot be retrieved there), nor are its
+    unlabelled queries (no gold: no access figures)."""
     per_query = [
         query_access(r.query_id, [h.doc_id for h in r.hits], project.query(r.query_id).gold_doc_ids, k)
         for r in run.rankings
-        if project.query(r.query_id).gold_doc_ids
+        if project.has_query(r.query_id) and project.query(r.query_id).gold_doc_ids
     ]
     return summarize(per_query, k), per_query
 
 
 def unlabelled_count(project: Project, tier: Tier) -> int:
-    return sum(not project.query(q).gold_doc_ids for q in tier.query_ids)
+    return sum(not project.query(q).gold_doc_ids for q in project.tier_query_ids(tier))
 
 
 def model_runs(project: Project, tier: Tier, store: RunStore) -> list[SystemRun]:
@@ -137,7 +141,7 @@ def summary_figures(s: AccessSummary) -> dict[str, float | int | None]:
     }
 
 
-def results_json(results: list[SystemResult], k: int, use: dict | None = None) -> dict:
+def results_json(results: list[SystemResult], k: int, use: dict | None = None, queries_version: str = "original") -> dict:
     """The stable machine-readable eval document (see README: `eval --json`)."""
     tiers: dict[str, dict] = {}
     queries: dict[str, dict] = {}
@@ -152,7 +156,7 @@ def results_json(results: list[SystemResult], k: int, use: dict | None = None) -
             }
             for q in r.per_query
         }
-    doc = {"k": k, "tiers": tiers, "queries": queries,
+    doc = {"k": k, "queries_version": queries_version, "tiers": tiers, "queries": queries,
            "unlabelled": {r.tier: r.n_unlabelled for r in results}}
     if use:
         doc["use"] = use

@@ -111,6 +111,8 @@ def answers_run(project: Project, record: ImportedAnswers, tier: Tier, judge: st
     without a reference answer cannot be judged and are left out (the record keeps them)."""
     qa = []
     for a in record.answers:
+        if not project.has_query(a.query_id):
+            continue  # left out of the loaded query-set version
         q = project.query(a.query_id)
         if not q.answer.strip():
             continue
@@ -144,7 +146,7 @@ def current_run(project: Project, record: ImportedAnswers, tier: Tier, judge: st
 
 def gold_in_context(project: Project, answer: ProductionAnswer) -> tuple[int, int] | None:
     """(gold documents production read, gold documents) — None when unlabelled or no context given."""
-    gold = project.query(answer.query_id).gold_doc_ids
+    gold = project.query(answer.query_id).gold_doc_ids if project.has_query(answer.query_id) else []
     if not gold or not answer.has_context:
         return None
     return len(set(gold) & set(answer.context_doc_ids)), len(gold)

@@ -5,10 +5,12 @@ from __future__ import annotations
 from statistics import fmean
 from typing import Callable
 
+import msgspec
+
 from workbench.llm.calibration import load_calibration
 from workbench.llm.records import TierRun
 from workbench.llm.store import LLMRunStore
-from workbench.project import Project
+from workbench.project import ORIGINAL_VERSION, Project
 from workbench.records import Tier
 
 Row = dict[str, float | int | str | None]
@@ -88,11 +90,23 @@ def _rows(project: Project, tiers: list[Tier], localize: bool, figures: Callable
         for run in store.runs(tier):
             if (run.task == "localize") != localize:
                 continue
+            run = _version_only(project, run)
             row: Row = {"fits": run.fits, **figures(run)}
             if not run.fits:
                 row.update(input_tokens=run.input_tokens, budget_tokens=run.budget_tokens)
             out.setdefault(tier.name, {})[run.system] = row
     return out
+
+
+def _version_only(project: Project, run: TierRun) -> TierRun:
+    """The run's results for the queries the loaded query-set version keeps."""
+    if project.queries_version == ORIGINAL_VERSION:
+        return run
+    return msgspec.structs.replace(
+        run,
+        qa=[r for r in run.qa if project.has_query(r.query_id)],
+        localize=[r for r in run.localize if project.has_query(r.query_id)],
+    )
 
 
 NOT_RUN: Row = {"QA": None, "n": 0, "judge_failures": None, "refusals": None, "EM": None, "p50_s": None, "p95_s": None}

@@ -31,7 +31,7 @@ from workbench.llm.docids import extract_docids, out_of_tier
 from workbench.llm.judge import contains_match, exact_match, judge_answer, short_answer
 from workbench.llm.records import LocalizeResult, QAResult, QueryFailure, TierRun
 from workbench.llm.store import LLMRunStore
-from workbench.project import Project
+from workbench.project import ORIGINAL_VERSION, Project
 from workbench.records import Document, ModelConfig, Query, Tier
 from workbench.runs import RunStore, run_key, tier_hash
 from workbench.tokens import count_tokens, serialize_docs
@@ -183,6 +183,14 @@ def run_key_for(tier_h: str, model: str, cfg: ModelConfig, opts: TaskOptions, ju
     )
 
 
+def _labels_key(project: Project, opts: TaskOptions, queries: list[Query]) -> str:
+    """Oracle and rag contexts depend on the gold / hard-negative labels, which a query-set
+    version may change: its runs get their own key (the original's keys stay as they were)."""
+    if opts.task not in ("oracle", "rag") or project.queries_version == ORIGINAL_VERSION:
+        return ""
+    return run_key(project.queries_version, [[q.query_id, q.gold_doc_ids, q.hard_negative_ids] for q in queries])
+
+
 Progress = Callable[[int, int], None]
 
 
@@ -201,8 +209,11 @@ async def run_tier(
     cfg = client.config
     system = system_name(model, opts)
     wanted = set(opts.query_ids) if opts.query_ids else None
-    queries = [project.query(q) for q in tier.query_ids if wanted is None or q in wanted]
+    queries = [project.query(q) for q in project.tier_query_ids(tier) if wanted is None or q in wanted]
+    if opts.task != "localize":  # an unlabelled query from a log: nothing to judge against, no gold to hand over
+        queries = [q for q in queries if q.answer.strip() and (opts.task != "oracle" or q.gold_doc_ids)]
     prepared, extra, worst, reason = _prepare(project, tier, cfg, opts, queries)
+    extra += _labels_key(project, opts, queries)
     th = tier_hash(project, tier)
     judge = (judge_client.name, judge_client.config) if judge_client is not None else None
     if opts.task != "localize" and judge_client is None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import getpass
 import os
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Literal
 
@@ -26,6 +25,7 @@ from workbench.project import (
     load_project,
     validate,
 )
+from workbench.query_sets import now_utc
 from workbench.records import Query
 
 EDITS_FILE = "query_edits.jsonl"
@@ -52,10 +52,6 @@ def who() -> str:
         except (KeyError, OSError):
             name = "unknown"
     return f"user:{name}"
-
-
-def now_utc() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
 def append_edit(root: Path, edit: QueryEdit) -> None:

@@ -106,3 +106,16 @@ def test_export_labels_as_beir_qrels_and_queries_jsonl(triage_project, tmp_path)
     source = {d.doc_id: d.source_id for d in labelled.documents.values()}
     assert qrels == {q.query_id: [source[d] for d in q.gold_doc_ids] for q in labelled.queries if q.gold_doc_ids}
     assert (out / "queries.jsonl").read_bytes() == (triage_project / "query_sets" / v1.name / "queries.jsonl").read_bytes()
+
+
+def test_a_query_added_later_is_carried_into_the_labelled_version(triage_project):
+    from workbench.labels import carry_query
+    from workbench.triage import add_query
+
+    project = load_project(triage_project)
+    v1 = label(project, "log-1", project.queries[0].gold_doc_ids[0], "gold", "user:tester")
+    add_query(triage_project, "another failing query?", query_id="log-2")
+    assert not load_project(triage_project, v1.name).has_query("log-2")
+    name = carry_query(triage_project, v1.name, "log-2", "user:tester")
+    p = load_project(triage_project, name)
+    assert p.has_query("log-2") and p.query("log-1").gold_doc_ids  # the labels made so far are kept

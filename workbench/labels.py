@@ -95,6 +95,17 @@ def undo(project: Project, target: str, undone: str, by: str) -> VersionInfo:
                          description=f"undo of {undone} (back to {target})")
 
 
+def _remake(root: Path, version: str, queries: list[Query], record: LabelRecord, description: str) -> str:
+    """A child of `version` holding `queries`, after queries.jsonl itself changed (an answer edited,
+    a query added): checked against the new original, so the labelled chain stays loadable."""
+    fresh = load_project(root)
+    parent = Project(root=fresh.root, config=fresh.config, documents=fresh.documents, queries=fresh.queries,
+                     queries_version=version, original_queries=fresh.queries)
+    info = write_version(parent, queries, [record], made_by=f"{METHOD}:{_user(record.by)}", parent=version, stem=STEM,
+                         description=description)
+    return info.name
+
+
 def edit_answer(root: Path, version: str, query_id: str, answer: str, by: str) -> str:
     """Change a reference answer; returns the version to work on next (a re-made child of
     `version` carrying the new answer, or the original)."""
@@ -105,14 +116,21 @@ def edit_answer(root: Path, version: str, query_id: str, answer: str, by: str) -
     edit_original(root, query_id, answer)
     if version == ORIGINAL:
         return ORIGINAL
-    fresh = load_project(root)  # the original now carries the new answer
     queries = [msgspec.structs.replace(q, answer=answer) if q.query_id == query_id else q for q in old.queries]
-    rebased = Project(root=fresh.root, config=fresh.config, documents=fresh.documents, queries=queries,
-                      queries_version=version, original_queries=fresh.queries)
-    info = write_version(rebased, queries, [LabelRecord(query_id, "none", None, label="answer", reason=f"reference answer {before!r} → {answer!r}",
-                                                        by=by, method=METHOD, created=now_utc())],
-                         made_by=f"{METHOD}:{_user(by)}", parent=version, stem=STEM, description=f"{query_id}: reference answer edited")
-    return info.name
+    record = LabelRecord(query_id, "none", None, label="answer", reason=f"reference answer {before!r} → {answer!r}",
+                         by=by, method=METHOD, created=now_utc())
+    return _remake(root, version, queries, record, f"{query_id}: reference answer edited")
+
+
+def carry_query(root: Path, version: str, query_id: str, by: str) -> str:
+    """A query just added to queries.jsonl, carried into the labelled version being worked on (a
+    re-made child that includes it); returns the version to work on next."""
+    if version == ORIGINAL:
+        return ORIGINAL
+    queries = [*load_project(root, version).queries, load_project(root).query(query_id)]
+    record = LabelRecord(query_id, "none", None, label="added", reason="query added from a log", by=by, method=METHOD,
+                         created=now_utc())
+    return _remake(root, version, queries, record, f"{query_id}: added from a log")
 
 
 def newest_version(root: Path) -> str:

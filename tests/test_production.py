@@ -182,7 +182,7 @@ def test_production_answers_import_as_a_use_run_with_deterministic_matches(evalu
     from workbench.llm.report import use_rows
 
     row = use_rows(project, load_tiers(project).tiers)["full"]["run:prod:answers"]
-    assert row["n"] == 0 and row["QA"] is None  # not judged: no QA figure is shown as if it counted
+    assert row.n == 0 and row.QA is None  # not judged: no QA figure is shown as if it counted
     from workbench.llm.store import LLMRunStore
 
     run = LLMRunStore(project).load("run:prod:answers", "full")

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from workbench.cli import PROJECT_ARG, console, err_console, friendly_errors, main
+from workbench.cli import PROJECT_ARG, console, err_console, main
 from workbench.display import fmt
 from workbench.project import load_project
 from workbench.safe_text import markup_escaped
@@ -39,7 +39,6 @@ def print_problems(problems, what: str) -> None:
 @click.option("--tier", default=None, help="The file ranks this tier only (e.g. an export-trec file); default: every tier, restricted to its documents.")
 @click.option("--ids", type=click.Choice(["auto", "source", "docid"]), default="auto", show_default=True,
               help="Document IDs are source ids (your own) or DocIDs; auto: whichever more of them resolve as.")
-@friendly_errors
 def import_run(project: Path, file: Path, name: str, fmt_: str, tier: str | None, ids: str) -> None:
     """Import a production retriever's rankings as system run:NAME, scored beside bm25/dense/hybrid."""
     from workbench.evaluate import score_run
@@ -77,7 +76,6 @@ def import_run(project: Path, file: Path, name: str, fmt_: str, tier: str | None
 @click.option("--judge/--no-judge", "judge_it", default=True, show_default=True, help="Score the answers with the project's judge.")
 @click.option("--judge-model", default=None, help="Judge model (default: workbench.toml `judge`, else the embedded model).")
 @click.option("--judge-samples", type=click.IntRange(1, 15), default=3, show_default=True)
-@friendly_errors
 def import_answers(project: Path, file: Path, name: str, judge_it: bool, judge_model: str | None, judge_samples: int) -> None:
     """Import production answers {query_id, answer, context_doc_ids?, latency_s?} as a judged use run."""
     from workbench.ladder import ensure_tiers
@@ -134,7 +132,6 @@ def _split(values: tuple[str, ...]) -> list[str]:
 @click.option("--domain", default=None, help="Default: the gold documents' domain, or the project's only domain.")
 @click.option("--id", "query_id", default=None, help="Query id (default: added-N).")
 @click.option("--no-run", is_flag=True, help="Only add it; do not run the retrievers.")
-@friendly_errors
 def add_query(project: Path, text: str, answer: str, gold, negative, domain, query_id, no_run: bool) -> None:
     """Add a query and run it through every retriever on every tier."""
     from workbench.progress import stage_progress
@@ -174,7 +171,6 @@ def print_query_ranks(p, tiers, query_id: str) -> None:
 @PROJECT_ARG
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Output folder (default PROJECT/labels).")
 @click.option("--version", "version", default=None, help="Query-set version (default: the newest).")
-@friendly_errors
 def export_labels(project: Path, out: Path | None, version: str | None) -> None:
     """Write a query set's labels as BEIR qrels (qrels/test.tsv) and as the project's queries JSONL."""
     from workbench.labels import export_labels as do_export

@@ -11,14 +11,13 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from workbench.cli import PROJECT_ARG, QUERIES_VERSION, console, err_console, friendly_errors, main
+from workbench.cli import PROJECT_ARG, QUERIES_VERSION, console, err_console, main
 from workbench.safe_text import as_text
 
 
 @main.command("query-sets")
 @PROJECT_ARG
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@friendly_errors
 def query_sets_command(project: Path, as_json: bool) -> None:
     """List the project's query-set versions (original first) with their parent and provenance."""
     from workbench.project import load_config
@@ -89,7 +88,6 @@ def print_summary(s) -> None:
 @click.option("--name", default=None, help="Name of the new version (default collide-N).")
 @click.option("--no-cache", is_flag=True, help="Bypass the model response cache.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-@friendly_errors
 def collide_command(project: Path, queries_version, candidates, floor, margin, pool, seed, bm25, model_name, concurrency,
                     parse_retries, policy, keep_unsuitable, name, no_cache, as_json) -> None:
     """Collision testing: mine near-miss candidates, verify each with a model, write a new query-set version."""
@@ -146,7 +144,6 @@ def collide_command(project: Path, queries_version, candidates, floor, margin, p
               help="Queries JSONL with the true hard negatives (and full gold) of the same documents.")
 @click.option("--recall-at", default="5,10,20", show_default=True, help="Depths of the model-free dense mining recall.")
 @click.option("--json", "as_json", is_flag=True)
-@friendly_errors
 def collide_score_command(project: Path, queries_version: str, truth: Path, recall_at: str, as_json: bool) -> None:
     """Score a collide version against known labels: mining recall apart from verification accuracy.
 
@@ -202,7 +199,6 @@ def collide_score_command(project: Path, queries_version: str, truth: Path, reca
 @QUERIES_VERSION
 @click.option("--tiers", "tier_spec", default="full", show_default=True, help="`all`, or tier names / kinds.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Default PROJECT/exports/eval_set-VERSION.jsonl.")
-@friendly_errors
 def export_eval_set_command(project: Path, queries_version: str, tier_spec: str, out: Path | None) -> None:
     """Write eval_set.jsonl: {query, answer, gold_doc_ids, hard_negative_ids, tier, corpus_doc_ids} per query and tier."""
     from workbench.collide.export import write_eval_set

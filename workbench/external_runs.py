@@ -21,6 +21,7 @@ from typing import Literal
 
 import msgspec
 
+from workbench.errors import BadInput
 from workbench.fsutil import atomic_write_bytes, safe_name, sha256_bytes
 from workbench.project import Problem, Project, ProjectError
 from workbench.records import Hit, RankedList, Tier
@@ -197,7 +198,7 @@ def imported_runs(project: Project) -> list[ImportedRun]:
 
 def check_name(name: str) -> None:
     if not name or safe_name(name) != name:
-        raise ValueError(f"run name {name!r}: use letters, digits, '.', '_' or '-'")
+        raise BadInput(f"run name {name!r}: use letters, digits, '.', '_' or '-'")
 
 
 def import_run(

@@ -27,7 +27,8 @@ from workbench.records import Tier
 from workbench.runs import run_key, tier_hash
 
 ANSWERS_DIR = Path("imports") / "answers"
-TASK = "production"
+# Production read what its own retriever found, then answered: a retrieve-then-read run.
+TASK = "rag"
 
 
 class _AnswerLine(msgspec.Struct):

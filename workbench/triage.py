@@ -12,7 +12,7 @@ from __future__ import annotations
 import getpass
 import os
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 import msgspec
 
@@ -25,6 +25,7 @@ from workbench.project import (
     load_project,
     validate,
 )
+from workbench.progress import Progress
 from workbench.query_sets import now_utc
 from workbench.records import Query
 
@@ -157,9 +158,6 @@ def edit_answer(root: Path, query_id: str, answer: str) -> Query:
     write_queries(project, [new if q.query_id == query_id else q for q in project.queries])
     append_edit(root, QueryEdit(now_utc(), who(), "edit_answer", query_id, old.answer, answer))
     return new
-
-
-Progress = Callable[[str, int, int], None]
 
 
 def refresh(root: Path, retrievers: tuple[str, ...] = ("bm25", "dense", "hybrid"), progress: Progress | None = None,

@@ -82,7 +82,8 @@ def mine_query(query: Query, dense_hits: list, bm25_hits: list, opts: MiningOpti
     known = [s for s in gold_sim.values() if s is not None]
     # a gold document below the scan scores at most the scan's last score
     best_gold = max(known) if known else (dense_hits[-1].score if dense_hits else None)
-    ranked, rank = [], {}
+    ranked: list[tuple[int, float]] = []
+    rank: dict[int, int] = {}
     for h in dense_hits:
         if h.doc_id in gold:
             continue

@@ -68,7 +68,7 @@ class WorkbenchApp(App[None]):
         Binding("ctrl+r", "reevaluate", "Re-evaluate", id="app.reevaluate", show=False),
         Binding("x", "cancel", "Cancel task", id="app.cancel", show=False),
     ]
-    LONG_TASKS = frozenset({"build", "eval", "model"})  # shown in the task bar, cancelled by x
+    LONG_TASKS = frozenset({"build", "eval", "model", "add_query"})  # shown in the task bar, cancelled by x
 
     task_state: reactive[tuple[str, int, int]] = reactive(("", 0, 0))
 
@@ -185,7 +185,8 @@ class WorkbenchApp(App[None]):
             return
         what = {"load": "Opening the project", "build": "Building indexes", "eval": "Evaluating",
                 "inspect": "Inspecting the query", "estimate": "Counting prompt tokens", "model": "The model run",
-                "export": "Exporting", "use": "Reading use results"}.get(group, group)
+                "export": "Exporting", "use": "Reading use results", "label": "Saving the label",
+                "add_query": "Adding the query"}.get(group, group)
         text = f"{type(error).__name__}: {error}" if error else "unknown error"
         self.notify(visible(text[:500]), title=f"{what} failed", severity="error", timeout=10, markup=False)
 
@@ -236,6 +237,23 @@ class WorkbenchApp(App[None]):
         if qs:
             qs.render_head()
             qs.load()
+
+    def on_labels_changed(self, msg: m.LabelsChanged) -> None:
+        """A labelling change (from the inspector or the add-query form): installed, shown everywhere."""
+        change = msg.change
+        if change is None:
+            self.notify("no change: the document already has that mark", timeout=3)
+            return
+        core.apply_relabelled(self.current, change)
+        self.notify(change.note, title="Saved", timeout=6, markup=False)
+        ms = self.main_screen()
+        if ms:
+            ms.refresh_all()
+        qs = self.query_screen()
+        if msg.opened:
+            self.open_query(change.query_id)
+        elif qs:
+            qs.relabelled()
 
     def on_use_ready(self, msg: m.UseReady) -> None:
         self.current.use = msg.use

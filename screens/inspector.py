@@ -51,6 +51,12 @@ class QueryScreen(Screen[None]):
         Binding("m", "cycle_model", "Next model", id="inspector.cycle_model", show=False),
         *task_bindings(),
         Binding("e", "export", "Export", id="inspector.export"),
+        # labelling the highlighted document (each change is a new query-set version at once)
+        Binding("G", "mark('gold')", "Gold", id="inspector.mark_gold"),
+        Binding("H", "mark('hard_negative')", "Hard neg", id="inspector.mark_hard_negative"),
+        Binding("N", "mark('not_relevant')", "Not relevant", id="inspector.mark_not_relevant"),
+        Binding("A", "edit_answer", "Answer", id="inspector.edit_answer"),
+        Binding("u", "undo_label", "Undo label", id="inspector.undo_label"),
     ]
 
     def __init__(self, query_id: str, tier: str | None = None) -> None:
@@ -67,6 +73,7 @@ class QueryScreen(Screen[None]):
         self.running: str | None = None  # the task of the model call in flight, shown with its elapsed time
         self.run_started = 0.0
         self._elapsed: Timer | None = None
+        self._cursor: tuple[int, int] | None = None  # (ranking table, row) to restore after a relabel
 
     @property
     def wb(self) -> "WorkbenchApp":
@@ -168,6 +175,21 @@ class QueryScreen(Screen[None]):
         # Leaving the inspector cancels its model run (what finished is saved; the same key resumes).
         self.wb.node_closed(self)
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="label")
+    def relabel(self, change: str, arg: object = None) -> None:
+        """Save one labelling change (mark, undo, answer) and recompute the figures; the app installs it."""
+        s, progress = self.session, self.wb.progress_reporter()
+        if change == "undo":
+            result = core.undo_label(s, self.query_id, progress)
+            if result is None:
+                self.app.call_from_thread(self.notify, "nothing to undo in this session", timeout=3)
+                return
+        elif change == "answer":
+            result = core.edit_reference_answer(s, self.query_id, str(arg), progress)
+        else:
+            result = core.label_document(s, self.query_id, int(str(arg)), change, progress)
+        self.post_message(m.LabelsChanged(result))
+
     @on(Worker.StateChanged)
     def _worker_state(self, event: Worker.StateChanged) -> None:
         event.stop()
@@ -268,6 +290,47 @@ class QueryScreen(Screen[None]):
     def action_export(self) -> None:
         self.export_evidence()
 
+    def highlighted_doc(self) -> int | None:
+        """The DocID under the cursor of the focused ranking table (else the first table's)."""
+        tables = list(self.query("#ranking-tables DataTable").results(DataTable))
+        if not tables:
+            return None
+        table = next((t for t in tables if t.has_focus), tables[0])
+        if table.row_count == 0:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value or ""
+        return int(key.rsplit(":", 1)[1])  # "rank:doc" or "out:doc" (a gold document below the top K)
+
+    def action_mark(self, mark: str) -> None:
+        doc = self.highlighted_doc()
+        if doc is None:
+            self.notify("no document highlighted: open the rankings (1) and move to a row", severity="warning", timeout=3)
+            return
+        self.relabel(mark, doc)
+
+    def action_undo_label(self) -> None:
+        self.relabel("undo")
+
+    def action_edit_answer(self) -> None:
+        from screens.triage_forms import AnswerModal
+
+        def saved(answer: str | None) -> None:
+            if answer is not None and answer != self.q.answer:
+                self.relabel("answer", answer)
+
+        self.app.push_screen(AnswerModal(self.query_id, self.q.answer), saved)
+
+    def relabelled(self) -> None:
+        """The labels changed (installed by the app): redraw this query at once, keeping the cursor."""
+        tables = list(self.query("#ranking-tables DataTable").results(DataTable))
+        focused = next((i for i, t in enumerate(tables) if t.has_focus), None)
+        if focused is not None:
+            self._cursor = (focused, tables[focused].cursor_row)
+        self.tiers = [t.name for t in self.session.tiers_for(self.query_id)]
+        if self.tier not in self.tiers:
+            self.tier = self._default_tier()
+        self.load()
+
     def switch_tier(self, name: str) -> None:
         if name in self.tiers:
             self.tier = name
@@ -279,7 +342,7 @@ class QueryScreen(Screen[None]):
         s, q = self.session, self.q
         gold = ", ".join(f"{g} {s.project.documents[g].title}" for g in sorted(q.gold_doc_ids))
         head = Text.assemble(
-            (f"{visible(q.query_id)} ", "bold"), ("multi" if q.is_multi_source else "single", "magenta"), "  ",
+            (f"{visible(q.query_id)} ", "bold"), ("multi" if q.is_multi_source else "single" if q.is_labelled else "unlabelled", "magenta"), "  ",
             visible(q.query, one_line=True), "\n",
             ("answer ", "dim"), (visible(q.answer, one_line=True), "bold"), ("   gold ", "dim"),
             (visible(gold, one_line=True), "green"), "\n",
@@ -290,6 +353,8 @@ class QueryScreen(Screen[None]):
             head.append(f" {visible(name)} ", style)
             head.append_text(figure_glyph(s.figure(s.best_retriever, name, q) if s.per_query else None))
         head.append("   [ ] to switch", "dim")
+        if self.tier:
+            head.append("\n" + visible(core.access_line(s, self.query_id, self.tier)), "cyan" if q.is_labelled else "yellow")
         self.query_one("#q-head", Static).update(head)
 
     def render_rankings(self) -> None:
@@ -336,6 +401,11 @@ class QueryScreen(Screen[None]):
         n = len(ins.near_misses)
         foot = Text(f"{n} near miss(es) ranked above gold — n/p to step through them", "yellow" if n else "dim")
         self.query_one("#gold-ranks", Static).update(Group(tbl, foot))
+        if self._cursor is not None and self._cursor[0] < len(tables):  # back where the user was labelling
+            table = tables[self._cursor[0]][0]
+            table.move_cursor(row=min(self._cursor[1], max(table.row_count - 1, 0)))
+            table.focus()
+            self._cursor = None
 
     def render_miss(self) -> None:
         head = self.query_one("#miss-head", Static)

@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING
 from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
 
+from screens import messages as m
 from screens.render import bar, figure_glyph, fmt
 from workbench.safe_text import as_text, visible
 from screens.widgets import TaskBar
@@ -35,6 +36,7 @@ class MainScreen(Screen):
         Binding("slash", "focus_filter", "Filter", id="main.filter"),
         Binding("s", "cycle_sort", "Sort", id="main.sort"),
         Binding("y", "cycle_system", "System", id="main.system"),
+        Binding("a", "add_query", "Add query", id="main.add_query"),
     ]
 
     def __init__(self) -> None:
@@ -68,7 +70,7 @@ class MainScreen(Screen):
                     yield Static("Loading project…", id="overview-body")
             with TabPane("Queries", id="queries"):
                 with Vertical():
-                    yield Input(placeholder="filter: words  d:domain  multi|single  fail:TIER  fail", id="filter")
+                    yield Input(placeholder="filter: words  d:domain  multi|single|unlabelled  fail:TIER  fail", id="filter")
                     yield Static("", id="query-legend")
                     yield DataTable(id="query-table", cursor_type="row", zebra_stripes=True)
             with TabPane("Diagnosis", id="diagnosis"):
@@ -106,6 +108,25 @@ class MainScreen(Screen):
             i = systems.index(self.system) if self.system in systems else -1
             self._system = systems[(i + 1) % len(systems)]
             self.refresh_queries()
+
+    def action_add_query(self) -> None:
+        from screens.triage_forms import AddQueryModal, NewQuery
+
+        if self.session is None or self.session.tierset is None:
+            self.notify("Build the tiers and indexes first (Ctrl+B).", severity="warning")
+            return
+
+        def submitted(new: NewQuery | None) -> None:
+            if new is not None:
+                self.add_query(new.text, new.answer, new.gold)
+
+        self.app.push_screen(AddQueryModal(), submitted)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="add_query")
+    def add_query(self, text: str, answer: str, gold: list[str]) -> None:
+        """Add it, run every retriever on every tier, then open it in the inspector."""
+        change = core.add_query_from_log(self.wb.current, text, answer, gold, self.wb.progress_reporter("adding the query: "))
+        self.post_message(m.LabelsChanged(change, opened=True))
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:
@@ -190,7 +211,10 @@ class MainScreen(Screen):
                 if not q.is_multi_source:
                     return False
             elif lw == "single":
-                if q.is_multi_source:
+                if q.is_multi_source or not q.is_labelled:
+                    return False
+            elif lw == "unlabelled":
+                if q.is_labelled:
                     return False
             elif lw.startswith("d:"):
                 if lw[2:] not in q.domain.lower():
@@ -229,7 +253,7 @@ class MainScreen(Screen):
             # IDs and domains whole (technology-07 … -10 must stay apart); the query text takes the rest
             table.add_row(
                 as_text(q.query_id, one_line=True), as_text(q.domain or "–", one_line=True),
-                "M" if q.is_multi_source else "S", glyphs, breaks,
+                "M" if q.is_multi_source else "S" if q.is_labelled else "U", glyphs, breaks,
                 Text(visible(q.query, one_line=True), no_wrap=True, overflow="ellipsis"), key=q.query_id,
             )
         if queries:

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.message import Message
 from textual.worker import Worker
 
-from workbench.session import ModelEvidence, PromptEstimate, QueryInspection, Session, SystemResult, UseTable
+from workbench.session import ModelEvidence, PromptEstimate, QueryInspection, Relabelled, Session, SystemResult, UseTable
 
 
 class ProjectLoaded(Message):
@@ -76,3 +76,12 @@ class Exported(Message):
     def __init__(self, paths: list[Path]) -> None:
         super().__init__()
         self.paths = paths
+
+
+class LabelsChanged(Message):
+    """A label, an undo, an answer edit or an added query was saved and the figures recomputed;
+    ``change`` None: the mark changed nothing (the document already was that)."""
+
+    def __init__(self, change: Relabelled | None, opened: bool = False) -> None:
+        super().__init__()
+        self.change, self.opened = change, opened  # opened: open the inspector on change.query_id

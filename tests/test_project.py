@@ -45,12 +45,11 @@ def test_good_files_read(tmp_path):
         (GOOD_DOCS + [{"doc_id": 9, "title": "E", "text": "   "}], [GOOD_QUERY], "documents.jsonl:4: text: empty text"),
         (GOOD_DOCS, [dict(GOOD_QUERY, gold_doc_ids=[1, 77])], "queries.jsonl:1: gold_doc_ids: DocID(s) not in the corpus: [77]"),
         (GOOD_DOCS, [dict(GOOD_QUERY, hard_negative_ids=[99])], "queries.jsonl:1: hard_negative_ids: DocID(s) not in the corpus: [99]"),
-        (GOOD_DOCS, [dict(GOOD_QUERY, gold_doc_ids=[])], "queries.jsonl:1: gold_doc_ids: query has no gold document"),
         (GOOD_DOCS, [dict(GOOD_QUERY, hard_negative_ids=[1])], "queries.jsonl:1: hard_negative_ids: DocID(s) listed as both gold and hard negative: [1]"),
         (GOOD_DOCS[:2] + [b'{"doc_id": 3, "title": "\xff\xfe", "text": "x"}\n'], [GOOD_QUERY], "documents.jsonl:3: not UTF-8"),
         (GOOD_DOCS, [{"query_id": "q1", "query": "x", "gold_doc_ids": [1]}], "queries.jsonl:1: answer: missing required field"),
     ],
-    ids=["malformed", "wrong-type", "duplicate", "empty-text", "gold-absent", "negative-absent", "no-gold", "gold-is-negative", "not-utf8", "missing-field"],
+    ids=["malformed", "wrong-type", "duplicate", "empty-text", "gold-absent", "negative-absent", "gold-is-negative", "not-utf8", "missing-field"],
 )
 def test_bad_input_names_file_line_field(tmp_path, docs, queries, expected):
     found = problems_for(tmp_path, docs, queries)
@@ -59,8 +58,14 @@ def test_bad_input_names_file_line_field(tmp_path, docs, queries, expected):
 
 def test_every_problem_is_reported_at_once(tmp_path):
     docs = GOOD_DOCS + [dict(GOOD_DOCS[0]), {"doc_id": 8, "title": "x", "text": ""}]
-    found = problems_for(tmp_path, docs, [dict(GOOD_QUERY, gold_doc_ids=[])])
+    found = problems_for(tmp_path, docs, [dict(GOOD_QUERY, gold_doc_ids=[77])])
     assert len(found) == 3
+
+
+def test_a_query_without_gold_reads_as_unlabelled(tmp_path):
+    _, queries = read_records(write(tmp_path / "d.jsonl", GOOD_DOCS),
+                              write(tmp_path / "q.jsonl", [dict(GOOD_QUERY, gold_doc_ids=[], hard_negative_ids=[])]))
+    assert not queries[0][1].is_labelled
 
 
 def test_bad_config_names_field(tmp_path):

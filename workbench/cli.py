@@ -30,6 +30,12 @@ console = Console() if sys.stdout.isatty() else Console(width=120)
 err_console = Console(stderr=True)
 
 PROJECT_ARG = click.argument("project", type=click.Path(file_okay=False, path_type=Path))
+# Every command that scores queries takes this (eval; the hook for diagnose, report, open):
+# load_project(project, queries_version) gives that version's queries on the original's tiers.
+QUERIES_VERSION = click.option(
+    "--queries-version", default="original", show_default=True, metavar="NAME",
+    help="Query-set version to score (`workbench query-sets PROJECT` lists them); tiers are the original set's.",
+)
 
 
 def report_error(exc: WorkbenchError) -> None:
@@ -159,8 +165,14 @@ def index(project: Path, force: bool, only: str | None) -> None:
     console.print(f"built {len(done['built'])} index(es), {len(done['kept'])} already current")
 
 
-def print_eval(results, k: int, use: UseTable | None) -> None:
-    table = Table(title=f"Evidence access (K={k}); n = single/multi-source queries", title_justify="left")
+def version_caption(p) -> str:
+    """Which query-set version the figures use, for every table title."""
+    return f"queries: {p.queries_version} ({len(p.queries)})"
+
+
+def print_eval(results, k: int, use: UseTable | None, caption: str = "") -> None:
+    title = f"Evidence access (K={k}); n = single/multi-source queries" + (f"; {caption}" if caption else "")
+    table = Table(title=title, title_justify="left")
     for c in ("tier", "system", "n", "R@1", f"SR@{k}", f"FR@{k}", "SR−FR", f"MRR@{k}", "nDCG@10"):
         table.add_column(c, justify="left" if c in ("tier", "system") else "right", no_wrap=c in ("tier", "system"))
     last_tier = None
@@ -172,6 +184,11 @@ def print_eval(results, k: int, use: UseTable | None) -> None:
                       fmt(s.sr_at_k), fmt(s.fr_at_k), fmt(s.multi_gap), fmt(s.mrr_at_k), fmt(s.ndcg_at_10))
         last_tier = r.tier
     console.print(table)
+    unlabelled = {r.tier: r.n_unlabelled for r in results if r.n_unlabelled}
+    if unlabelled:
+        n = max(unlabelled.values())
+        console.print(f"{n} unlabelled quer{'y' if n == 1 else 'ies'} (no gold) ranked but left out of these figures "
+                      "(label in the TUI: `workbench open`)", highlight=False)
     if use:
         print_use(use)
 
@@ -203,14 +220,15 @@ def print_use(use: UseTable) -> None:
 @click.option("--k", type=click.IntRange(1, 1000), help="Cut-off K (default: `[retrievers] k` of workbench.toml, 10).")
 @click.option("--json", "as_json", is_flag=True, help="Print the stable JSON document instead of tables.")
 @click.option("--no-models", is_flag=True, help="Leave stored model runs out.")
-def eval_(project: Path, retrievers: str, tier_spec: str, k: int | None, as_json: bool, no_models: bool) -> None:
+@QUERIES_VERSION
+def eval_(project: Path, retrievers: str, tier_spec: str, k: int | None, as_json: bool, no_models: bool, queries_version: str) -> None:
     """Access metrics (R@1, SR@K, FR@K, MRR@K, nDCG@10) per tier × system, plus stored model results."""
     from workbench.evaluate import results_json
     from workbench.progress import stage_progress
     from workbench.retrievers import RETRIEVERS
     from workbench.session import ensure_tiers, evaluate_access, select_tiers, use_table
 
-    p = load_project(project)
+    p = load_project(project, queries_version)
     k = k or p.config.retrievers.k
     tiers = select_tiers(ensure_tiers(p), tier_spec)
     names = [n.strip() for n in retrievers.split(",") if n.strip()]
@@ -220,9 +238,9 @@ def eval_(project: Path, retrievers: str, tier_spec: str, k: int | None, as_json
         results = evaluate_access(p, tiers, names, k=k, include_models=not no_models, progress=progress)
     use = None if no_models else use_table(p, tiers)
     if as_json:
-        click.echo(json.dumps(results_json(results, k, use), indent=1))
+        click.echo(json.dumps(results_json(results, k, use, p.queries_version), indent=1))
     else:
-        print_eval(results, k, use)
+        print_eval(results, k, use, version_caption(p))
 
 
 @main.command("export-trec")
@@ -302,3 +320,5 @@ def open_(project: Path) -> None:
 # Commands defined in other modules: one line each.
 main.add_command(run_command, "run")
 main.add_command(serve_command, "serve")
+from workbench import collide_cli  # noqa: E402,F401  (registers `collide` and `query-sets`)
+from workbench import cli_production  # noqa: E402,F401  (registers import-run, import-answers, add-query, export-labels)

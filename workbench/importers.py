@@ -2,7 +2,7 @@
 
 Native JSONL: documents with `doc_id` (or `_id`/`id`), `title`, `text`, optional `domain`;
 queries with `query_id` (or `_id`/`id`), `query` (or `text`/`question`), `answer` (or
-`answers`), `gold_doc_ids`, and hard-negative candidates under `hard_negative_ids` or
+`answers`), `gold_doc_ids` (absent or empty = an unlabelled query), and hard-negative candidates under `hard_negative_ids` or
 `negative_doc_ids`, optional `domain` and `kind` (or `category`).
 BEIR: `corpus.jsonl`, `queries.jsonl`, `qrels/<split>.tsv` (relevance > 0 = gold).
 
@@ -155,11 +155,8 @@ def convert_queries(
             gold_raw: Any = gold_override[str(qid)]
         else:
             gold_raw = _first(row, ("gold_doc_ids",))
+        # No gold (absent or []) = an unlabelled query: imported, ranked, left out of the figures.
         gold = _id_list(gold_raw, file, lineno, "gold_doc_ids", idmap, known, problems)
-        if gold_raw == []:
-            problems.append(Problem(file, lineno, "gold_doc_ids", "query has no gold document"))
-        elif gold_raw is None:
-            problems.append(Problem(file, lineno, "gold_doc_ids", "missing: a query needs its gold documents"))
         negatives = _id_list(_first(row, ("hard_negative_ids", "negative_doc_ids")), file, lineno, "negative_doc_ids", idmap, known, problems)
         overlap = sorted(set(gold) & set(negatives))
         if overlap:

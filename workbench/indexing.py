@@ -24,8 +24,8 @@ from workbench.progress import Progress
 from workbench.project import Project
 from workbench.records import Tier
 from workbench.recovery import log, remove_dead_builds
+from workbench.runs import tier_docs_hash
 from workbench.safe_text import redacted
-from workbench.runs import tier_hash
 
 MANIFEST = "manifest.json"
 # 2: the manifest vouches for its files (sizes and hashes)
@@ -49,7 +49,7 @@ class IndexManifest(msgspec.Struct, frozen=True):
     kind: Literal["sparse", "dense"]
     format: int
     tier: str
-    tier_hash: str
+    tier_hash: str  # runs.tier_docs_hash: the tier's documents, not its queries
     n_docs: int
     embedder: str = ""
     dims: int = 0
@@ -74,13 +74,13 @@ def embedder_name(project: Project) -> str:
 
 
 def expected_sparse(project: Project, tier: Tier) -> IndexManifest:
-    return IndexManifest("sparse", SPARSE_FORMAT, tier.name, tier_hash(project, tier), len(tier.doc_ids))
+    return IndexManifest("sparse", SPARSE_FORMAT, tier.name, tier_docs_hash(project, tier), len(tier.doc_ids))
 
 
 def expected_dense(project: Project, tier: Tier, dims: int = 0, n_chunks: int = 0) -> IndexManifest:
     e = project.config.embedding
     return IndexManifest(
-        "dense", DENSE_FORMAT, tier.name, tier_hash(project, tier), len(tier.doc_ids),
+        "dense", DENSE_FORMAT, tier.name, tier_docs_hash(project, tier), len(tier.doc_ids),
         embedder=embedder_name(project), dims=dims, chunk_tokens=e.chunk_tokens,
         chunk_overlap=e.chunk_overlap, n_chunks=n_chunks,
     )

@@ -106,7 +106,9 @@ def build_ladder(project: Project) -> TierSet:
     docs_by_domain: dict[str, list[int]] = {}
     for i, doc in project.documents.items():
         docs_by_domain.setdefault(doc.domain, []).append(i)
-    domains = sorted(by_domain_queries)
+    # A domain with queries but no documents (an unlabelled query pasted from a log with a domain of
+    # its own) has no base tier: its queries are evaluated on the shared, global and full tiers.
+    domains = sorted(d for d in by_domain_queries if d in docs_by_domain or any(q.gold_doc_ids for q in by_domain_queries[d]))
 
     tiers: list[Tier] = []
     base: dict[str, set[int]] = {}

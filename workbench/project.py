@@ -24,6 +24,8 @@ CONFIG_FILE = "workbench.toml"
 DOCUMENTS_FILE = "documents.jsonl"
 QUERIES_FILE = "queries.jsonl"
 STATE_DIR = ".workbench"
+# The query-set version that is queries.jsonl itself (workbench.query_sets).
+ORIGINAL_VERSION = "original"
 MAX_REPORTED_ERRORS = 25
 
 T = TypeVar("T")
@@ -219,8 +221,6 @@ def validate(
             problems.append(Problem(query_file, lineno, "query_id", why))
         if not q.query.strip():
             problems.append(Problem(query_file, lineno, "query", "empty query text"))
-        if not q.gold_doc_ids:
-            problems.append(Problem(query_file, lineno, "gold_doc_ids", "query has no gold document"))
         for fld, ids in (("gold_doc_ids", q.gold_doc_ids), ("hard_negative_ids", q.hard_negative_ids)):
             missing = [i for i in ids if i not in seen]
             if missing and docs_complete:
@@ -239,18 +239,41 @@ class Project:
     config: ProjectConfig
     documents: dict[int, Document]
     queries: list[Query]
+    # Which query-set version ``queries`` is (workbench.query_sets); tiers, indexes and stored
+    # rankings always come from the original set, so selecting a version rebuilds nothing.
+    queries_version: str = ORIGINAL_VERSION
+    # The project's own queries.jsonl (= ``queries`` when the version is the original).
+    original_queries: list[Query] = field(default_factory=list)
     _query_index: dict[str, Query] = field(default_factory=dict, repr=False)
+    _original_index: dict[str, Query] = field(default_factory=dict, repr=False)
     _corpus_hash: str | None = field(default=None, repr=False)
+    _documents_hash: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
+        if not self.original_queries:
+            self.original_queries = self.queries
         self._query_index = {q.query_id: q for q in self.queries}
+        self._original_index = {q.query_id: q for q in self.original_queries}
 
     @property
     def state_dir(self) -> Path:
         return self.root / STATE_DIR
 
     def query(self, query_id: str) -> Query:
+        """The query as the loaded version labels it (KeyError if the version left it out)."""
         return self._query_index[query_id]
+
+    def has_query(self, query_id: str) -> bool:
+        return query_id in self._query_index
+
+    def original_query(self, query_id: str) -> Query:
+        """The query as queries.jsonl has it: what tiers and rankings are built from (its text,
+        answer and domain are the same in every version)."""
+        return self._original_index[query_id]
+
+    def tier_query_ids(self, tier) -> list[str]:
+        """The tier's queries that the loaded version keeps (a tier lists the original's)."""
+        return [q for q in tier.query_ids if q in self._query_index]
 
     def docs(self, ids: list[int]) -> list[Document]:
         return [self.documents[i] for i in ids]
@@ -260,12 +283,19 @@ class Project:
         return sorted({d.domain for d in self.documents.values()})
 
     def corpus_hash(self) -> str:
-        """Content hash of the documents and queries: the key every derived artefact depends on."""
+        """Content hash of the documents and the ORIGINAL queries: the key every derived artefact
+        (tiers, indexes, runs) depends on. A query-set version does not change it."""
         if self._corpus_hash is None:
             self._corpus_hash = sha256_bytes(
                 (self.root / DOCUMENTS_FILE).read_bytes() + b"\0" + (self.root / QUERIES_FILE).read_bytes()
             )
         return self._corpus_hash
+
+    def documents_hash(self) -> str:
+        """Content hash of the documents alone: what an index depends on (queries and labels do not)."""
+        if self._documents_hash is None:
+            self._documents_hash = sha256_bytes((self.root / DOCUMENTS_FILE).read_bytes())
+        return self._documents_hash
 
 
 def read_records(doc_path: Path, query_path: Path) -> tuple[list[tuple[int, Document]], list[tuple[int, Query]]]:
@@ -281,7 +311,10 @@ def read_records(doc_path: Path, query_path: Path) -> tuple[list[tuple[int, Docu
     return docs, queries
 
 
-def load_project(root: Path | str) -> Project:
+def load_project(root: Path | str, queries_version: str | None = None) -> Project:
+    """The project; with ``queries_version`` (a name from workbench.query_sets.list_versions;
+    None or "original" = queries.jsonl) its queries are that version's, checked against the
+    corpus and the original set (ProjectError naming the version's file, line and field)."""
     root = Path(root)
     config = load_config(root)
     doc_path, query_path = root / DOCUMENTS_FILE, root / QUERIES_FILE
@@ -289,7 +322,17 @@ def load_project(root: Path | str) -> Project:
         if not p.exists():
             raise ProjectError([Problem(str(p), None, None, "missing (run `workbench import`)")])
     docs, queries = read_records(doc_path, query_path)
-    return Project(root=root, config=config, documents={d.doc_id: d for _, d in docs}, queries=[q for _, q in queries])
+    project = Project(root=root, config=config, documents={d.doc_id: d for _, d in docs}, queries=[q for _, q in queries])
+    if queries_version and queries_version != ORIGINAL_VERSION:
+        from workbench.query_sets import check_relabelling, load_queries, queries_path
+
+        version = load_queries(root, queries_version)
+        problems = check_relabelling(project, version, str(queries_path(root, queries_version)))
+        if problems:
+            raise ProjectError(problems)
+        project = Project(root=root, config=config, documents=project.documents, queries=version,
+                          queries_version=queries_version, original_queries=project.queries)
+    return project
 
 
 def encode_jsonl(records: list) -> bytes:

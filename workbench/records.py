@@ -25,7 +25,7 @@ class Document(msgspec.Struct, frozen=True):
 
 
 class Query(msgspec.Struct, frozen=True):
-    """One line of queries.jsonl.
+    """One line of queries.jsonl. An empty ``gold_doc_ids`` = unlabelled (see is_labelled).
 
     ``kind`` is free-form (e.g. "single-hop", "two-hop", "comparison", "needle")
     and only used for grouping; single/multi-source is derived from the gold set.
@@ -42,6 +42,11 @@ class Query(msgspec.Struct, frozen=True):
     @property
     def is_multi_source(self) -> bool:
         return len(self.gold_doc_ids) > 1
+
+    @property
+    def is_labelled(self) -> bool:
+        """A query without gold (pasted from a production log) is ranked and inspected, not scored."""
+        return bool(self.gold_doc_ids)
 
 
 # ---------------------------------------------------------------- configuration

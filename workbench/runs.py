@@ -26,6 +26,9 @@ class SystemRun(msgspec.Struct, frozen=True):
     key: str
     k: int
     rankings: list[RankedList]
+    # query_id → hash of the query text each ranking was computed for: a ranking whose query is
+    # unchanged is reused when only the tier's query set changed (same key = same index).
+    texts: dict[str, str] = {}
 
     def hits(self, query_id: str) -> list[Hit] | None:
         for r in self.rankings:
@@ -41,6 +44,16 @@ class SystemRun(msgspec.Struct, frozen=True):
 def tier_hash(project: Project, tier: Tier) -> str:
     """Identity of a tier's contents within this corpus version."""
     return sha256_bytes(msgspec.json.encode([project.corpus_hash(), tier.doc_ids, tier.query_ids]))[:16]
+
+
+def tier_docs_hash(project: Project, tier: Tier) -> str:
+    """Identity of a tier's documents alone: an index built on them stays valid when queries or
+    their labels change (adding a query from a log, marking gold) — only the rankings' scoring does not."""
+    return sha256_bytes(msgspec.json.encode([project.documents_hash(), tier.doc_ids]))[:16]
+
+
+def query_text_hash(text: str) -> str:
+    return sha256_bytes(text.encode())[:12]
 
 
 def run_key(*parts: object) -> str:

@@ -32,6 +32,7 @@ from workbench.evaluate import SystemResult, evaluate
 from workbench.evidence import ModelEvidence, evidence_dict, write_evidence
 from workbench.indexing import build_indexes, index_status
 from workbench.inspect import GOLD, HARD_NEGATIVE, NearMiss, QueryInspection, RankedRow, SystemRanking, inspect_stored
+from workbench.labels import MARKS
 from workbench.ladder import StaleTiersError, ensure_tiers, load_tiers, select_tiers, write_ladder
 from workbench.llm.report import UseRow, UseTable
 from workbench.llm.report import use_table as _use_table
@@ -51,6 +52,8 @@ __all__ = [
     # operations
     "open_session", "build", "evaluate_access", "evaluate_all", "use_table", "inspect", "known_results",
     "estimate_prompts", "run_model_task", "export_evidence", "evidence_from_run", "window_budget",
+    "label_document", "undo_label", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
+    "access_line", "Relabelled", "MARKS",
     "ensure_tiers", "select_tiers", "build_indexes", "index_status", "load_project",
     # names and registries
     "TASKS", "TaskSpec", "SystemName", "system_label", "task_of", "retriever_names", "preferred",
@@ -88,6 +91,8 @@ class Session:
     use: UseTable | None = None
     # (query_id, tier) -> {system: ModelEvidence} produced or loaded in this session
     model_results: dict[tuple[str, str], dict[str, ModelEvidence]] = field(default_factory=dict)
+    # labelling undo stack: (version before, version made) per change, newest last
+    label_history: list[tuple[str, str]] = field(default_factory=list)
     _inspections: OrderedDict[tuple, QueryInspection] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -367,3 +372,118 @@ def export_evidence(session: Session, query_id: str, directory: Path) -> list[Pa
     models = [ev for t in tiers for ev in session.model_results.get((query_id, t.name), {}).values()]
     directory.mkdir(parents=True, exist_ok=True)
     return list(write_evidence(directory, evidence_dict(session.project, query, inspections, models)))
+
+
+# ---------------------------------------------------------------- production triage: labels, queries from a log
+
+
+@dataclass
+class Relabelled:
+    """A labelling change computed in a worker (written, figures recomputed); the front end installs
+    it with `apply_relabelled` on its own thread."""
+
+    version: str  # the query-set version worked on from now on
+    project: Project
+    tierset: TierSet
+    results: list[SystemResult]
+    note: str  # what was saved: version, change, who and when
+    query_id: str
+    undo: tuple[str, str] | None = None  # pushed on the undo stack
+    undone: bool = False  # consumed the newest undo entry
+
+
+def _relabelled(session: Session, version: str, note: str, query_id: str, *, rebuilt: bool = False,
+                progress: Progress = no_progress, **kw) -> Relabelled:
+    """Figures recomputed for the new version from the stored rankings (labels change no ranking);
+    when queries.jsonl itself changed (rebuilt), tiers and rankings are brought up to date first:
+    indexes depend on documents only and unchanged queries keep their rankings."""
+    tierset = session.tierset
+    if rebuilt or tierset is None:
+        original = load_project(session.root)
+        tierset = ensure_tiers(original)
+        build_indexes(original, list(tierset.tiers), progress=progress)
+    project = load_project(session.root, version)
+    results = evaluate_access(project, list(tierset.tiers), progress=progress)
+    return Relabelled(version, project, tierset, results, note, query_id, **kw)
+
+
+def _who() -> str:
+    from workbench.triage import who
+
+    return who()
+
+
+def label_document(session: Session, query_id: str, doc_id: int, mark: str, progress: Progress = no_progress) -> Relabelled | None:
+    """Mark a document gold / hard_negative / not_relevant for a query: a new query-set version at
+    once (None: it already was that)."""
+    from workbench.labels import label
+
+    if mark not in MARKS:
+        raise BadInput(f"unknown mark {mark!r}; known: {list(MARKS)}")
+    before = session.project.queries_version
+    info = label(session.project, query_id, doc_id, mark, _who())
+    if info is None:
+        return None
+    note = f"{info.name}: {info.description} — {info.made_by}, {info.created}"
+    return _relabelled(session, info.name, note, query_id, progress=progress, undo=(before, info.name))
+
+
+def undo_label(session: Session, query_id: str, progress: Progress = no_progress) -> Relabelled | None:
+    """Undo the newest labelling change of this session: one more version, equal to the one before it."""
+    from workbench.labels import undo
+
+    if not session.label_history:
+        return None
+    target, undone = session.label_history[-1]
+    info = undo(session.project, target, undone, _who())
+    note = f"{info.name}: {info.description} — {info.made_by}, {info.created}"
+    return _relabelled(session, info.name, note, query_id, progress=progress, undone=True)
+
+
+def edit_reference_answer(session: Session, query_id: str, answer: str, progress: Progress = no_progress) -> Relabelled:
+    from workbench.labels import edit_answer
+
+    version = edit_answer(session.root, session.project.queries_version, query_id, answer, _who())
+    return _relabelled(session, version, f"{query_id}: reference answer saved (queries.jsonl; version {version})", query_id,
+                       rebuilt=True, progress=progress)
+
+
+def add_query_from_log(session: Session, text: str, answer: str = "", gold: list[str] | None = None,
+                       progress: Progress = no_progress) -> Relabelled:
+    """A failing query pasted from a log: added, run through every retriever on every tier."""
+    from workbench.labels import carry_query
+    from workbench.triage import add_query
+
+    q = add_query(session.root, text, answer, gold or [])
+    version = carry_query(session.root, session.project.queries_version, q.query_id, _who())
+    state = "unlabelled" if not q.is_labelled else f"{len(q.gold_doc_ids)} gold"
+    return _relabelled(session, version, f"added {q.query_id} ({state})", q.query_id, rebuilt=True, progress=progress)
+
+
+def apply_relabelled(session: Session, r: Relabelled) -> None:
+    """Install a change computed by a worker (call on the front end's thread)."""
+    session.project, session.tierset = r.project, r.tierset
+    session.set_results(r.results)
+    if r.undo is not None:
+        session.label_history.append(r.undo)
+    if r.undone and session.label_history:
+        session.label_history.pop()
+    with session._lock:
+        session._inspections.clear()  # gold and hard negatives changed: every row's kind may have
+
+
+def access_line(session: Session, query_id: str, tier: str) -> str:
+    """The query's access on one tier, per system (what stands for its verdict until a use result
+    exists): FR@10 for multi-source, SR@10 / R@1 otherwise; unlabelled queries say so."""
+    q = session.project.query(query_id)
+    if not q.is_labelled:
+        return f"unlabelled: no access figures until a document is marked gold (queries {session.project.queries_version})"
+    parts = []
+    for system in session.systems:
+        a = session.access(system, tier, query_id)
+        if a is None:
+            continue
+        found = sum(r is not None and r <= 10 for r in a.gold_ranks.values())
+        parts.append(f"{system_label(system)} {found}/{a.n_gold}")
+    return (f"gold in top 10 at {tier}: " + ", ".join(parts) if parts else f"no stored ranking at {tier} yet") + \
+        f"  (queries {session.project.queries_version})"

@@ -11,7 +11,7 @@ from workbench.llm.calibration import load_calibration
 from workbench.llm.records import TierRun
 from workbench.llm.store import LLMRunStore
 from workbench.names import TASKS, TaskName
-from workbench.project import Project
+from workbench.project import ORIGINAL_VERSION, Project
 from workbench.records import Tier
 
 Row = dict[str, float | int | str | None]
@@ -92,11 +92,23 @@ def _rows(project: Project, tiers: list[Tier], localize: bool, figures: Callable
         for run in store.runs(tier):
             if TASKS[run.task].localizes != localize:
                 continue
+            run = _version_only(project, run)
             row: Row = {"fits": run.fits, **figures(run)}
             if not run.fits:
                 row.update(input_tokens=run.input_tokens, budget_tokens=run.budget_tokens)
             out.setdefault(tier.name, {})[run.system] = row
     return out
+
+
+def _version_only(project: Project, run: TierRun) -> TierRun:
+    """The run's results for the queries the loaded query-set version keeps."""
+    if project.queries_version == ORIGINAL_VERSION:
+        return run
+    return msgspec.structs.replace(
+        run,
+        qa=[r for r in run.qa if project.has_query(r.query_id)],
+        localize=[r for r in run.localize if project.has_query(r.query_id)],
+    )
 
 
 class UseRow(msgspec.Struct, frozen=True):

@@ -32,7 +32,7 @@ from workbench.llm.records import LocalizeResult, QAResult, QueryFailure, TierRu
 from workbench.llm.store import LLMRunStore
 from workbench.names import TASKS, Stage, SystemName
 from workbench.progress import Progress
-from workbench.project import Project
+from workbench.project import ORIGINAL_VERSION, Project
 from workbench.records import Document, ModelConfig, Query, Tier
 from workbench.runs import RunStore, run_key, tier_hash
 from workbench.tokens import count_tokens, serialize_docs
@@ -186,6 +186,14 @@ def run_key_for(tier_h: str, model: str, cfg: ModelConfig, opts: TaskOptions, ju
     )
 
 
+def _labels_key(project: Project, opts: TaskOptions, queries: list[Query]) -> str:
+    """Oracle and rag contexts depend on the gold / hard-negative labels, which a query-set
+    version may change: its runs get their own key (the original's keys stay as they were)."""
+    if opts.task not in ("oracle", "rag") or project.queries_version == ORIGINAL_VERSION:
+        return ""
+    return run_key(project.queries_version, [[q.query_id, q.gold_doc_ids, q.hard_negative_ids] for q in queries])
+
+
 async def run_tier(
     project: Project,
     tier: Tier,
@@ -202,8 +210,11 @@ async def run_tier(
     system = system_name(model, opts)
     stage = f"{opts.task} {tier.name}"  # the progress bar's label
     wanted = set(opts.query_ids) if opts.query_ids else None
-    queries = [project.query(q) for q in tier.query_ids if wanted is None or q in wanted]
+    queries = [project.query(q) for q in project.tier_query_ids(tier) if wanted is None or q in wanted]
+    if not opts.spec.localizes:  # an unlabelled query from a log: nothing to judge against, no gold to hand over
+        queries = [q for q in queries if q.answer.strip() and (opts.spec.context != "gold" or q.gold_doc_ids)]
     prepared, extra, worst, reason = _prepare(project, tier, cfg, opts, queries)
+    extra += _labels_key(project, opts, queries)
     th = tier_hash(project, tier)
     judge = (judge_client.name, judge_client.config) if judge_client is not None else None
     if not opts.spec.localizes and judge_client is None:
@@ -246,11 +257,29 @@ async def run_tier(
     answered = {r.query_id for r in state.run.qa}
     todo = [p for p in prepared if p.query.query_id not in answered]
     await asyncio.gather(*(_answer_one(client, p, state) for p in todo))
-    pending = [r for r in state.run.qa if not r.judged]
-    await asyncio.gather(*(_judge_one(judge_client, project.query(r.query_id), r, opts, state) for r in pending))  # type: ignore[arg-type]
+    await _judge_pending(project, judge_client, opts, state)  # type: ignore[arg-type]
     state.order_by([p.query.query_id for p in prepared])
     complete = len(state.run.qa) == len(prepared) and all(r.judged for r in state.run.qa)
     state.finish(complete)
+    return state.run
+
+
+async def _judge_pending(project: Project, judge_client: ChatClient, opts: TaskOptions, state: "_State") -> None:
+    pending = [r for r in state.run.qa if not r.judged]
+    await asyncio.gather(*(_judge_one(judge_client, project.query(r.query_id), r, opts, state) for r in pending))
+
+
+async def judge_run(
+    project: Project, run: TierRun, judge_client: ChatClient, judge_samples: int = 3,
+    store: LLMRunStore | None = None, progress: Progress | None = None,
+) -> TierRun:
+    """Judge the answers of a run made elsewhere (production answers, workbench/llm/production.py)
+    exactly as `run_tier` judges a model's: same judge, samples and resumable saving."""
+    state = _State(store or LLMRunStore(project), msgspec.structs.replace(run, failures=[], complete=False), len(run.qa),
+                   progress, f"judge {run.system}")
+    state.report()
+    await _judge_pending(project, judge_client, TaskOptions(task="qa", judge_samples=judge_samples), state)
+    state.finish(all(r.judged for r in state.run.qa))
     return state.run
 
 

@@ -1,0 +1,139 @@
+"""One model call per candidate: HARD_NEGATIVE, CONFLICT or FALSE_NEGATIVE, and one sentence why.
+
+The model sees (query, answer, gold documents, candidate). Its reply is parsed strictly: the
+first non-empty line must begin with a label (markdown emphasis and a "Label:" prefix allowed),
+followed by a reason on the same line or the next. A label naming both HARD_NEGATIVE and
+FALSE_NEGATIVE ("HARD_NEGATIVE/FALSE_NEGATIVE: …") is ambiguous and becomes FALSE_NEGATIVE
+(BRIEF §2.1). Anything else is garbage: retried with a new seed, and after the last attempt the
+candidate is UNVERIFIED — never guessed. A call that fails (network, server) is recorded with
+``error`` set and is retried on the next run.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+import msgspec
+
+from workbench.llm.client import ChatClient, LLMCallError
+from workbench.records import Document, Query
+
+# Part of every collide run key and of the version's provenance: bump when the prompt changes.
+PROMPT_VERSION = "c1"
+LABELS = ("HARD_NEGATIVE", "CONFLICT", "FALSE_NEGATIVE")
+Verdict = Literal["HARD_NEGATIVE", "CONFLICT", "FALSE_NEGATIVE", "UNVERIFIED"]
+MAX_DOC_CHARS = 1500  # per document in the prompt: keeps every prompt well inside small windows
+VERIFY_MAX_TOKENS = 64
+RETRY_TEMPERATURE = 0.3
+
+SYSTEM = (
+    "You check search results for a question-answering benchmark. You are given a question, its correct "
+    "answer, the gold documents that support the answer, and one candidate document."
+)
+INSTRUCTIONS = (
+    "Classify the candidate document with exactly one label:\n"
+    "HARD_NEGATIVE - it looks similar to the gold documents but does not support the answer "
+    "(for example another entity, year, product or number).\n"
+    "FALSE_NEGATIVE - it also supports the answer to the question.\n"
+    "CONFLICT - it contradicts the question or the answer.\n"
+    "If you are unsure between HARD_NEGATIVE and FALSE_NEGATIVE, answer FALSE_NEGATIVE.\n"
+    "Reply with one line: the label, a colon, and one sentence of reason. Example:\n"
+    "HARD_NEGATIVE: It describes the 2019 plan, not the 2020 plan the question asks about."
+)
+
+
+class Verification(msgspec.Struct, frozen=True, omit_defaults=True):
+    query_id: str
+    doc_id: int
+    verdict: Verdict
+    reason: str = ""
+    ambiguous: bool = False  # named both HARD_NEGATIVE and FALSE_NEGATIVE: made FALSE_NEGATIVE
+    attempts: int = 0
+    raw: list[str] = []  # every reply, in order
+    error: str = ""  # the call failed (not the parse): retried on the next run
+
+
+def _doc_block(doc: Document) -> str:
+    text = doc.text if len(doc.text) <= MAX_DOC_CHARS else doc.text[:MAX_DOC_CHARS] + " …"
+    return f"[DocID={doc.doc_id}] {doc.title}\n{text}"
+
+
+def verify_messages(query: Query, gold: list[Document], candidate: Document) -> list[dict]:
+    """The shared part (question, answer, gold) comes first, the candidate last: an inference
+    server serves a query's later candidates from its prompt-prefix cache."""
+    gold_text = "\n\n".join(_doc_block(d) for d in gold)
+    user = (
+        f"Question: {query.query}\nCorrect answer: {query.answer}\n\n"
+        f"Gold documents:\n{gold_text}\n\n{INSTRUCTIONS}\n\n"
+        f"Candidate document:\n{_doc_block(candidate)}\n\nLabel and reason:"
+    )
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+
+_LABEL = r"(HARD[ _-]?NEGATIVE|FALSE[ _-]?NEGATIVE|CONFLICT)"
+_HEAD = re.compile(
+    r"^[\s*_#>`-]*(?:label\s*[:=]\s*)?[*_`]*" + _LABEL + r"[*_`]*"
+    r"(?:\s*(?:/|,|\bor\b|\band\b)\s*[*_`]*" + _LABEL + r"[*_`]*)?"
+    r"\s*(?:[:\-–—.]\s*|$)(.*)$",
+    re.IGNORECASE,
+)
+
+
+def _canonical(label: str) -> str:
+    return re.sub(r"[ _-]?", "", label.upper()).replace("NEGATIVE", "_NEGATIVE")
+
+
+def parse_verdict(text: str) -> tuple[str, str, bool] | None:
+    """(label, reason, ambiguous) from a reply, or None when it is not clearly one."""
+    lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
+    if not lines:
+        return None
+    m = _HEAD.match(lines[0])
+    if not m:
+        return None
+    first, second, rest = _canonical(m.group(1)), m.group(2), m.group(3).strip()
+    labels = {first} | ({_canonical(second)} if second else set())
+    if len(labels) == 2:
+        if labels != {"HARD_NEGATIVE", "FALSE_NEGATIVE"}:
+            return None  # CONFLICT beside another label: not a decision
+        label, ambiguous = "FALSE_NEGATIVE", True
+    else:
+        label, ambiguous = first, False
+    reason = rest or (lines[1] if len(lines) > 1 else "")
+    reason = reason.strip(" *_`\"'")
+    # one sentence: up to the first sentence end
+    sentence = re.split(r"(?<=[.!?])\s", reason, maxsplit=1)[0].strip()
+    if len(sentence.split()) < 2 or _HEAD.match(sentence):
+        return None  # a label without a reason (or a second label) is not the asked-for line
+    return label, sentence, ambiguous
+
+
+async def verify_candidate(
+    client: ChatClient,
+    query: Query,
+    gold: list[Document],
+    candidate: Document,
+    seed: int = 0,
+    parse_retries: int = 2,
+) -> Verification:
+    messages = verify_messages(query, gold, candidate)
+    raw: list[str] = []
+    for attempt in range(parse_retries + 1):
+        try:
+            c = await client.complete(
+                messages,
+                max_tokens=VERIFY_MAX_TOKENS,
+                temperature=0.0 if attempt == 0 else RETRY_TEMPERATURE,
+                seed=seed * 1000 + attempt,
+                extra_key={"collide_attempt": attempt},
+            )
+        except LLMCallError as exc:
+            return Verification(query.query_id, candidate.doc_id, "UNVERIFIED", attempts=attempt + 1, raw=raw, error=str(exc))
+        raw.append(c.text)
+        parsed = parse_verdict(c.text)
+        if parsed is not None:
+            label, reason, ambiguous = parsed
+            return Verification(query.query_id, candidate.doc_id, label, reason, ambiguous, attempt + 1, raw)  # type: ignore[arg-type]
+    return Verification(query.query_id, candidate.doc_id, "UNVERIFIED",
+                        f"no parseable label after {parse_retries + 1} attempts", attempts=parse_retries + 1, raw=raw)

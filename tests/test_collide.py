@@ -318,3 +318,29 @@ def test_collide_with_the_real_local_model(tmp_path, local_server):
     assert len(labels) == 3
     for r in labels:
         assert (r.label in LABELS and r.reason) or (r.label == "UNVERIFIED" and r.details["attempts"] == 2)
+
+
+# ---------------------------------------------------------------- against known labels
+
+
+def test_truth_scoring_separates_mining_recall_from_verification():
+    from workbench.collide.truth import recall_at, score_against_truth
+    from workbench.query_sets import LabelRecord
+
+    truth = [Query("a", "?", "x", [1, 2], [10, 11, 12], "d"), Query("b", "?", "y", [3], [20], "d")]
+    labels = [  # query a mined 10 (said HN), 11 (said CONFLICT), hidden gold 2 (said FN), 99 (said HN); b mined 98
+        LabelRecord("a", "add_hard_negative", 10, "HARD_NEGATIVE"),
+        LabelRecord("a", "none", 11, "CONFLICT"),
+        LabelRecord("a", "add_gold", 2, "FALSE_NEGATIVE"),
+        LabelRecord("a", "add_hard_negative", 99, "HARD_NEGATIVE"),
+        LabelRecord("a", "exclude_query", None, "", "a candidate conflicts"),
+        LabelRecord("b", "none", 98, "UNVERIFIED"),
+    ]
+    r = score_against_truth(labels, truth, hidden_gold={"a": [2]})
+    assert r.true_hard_negatives == 4 and r.mined_true_hard_negatives == 2
+    assert r.mining_recall_micro == 0.5 and r.mining_recall_macro == pytest.approx((2 / 3 + 0) / 2)
+    assert r.confusion["hard_negative"] == {"HARD_NEGATIVE": 1, "FALSE_NEGATIVE": 0, "CONFLICT": 1, "UNVERIFIED": 0}
+    assert r.confusion["gold"]["FALSE_NEGATIVE"] == 1
+    assert r.confusion["unlabelled"] == {"HARD_NEGATIVE": 1, "FALSE_NEGATIVE": 0, "CONFLICT": 0, "UNVERIFIED": 1}
+    assert r.hn_recall == 0.5 and r.hn_precision == 0.5 and r.accuracy_on_labelled == pytest.approx(2 / 3)
+    assert recall_at({"a": [99, 10, 11], "b": [20]}, truth, [1, 3]) == {1: 0.25, 3: 0.75}

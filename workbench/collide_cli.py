@@ -144,10 +144,10 @@ def collide_command(project: Path, queries_version, candidates, floor, margin, p
 @QUERIES_VERSION
 @click.option("--truth", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Queries JSONL with the true hard negatives (and full gold) of the same documents.")
-@click.option("--recall-at", default="5,10,20", show_default=True, help="Depths of the model-free dense mining recall.")
+@click.option("--recall-at", "depths", default="5,10,20", show_default=True, help="Depths of the model-free dense mining recall.")
 @click.option("--json", "as_json", is_flag=True)
 @friendly_errors
-def collide_score_command(project: Path, queries_version: str, truth: Path, recall_at: str, as_json: bool) -> None:
+def collide_score_command(project: Path, queries_version: str, truth: Path, depths: str, as_json: bool) -> None:
     """Score a collide version against known labels: mining recall apart from verification accuracy.
 
     Gold documents in TRUTH that the project's queries.jsonl lacks count as hidden gold (the
@@ -155,7 +155,7 @@ def collide_score_command(project: Path, queries_version: str, truth: Path, reca
     import msgspec
 
     from workbench.collide.mining import MiningOptions, mine
-    from workbench.collide.truth import TRUTH_ROWS, VERDICT_COLS, dense_recall_at, score_against_truth
+    from workbench.collide.truth import TRUTH_ROWS, VERDICT_COLS, recall_at, score_against_truth
     from workbench.project import ProjectError, iter_jsonl, load_project
     from workbench.query_sets import ORIGINAL, read_labels
     from workbench.records import Query
@@ -168,15 +168,25 @@ def collide_score_command(project: Path, queries_version: str, truth: Path, reca
     hidden = {q.query_id: sorted(set(q.gold_doc_ids) - set(p.original_query(q.query_id).gold_doc_ids))
               for q in truth_queries if q.query_id in {x.query_id for x in p.original_queries}}
     report = score_against_truth(read_labels(project, queries_version), truth_queries, hidden) if queries_version != ORIGINAL else None
-    ks = sorted({int(k) for k in recall_at.split(",") if k.strip()})
+    ks = sorted({int(k) for k in depths.split(",") if k.strip()})
     base = load_project(project)  # mining recall is measured from the original labels, as collide started
-    mined = mine(base, _full_tier(base), MiningOptions(candidates=max(ks), floor=-1.0))
-    recall = dense_recall_at({m.query_id: [c.doc_id for c in m.candidates] for m in mined}, truth_queries, ks)
+    tier = _full_tier(base)
+    dense = {m.query_id: [c.doc_id for c in m.candidates] for m in mine(base, tier, MiningOptions(candidates=max(ks), floor=-1.0))}
+    bm25 = {m.query_id: [c.doc_id for c in m.candidates if c.source == "bm25"]
+            for m in mine(base, tier, MiningOptions(candidates=0, floor=-1.0, bm25=max(ks)))}
+    recall = {
+        "dense": recall_at(dense, truth_queries, ks),
+        "bm25": recall_at(bm25, truth_queries, ks),
+        "dense+bm25": {k: recall_at({q: dense[q][:k] + bm25.get(q, [])[:k] for q in dense}, truth_queries, [2 * k])[2 * k]
+                       for k in ks},
+    }
     if as_json:
         click.echo(json.dumps({"recall_at": recall, "report": msgspec.to_builtins(report) if report else None}, indent=1))
         return
-    console.print(as_text("dense mining recall of the true hard negatives (no model): " +
-                          ", ".join(f"@{k} {('–' if v is None else f'{v:.3f}')}" for k, v in recall.items())))
+    console.print(as_text("mining recall of the true hard negatives (micro; no model call):"))
+    for source, values in recall.items():
+        each = "k from each" if source == "dense+bm25" else "top k"
+        console.print(as_text(f"  {source:<11} ({each}) " + ", ".join(f"@{k} {('–' if v is None else f'{v:.3f}')}" for k, v in values.items())))
     if report is None:
         return
     r = report

@@ -18,6 +18,7 @@ from workbench.collide.run import CollideSettings, VerificationLog, run_collide,
 from workbench.collide.verify import Verification, parse_verdict
 from workbench.ladder import load_tiers, select_tiers
 from workbench.llm.client import ChatClient, ResponseCache
+from workbench.progress import Cancelled
 from workbench.project import load_project
 from workbench.query_sets import list_versions, read_labels
 from workbench.records import ModelConfig, Query
@@ -209,10 +210,6 @@ def test_collide_writes_a_version_with_every_rule_applied(project_copy, fault_se
     assert [x.name for x in list_versions(project_copy)] == ["original", "collide-1"]
 
 
-class Interrupted(Exception):
-    pass
-
-
 def test_an_interrupted_collide_resumes_without_redoing_finished_verdicts(project_copy, fault_server, tmp_path):
     p = load_project(project_copy)
     settings = _settings()
@@ -220,9 +217,9 @@ def test_an_interrupted_collide_resumes_without_redoing_finished_verdicts(projec
 
     def stop_after_five(stage, done, total):
         if stage == "verify" and done >= 5:
-            raise Interrupted
+            raise Cancelled
 
-    with pytest.raises(Interrupted):
+    with pytest.raises(Cancelled):
         _run(p, fault_server, tmp_path, settings, progress=stop_after_five)
     assert not list_versions(project_copy)[1:]  # nothing half-written
     log = state_dir(p, settings_key(p, settings)) / "verifications.jsonl"

@@ -11,14 +11,13 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from workbench.cli import PROJECT_ARG, QUERIES_VERSION, console, err_console, friendly_errors, main
+from workbench.cli import PROJECT_ARG, QUERIES_VERSION, console, err_console, main
 from workbench.safe_text import as_text
 
 
 @main.command("query-sets")
 @PROJECT_ARG
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@friendly_errors
 def query_sets_command(project: Path, as_json: bool) -> None:
     """List the project's query-set versions (original first) with their parent and provenance."""
     from workbench.project import load_config
@@ -89,7 +88,6 @@ def print_summary(s) -> None:
 @click.option("--name", default=None, help="Name of the new version (default collide-N).")
 @click.option("--no-cache", is_flag=True, help="Bypass the model response cache.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-@friendly_errors
 def collide_command(project: Path, queries_version, candidates, floor, margin, pool, seed, bm25, model_name, concurrency,
                     parse_retries, policy, keep_unsuitable, name, no_cache, as_json) -> None:
     """Collision testing: mine near-miss candidates, verify each with a model, write a new query-set version."""
@@ -99,17 +97,13 @@ def collide_command(project: Path, queries_version, candidates, floor, margin, p
 
     from workbench.collide.mining import MiningOptions
     from workbench.collide.run import CollideSettings, run_collide
-    from workbench.llm.providers import ModelNotFound, endpoint, open_client, resolve_model
-    from workbench.llm.server import LocalServerError
+    from workbench.llm.providers import endpoint, open_client, resolve_model
     from workbench.llm.tasks import _model_identity
     from workbench.progress import stage_progress
     from workbench.project import load_project
 
     p = load_project(project, queries_version)
-    try:
-        model, cfg = resolve_model(p, model_name)
-    except ModelNotFound as exc:
-        raise click.ClickException(str(exc)) from None
+    model, cfg = resolve_model(p, model_name)
     tier = _full_tier(p)
     settings = CollideSettings(
         mining=MiningOptions(candidates=candidates, floor=floor, margin=margin, pool=pool, seed=seed, bm25=bm25, tier=tier.name),
@@ -127,8 +121,6 @@ def collide_command(project: Path, queries_version, candidates, floor, margin, p
     except KeyboardInterrupt:
         err_console.print("[yellow]interrupted: finished verdicts are saved; rerun the same command to resume[/]")
         raise SystemExit(130)
-    except LocalServerError as exc:
-        raise click.ClickException(str(exc)) from None
     if as_json:
         click.echo(json.dumps(msgspec.to_builtins(summary), indent=1))
     else:
@@ -146,7 +138,6 @@ def collide_command(project: Path, queries_version, candidates, floor, margin, p
               help="Queries JSONL with the true hard negatives (and full gold) of the same documents.")
 @click.option("--recall-at", "depths", default="5,10,20", show_default=True, help="Depths of the model-free dense mining recall.")
 @click.option("--json", "as_json", is_flag=True)
-@friendly_errors
 def collide_score_command(project: Path, queries_version: str, truth: Path, depths: str, as_json: bool) -> None:
     """Score a collide version against known labels: mining recall apart from verification accuracy.
 
@@ -155,6 +146,7 @@ def collide_score_command(project: Path, queries_version: str, truth: Path, dept
     import msgspec
 
     from workbench.collide.mining import MiningOptions, mine
+    from workbench.errors import BadInput
     from workbench.collide.truth import TRUTH_ROWS, VERDICT_COLS, recall_at, score_against_truth
     from workbench.project import ProjectError, iter_jsonl, load_project
     from workbench.query_sets import ORIGINAL, read_labels
@@ -168,7 +160,12 @@ def collide_score_command(project: Path, queries_version: str, truth: Path, dept
     hidden = {q.query_id: sorted(set(q.gold_doc_ids) - set(p.original_query(q.query_id).gold_doc_ids))
               for q in truth_queries if q.query_id in {x.query_id for x in p.original_queries}}
     report = score_against_truth(read_labels(project, queries_version), truth_queries, hidden) if queries_version != ORIGINAL else None
-    ks = sorted({int(k) for k in depths.split(",") if k.strip()})
+    try:
+        ks = sorted({int(k) for k in depths.split(",") if k.strip()})
+    except ValueError:
+        raise BadInput(f"--recall-at: {depths!r} is not a comma list of depths") from None
+    if not ks or ks[0] < 1:
+        raise BadInput("--recall-at: give depths of at least 1")
     base = load_project(project)  # mining recall is measured from the original labels, as collide started
     tier = _full_tier(base)
     dense = {m.query_id: [c.doc_id for c in m.candidates] for m in mine(base, tier, MiningOptions(candidates=max(ks), floor=-1.0))}
@@ -212,7 +209,6 @@ def collide_score_command(project: Path, queries_version: str, truth: Path, dept
 @QUERIES_VERSION
 @click.option("--tiers", "tier_spec", default="full", show_default=True, help="`all`, or tier names / kinds.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Default PROJECT/exports/eval_set-VERSION.jsonl.")
-@friendly_errors
 def export_eval_set_command(project: Path, queries_version: str, tier_spec: str, out: Path | None) -> None:
     """Write eval_set.jsonl: {query, answer, gold_doc_ids, hard_negative_ids, tier, corpus_doc_ids} per query and tier."""
     from workbench.collide.export import write_eval_set

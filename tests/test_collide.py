@@ -140,7 +140,7 @@ def test_mining_skips_gold_applies_floor_margin_and_seeded_pool(built_project):
 
 # ---------------------------------------------------------------- the run, labels injected by the fault server
 
-_CANDIDATE = re.compile(r"Candidate document:\n\[DocID=(\d+)\]")
+_CANDIDATE = re.compile(r"Candidate: \[DocID=(\d+)\]")
 
 
 def scripted(labels: dict[int, str]):
@@ -237,8 +237,7 @@ def test_failed_calls_write_no_version_and_are_retried(project_copy, fault_serve
     p = load_project(project_copy)
     doc = mine(p, select_tiers(load_tiers(p), "full")[0], MiningOptions(candidates=2, floor=-1.0))[0].candidates[0].doc_id
     fault_server.responder = scripted({})
-    # every call about this candidate fails (JSON escapes the newline in the request body)
-    fault_server.rules = [(f"Candidate document:\\n[DocID={doc}]", 500)]
+    fault_server.rules = [(f"Candidate: [DocID={doc}]", 500)]  # every call about this candidate fails
     first, _ = _run(p, fault_server, tmp_path, _settings())
     assert first.version is None and first.failed_calls >= 1  # (the document may be a candidate of several queries)
     assert not list_versions(project_copy)[1:]

@@ -267,18 +267,19 @@ def tui_available() -> bool:
     return importlib.util.find_spec("screens.app") is not None and sys.stdout.isatty()
 
 
-def open_tui(project: Path) -> None:
+def open_tui(project: Path, queries_version: str | None = None) -> None:
     from screens.app import run_app  # lazy: the core never imports the TUI at module level
 
-    run_app(project)
+    run_app(project, queries_version)
 
 
 @main.command("open")
 @PROJECT_ARG
-def open_(project: Path) -> None:
-    """Open a project in the terminal workbench (TUI)."""
-    load_project(project)  # fail here, readably, on a bad project
-    open_tui(project)
+@QUERIES_VERSION
+def open_(project: Path, queries_version: str) -> None:
+    """Open a project in the terminal workbench (TUI); ctrl+p "Queries: version …" switches versions."""
+    load_project(project, queries_version)  # fail here, readably, on a bad project
+    open_tui(project, queries_version)
 
 
 # Commands defined in other modules: one line each.

@@ -137,8 +137,9 @@ def collide_command(project: Path, queries_version, candidates, floor, margin, p
 @click.option("--truth", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Queries JSONL with the true hard negatives (and full gold) of the same documents.")
 @click.option("--recall-at", "depths", default="5,10,20", show_default=True, help="Depths of the model-free dense mining recall.")
+@click.option("--partial", is_flag=True, help="Score the verdicts saved so far by the newest unfinished collide run.")
 @click.option("--json", "as_json", is_flag=True)
-def collide_score_command(project: Path, queries_version: str, truth: Path, depths: str, as_json: bool) -> None:
+def collide_score_command(project: Path, queries_version: str, truth: Path, depths: str, partial: bool, as_json: bool) -> None:
     """Score a collide version against known labels: mining recall apart from verification accuracy.
 
     Gold documents in TRUTH that the project's queries.jsonl lacks count as hidden gold (the
@@ -157,9 +158,17 @@ def collide_score_command(project: Path, queries_version: str, truth: Path, dept
     truth_queries = [q for _, q in iter_jsonl(truth, Query, problems)]
     if problems:
         raise ProjectError(problems)
-    hidden = {q.query_id: sorted(set(q.gold_doc_ids) - set(p.original_query(q.query_id).gold_doc_ids))
-              for q in truth_queries if q.query_id in {x.query_id for x in p.original_queries}}
-    report = score_against_truth(read_labels(project, queries_version), truth_queries, hidden) if queries_version != ORIGINAL else None
+    ours = {x.query_id for x in p.original_queries}
+    truth_queries = [q for q in truth_queries if q.query_id in ours]  # the truth of this project's queries only
+    hidden = {q.query_id: sorted(set(q.gold_doc_ids) - set(p.original_query(q.query_id).gold_doc_ids)) for q in truth_queries}
+    if partial:
+        from workbench.collide.run import saved_verdicts
+
+        labels = saved_verdicts(p)
+        queries_version = f"the newest collide run so far ({len(labels)} verdicts)"
+    else:
+        labels = read_labels(project, queries_version) if queries_version != ORIGINAL else None
+    report = score_against_truth(labels, truth_queries, hidden) if labels is not None else None
     try:
         ks = sorted({int(k) for k in depths.split(",") if k.strip()})
     except ValueError:

@@ -26,7 +26,7 @@ from workbench.fsutil import atomic_write_bytes, sha256_bytes
 from workbench.llm.client import ChatClient
 from workbench.progress import Progress
 from workbench.project import Project
-from workbench.query_sets import VersionInfo, now_utc, version_info, write_version
+from workbench.query_sets import LabelRecord, VersionInfo, now_utc, version_info, write_version
 from workbench.runs import run_key
 
 STATE_DIR = "collide"
@@ -250,3 +250,13 @@ def write_collide_version(
                   "labels_sha256": sha256_bytes(msgspec.json.encode(labels))},
         excluded=excluded,
     )
+
+
+def saved_verdicts(project: Project) -> list[LabelRecord]:
+    """The verdicts saved so far by the project's most recently active collide run, as label
+    records (action "none": no rule applied yet) — to look at a run that has not finished."""
+    runs = sorted((project.state_dir / STATE_DIR).glob("*/verifications.jsonl"), key=lambda f: f.stat().st_mtime)
+    if not runs:
+        return []
+    return [LabelRecord(v.query_id, "none", v.doc_id, v.verdict, v.reason, method="collide")
+            for v in VerificationLog(runs[-1]).read().values()]

@@ -21,6 +21,7 @@ from workbench.display import fmt
 from workbench.llm.report import UseTable
 from workbench.retrievers import retriever_names
 from workbench.errors import WorkbenchError
+from workbench.collide_cli import COLLIDE_COMMANDS, QUERIES_VERSION
 from workbench.llm.cli import run_command, serve_command
 from workbench.project import init_project, load_project
 
@@ -29,12 +30,6 @@ console = Console() if sys.stdout.isatty() else Console(width=120)
 err_console = Console(stderr=True)
 
 PROJECT_ARG = click.argument("project", type=click.Path(file_okay=False, path_type=Path))
-# Every command that scores queries takes this (eval; the hook for diagnose, report, open):
-# load_project(project, queries_version) gives that version's queries on the original's tiers.
-QUERIES_VERSION = click.option(
-    "--queries-version", default="original", show_default=True, metavar="NAME",
-    help="Query-set version to score (`workbench query-sets PROJECT` lists them); tiers are the original set's.",
-)
 
 
 def report_error(exc: WorkbenchError) -> None:
@@ -285,4 +280,4 @@ def open_(project: Path, queries_version: str) -> None:
 # Commands defined in other modules: one line each.
 main.add_command(run_command, "run")
 main.add_command(serve_command, "serve")
-from workbench import collide_cli  # noqa: E402,F401  (registers collide, collide-score, query-sets, export-eval-set)
+for command in COLLIDE_COMMANDS: main.add_command(command)  # noqa: E701  collide, collide-score, query-sets, export-eval-set

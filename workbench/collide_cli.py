@@ -1,21 +1,33 @@
-"""CLI commands of collision testing and query-set versions: `collide`, `query-sets`.
+"""CLI commands of collision testing and query-set versions: `collide`, `collide-score`,
+`query-sets`, `export-eval-set`, and the `--queries-version` option every scoring command takes.
 
-Registered on the main group by one import at the end of workbench/cli.py.
+Registered on the main group by one line at the end of workbench/cli.py (COLLIDE_COMMANDS).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
+from rich.console import Console
 from rich.table import Table
 
-from workbench.cli import PROJECT_ARG, QUERIES_VERSION, console, err_console, main
 from workbench.safe_text import as_text
 
+console = Console() if sys.stdout.isatty() else Console(width=120)
+err_console = Console(stderr=True)
+PROJECT_ARG = click.argument("project", type=click.Path(file_okay=False, path_type=Path))
+# Every command that scores queries takes this (eval, open; the hook for diagnose and report):
+# load_project(project, queries_version) gives that version's queries on the original's tiers.
+QUERIES_VERSION = click.option(
+    "--queries-version", default="original", show_default=True, metavar="NAME",
+    help="Query-set version to score (`workbench query-sets PROJECT` lists them); tiers are the original set's.",
+)
 
-@main.command("query-sets")
+
+@click.command("query-sets")
 @PROJECT_ARG
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def query_sets_command(project: Path, as_json: bool) -> None:
@@ -41,11 +53,13 @@ def query_sets_command(project: Path, as_json: bool) -> None:
 
 def _full_tier(p):
     """The tier mining searches: the whole pool (the original set's `full` tier), indexed."""
-    from workbench.cli import ensure_indexes
     from workbench.ladder import ensure_tiers, select_tiers
+    from workbench.progress import stage_progress
+    from workbench.session import build_indexes
 
     tier = select_tiers(ensure_tiers(p), "full")[0]
-    ensure_indexes(p, [tier])
+    with stage_progress(err_console, unit="docs") as progress:
+        build_indexes(p, [tier], progress=progress)
     return tier
 
 
@@ -70,7 +84,7 @@ def print_summary(s) -> None:
                               f"workbench eval PROJECT --queries-version {s.version}"))
 
 
-@main.command("collide")
+@click.command("collide")
 @PROJECT_ARG
 @click.option("--queries-version", default="original", show_default=True, metavar="NAME", help="The version to start from.")
 @click.option("--candidates", default=5, show_default=True, type=click.IntRange(1, 100), help="Dense candidates per query.")
@@ -131,7 +145,7 @@ def collide_command(project: Path, queries_version, candidates, floor, margin, p
         raise SystemExit(1)
 
 
-@main.command("collide-score")
+@click.command("collide-score")
 @PROJECT_ARG
 @QUERIES_VERSION
 @click.option("--truth", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -213,7 +227,7 @@ def collide_score_command(project: Path, queries_version: str, truth: Path, dept
                           f"accuracy on labelled candidates (HN→HARD_NEGATIVE, hidden gold→FALSE_NEGATIVE) {fmt3(r.accuracy_on_labelled)}"))
 
 
-@main.command("export-eval-set")
+@click.command("export-eval-set")
 @PROJECT_ARG
 @QUERIES_VERSION
 @click.option("--tiers", "tier_spec", default="full", show_default=True, help="`all`, or tier names / kinds.")
@@ -228,3 +242,6 @@ def export_eval_set_command(project: Path, queries_version: str, tier_spec: str,
     out = out or project / "exports" / f"eval_set-{queries_version}.jsonl"
     n = write_eval_set(p, select_tiers(load_tiers(p), tier_spec), out)
     console.print(as_text(f"{n} rows (queries × tiers) of version {queries_version} → {out}"))
+
+
+COLLIDE_COMMANDS = [query_sets_command, collide_command, collide_score_command, export_eval_set_command]

@@ -72,9 +72,11 @@ class WorkbenchApp(App[None]):
 
     task_state: reactive[tuple[str, int, int]] = reactive(("", 0, 0))
 
-    def __init__(self, project_path: Path, auto_build: bool = False, export_dir: Path | None = None) -> None:
+    def __init__(self, project_path: Path, auto_build: bool = False, export_dir: Path | None = None,
+                 queries_version: str | None = None) -> None:
         super().__init__()
         self.project_path = Path(project_path)
+        self.queries_version = queries_version  # the query-set version shown (None: the original)
         self.session: Session | None = None
         self.auto_build = auto_build
         self.export_dir = export_dir
@@ -129,7 +131,7 @@ class WorkbenchApp(App[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="load")
     def load_project(self) -> None:
-        session, stale = core.open_session(self.project_path)
+        session, stale = core.open_session(self.project_path, self.queries_version)
         self.post_message(m.ProjectLoaded(session, stale))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="build")
@@ -192,9 +194,20 @@ class WorkbenchApp(App[None]):
 
     # ------------------------------------------------------------------ message handlers
 
+    def switch_queries_version(self, name: str) -> None:
+        """The picker's action: reload the project with another query-set version's queries (the
+        tiers and stored rankings are shared, so only scoring is redone)."""
+        if self.session is not None and self.session.project.queries_version == name:
+            return
+        while len(self.screen_stack) > 2:  # back to the main screen: an open query may not exist there
+            self.pop_screen()
+        self.queries_version = name
+        self.load_project()
+
     def on_project_loaded(self, msg: m.ProjectLoaded) -> None:
         self.session = msg.session
-        self.sub_title = visible(msg.session.project.config.name, one_line=True)
+        p = msg.session.project
+        self.sub_title = visible(f"{p.config.name} · queries {p.queries_version} ({len(p.queries)})", one_line=True)
         ms = self.main_screen()
         if ms:
             ms.refresh_all()
@@ -319,5 +332,5 @@ def make_app(project_path: Path | str, **kwargs) -> WorkbenchApp:
     return WorkbenchApp(Path(project_path), **kwargs)
 
 
-def run_app(project_path: Path, auto_build: bool = False) -> None:
-    make_app(project_path, auto_build=auto_build).run()
+def run_app(project_path: Path, auto_build: bool = False, queries_version: str | None = None) -> None:
+    make_app(project_path, auto_build=auto_build, queries_version=queries_version).run()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from workbench.session import TASKS
+from workbench.session import TASKS, list_versions
 
 if TYPE_CHECKING:
     from screens.app import WorkbenchApp
@@ -46,6 +46,11 @@ class WorkbenchCommands(Provider):
             for name in screen.tiers:
                 cmds.append((f"Tier {name}", partial(screen.switch_tier, name), "switch the inspector's tier"))
         if app.session is not None:
+            shown = app.session.project.queries_version
+            for v in list_versions(app.project_path):
+                mark = " (shown)" if v.name == shown else ""
+                cmds.append((f"Queries: version {v.name}{mark}", partial(app.switch_queries_version, v.name),
+                             f"{v.n_queries} queries, {len(v.excluded)} excluded; {v.made_by}, {v.created}"))
             for q in app.session.project.queries:
                 cmds.append((f"Open query {q.query_id}: {q.query[:60]}", partial(app.open_query, q.query_id), ""))
         return cmds

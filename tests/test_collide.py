@@ -18,6 +18,7 @@ from workbench.collide.run import CollideSettings, VerificationLog, run_collide,
 from workbench.collide.verify import Verification, parse_verdict
 from workbench.ladder import load_tiers, select_tiers
 from workbench.llm.client import ChatClient, ResponseCache
+from workbench.progress import Cancelled
 from workbench.project import load_project
 from workbench.query_sets import list_versions, read_labels
 from workbench.records import ModelConfig, Query
@@ -139,7 +140,7 @@ def test_mining_skips_gold_applies_floor_margin_and_seeded_pool(built_project):
 
 # ---------------------------------------------------------------- the run, labels injected by the fault server
 
-_CANDIDATE = re.compile(r"Candidate document:\n\[DocID=(\d+)\]")
+_CANDIDATE = re.compile(r"Candidate: \[DocID=(\d+)\]")
 
 
 def scripted(labels: dict[int, str]):
@@ -209,10 +210,6 @@ def test_collide_writes_a_version_with_every_rule_applied(project_copy, fault_se
     assert [x.name for x in list_versions(project_copy)] == ["original", "collide-1"]
 
 
-class Interrupted(Exception):
-    pass
-
-
 def test_an_interrupted_collide_resumes_without_redoing_finished_verdicts(project_copy, fault_server, tmp_path):
     p = load_project(project_copy)
     settings = _settings()
@@ -220,9 +217,9 @@ def test_an_interrupted_collide_resumes_without_redoing_finished_verdicts(projec
 
     def stop_after_five(stage, done, total):
         if stage == "verify" and done >= 5:
-            raise Interrupted
+            raise Cancelled
 
-    with pytest.raises(Interrupted):
+    with pytest.raises(Cancelled):
         _run(p, fault_server, tmp_path, settings, progress=stop_after_five)
     assert not list_versions(project_copy)[1:]  # nothing half-written
     log = state_dir(p, settings_key(p, settings)) / "verifications.jsonl"
@@ -240,8 +237,7 @@ def test_failed_calls_write_no_version_and_are_retried(project_copy, fault_serve
     p = load_project(project_copy)
     doc = mine(p, select_tiers(load_tiers(p), "full")[0], MiningOptions(candidates=2, floor=-1.0))[0].candidates[0].doc_id
     fault_server.responder = scripted({})
-    # every call about this candidate fails (JSON escapes the newline in the request body)
-    fault_server.rules = [(f"Candidate document:\\n[DocID={doc}]", 500)]
+    fault_server.rules = [(f"Candidate: [DocID={doc}]", 500)]  # every call about this candidate fails
     first, _ = _run(p, fault_server, tmp_path, _settings())
     assert first.version is None and first.failed_calls >= 1  # (the document may be a candidate of several queries)
     assert not list_versions(project_copy)[1:]
@@ -318,3 +314,29 @@ def test_collide_with_the_real_local_model(tmp_path, local_server):
     assert len(labels) == 3
     for r in labels:
         assert (r.label in LABELS and r.reason) or (r.label == "UNVERIFIED" and r.details["attempts"] == 2)
+
+
+# ---------------------------------------------------------------- against known labels
+
+
+def test_truth_scoring_separates_mining_recall_from_verification():
+    from workbench.collide.truth import recall_at, score_against_truth
+    from workbench.query_sets import LabelRecord
+
+    truth = [Query("a", "?", "x", [1, 2], [10, 11, 12], "d"), Query("b", "?", "y", [3], [20], "d")]
+    labels = [  # query a mined 10 (said HN), 11 (said CONFLICT), hidden gold 2 (said FN), 99 (said HN); b mined 98
+        LabelRecord("a", "add_hard_negative", 10, "HARD_NEGATIVE"),
+        LabelRecord("a", "none", 11, "CONFLICT"),
+        LabelRecord("a", "add_gold", 2, "FALSE_NEGATIVE"),
+        LabelRecord("a", "add_hard_negative", 99, "HARD_NEGATIVE"),
+        LabelRecord("a", "exclude_query", None, "", "a candidate conflicts"),
+        LabelRecord("b", "none", 98, "UNVERIFIED"),
+    ]
+    r = score_against_truth(labels, truth, hidden_gold={"a": [2]})
+    assert r.true_hard_negatives == 4 and r.mined_true_hard_negatives == 2
+    assert r.mining_recall_micro == 0.5 and r.mining_recall_macro == pytest.approx((2 / 3 + 0) / 2)
+    assert r.confusion["hard_negative"] == {"HARD_NEGATIVE": 1, "FALSE_NEGATIVE": 0, "CONFLICT": 1, "UNVERIFIED": 0}
+    assert r.confusion["gold"]["FALSE_NEGATIVE"] == 1
+    assert r.confusion["unlabelled"] == {"HARD_NEGATIVE": 1, "FALSE_NEGATIVE": 0, "CONFLICT": 0, "UNVERIFIED": 1}
+    assert r.hn_recall == 0.5 and r.hn_precision == 0.5 and r.accuracy_on_labelled == pytest.approx(2 / 3)
+    assert recall_at({"a": [99, 10, 11], "b": [20]}, truth, [1, 3]) == {1: 0.25, 3: 0.75}

@@ -14,6 +14,7 @@ CORE_MODULES = [
     "workbench.cli", "workbench.project", "workbench.importers", "workbench.ladder", "workbench.metrics",
     "workbench.indexing", "workbench.retrievers", "workbench.evaluate", "workbench.runs", "workbench.trec",
     "workbench.inspect", "workbench.worddiff", "workbench.evidence", "workbench.llm.tasks", "workbench.llm.report",
+    "workbench.query_sets", "workbench.collide.run", "workbench.collide.truth", "workbench.collide.export",
     "workbench.session", "workbench.names", "workbench.errors", "workbench.progress",
 ]
 # What screens/ may import of the core (see pyproject.toml's contract of the same name).

@@ -278,3 +278,29 @@ async def test_model_panel_on_the_local_server(evaluated_copy):
         ev = results.get("model:local:oracle")
         assert ev is not None and ev.answer and ev.judge_score is not None
         assert "judge" in text_of(app.screen.query_one("#model-results"))
+
+
+async def test_the_query_set_picker_switches_versions(project_copy):
+    """The palette's "Queries: version …" entries reload the project with that version; the
+    near-miss stepper then reads that version's hard negatives."""
+    import msgspec
+
+    from workbench.project import load_project
+    from workbench.query_sets import write_version
+
+    p = load_project(project_copy)
+    write_version(p, [msgspec.structs.replace(q, hard_negative_ids=[]) for q in p.queries[3:]], [], made_by="test", name="v")
+    app = make_app(project_copy, auto_build=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.session.project.queries_version == "original" and "queries original" in app.sub_title
+        from screens.commands import WorkbenchCommands
+
+        entries = [name for name, _, _ in WorkbenchCommands(app.screen)._commands()]
+        assert "Queries: version original (shown)" in entries and "Queries: version v" in entries
+        app.switch_queries_version("v")
+        await settle(pilot)
+        assert app.session.project.queries_version == "v" and "queries v (" in app.sub_title
+        assert len(app.session.project.queries) == len(p.queries) - 3
+        table = app.screen.query_one("#query-table", DataTable)
+        assert table.row_count == len(p.queries) - 3

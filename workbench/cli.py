@@ -21,6 +21,7 @@ from workbench.display import fmt
 from workbench.llm.report import UseTable
 from workbench.retrievers import retriever_names
 from workbench.errors import WorkbenchError
+from workbench.collide_cli import COLLIDE_COMMANDS, QUERIES_VERSION
 from workbench.llm.cli import run_command, serve_command
 from workbench.project import init_project, load_project
 from workbench.safe_text import as_text, markup_escaped, visible
@@ -30,12 +31,6 @@ console = Console() if sys.stdout.isatty() else Console(width=120)
 err_console = Console(stderr=True)
 
 PROJECT_ARG = click.argument("project", type=click.Path(file_okay=False, path_type=Path))
-# Every command that scores queries takes this (eval; the hook for diagnose, report, open):
-# load_project(project, queries_version) gives that version's queries on the original's tiers.
-QUERIES_VERSION = click.option(
-    "--queries-version", default="original", show_default=True, metavar="NAME",
-    help="Query-set version to score (`workbench query-sets PROJECT` lists them); tiers are the original set's.",
-)
 
 
 def report_error(exc: WorkbenchError) -> None:
@@ -303,22 +298,23 @@ def tui_available() -> bool:
     return importlib.util.find_spec("screens.app") is not None and sys.stdout.isatty()
 
 
-def open_tui(project: Path, auto_build: bool = False) -> None:
+def open_tui(project: Path, auto_build: bool = False, queries_version: str | None = None) -> None:
     from screens.app import run_app  # lazy: the core never imports the TUI at module level
 
-    run_app(project, auto_build=auto_build)
+    run_app(project, auto_build=auto_build, queries_version=queries_version)
 
 
 @main.command("open")
 @PROJECT_ARG
-def open_(project: Path) -> None:
-    """Open a project in the terminal workbench (TUI)."""
-    load_project(project)  # fail here, readably, on a bad project
-    open_tui(project)
+@QUERIES_VERSION
+def open_(project: Path, queries_version: str) -> None:
+    """Open a project in the terminal workbench (TUI); ctrl+p "Queries: version …" switches versions."""
+    load_project(project, queries_version)  # fail here, readably, on a bad project
+    open_tui(project, queries_version=queries_version)
 
 
 # Commands defined in other modules: one line each.
 main.add_command(run_command, "run")
 main.add_command(serve_command, "serve")
-from workbench import collide_cli  # noqa: E402,F401  (registers `collide` and `query-sets`)
+for command in COLLIDE_COMMANDS: main.add_command(command)  # noqa: E701  collide, collide-score, query-sets, export-eval-set
 from workbench import cli_production  # noqa: E402,F401  (registers import-run, import-answers, add-query, export-labels)

@@ -1,21 +1,33 @@
-"""CLI commands of collision testing and query-set versions: `collide`, `query-sets`.
+"""CLI commands of collision testing and query-set versions: `collide`, `collide-score`,
+`query-sets`, `export-eval-set`, and the `--queries-version` option every scoring command takes.
 
-Registered on the main group by one import at the end of workbench/cli.py.
+Registered on the main group by one line at the end of workbench/cli.py (COLLIDE_COMMANDS).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
+from rich.console import Console
 from rich.table import Table
 
-from workbench.cli import PROJECT_ARG, QUERIES_VERSION, console, err_console, main
 from workbench.safe_text import as_text
 
+console = Console() if sys.stdout.isatty() else Console(width=120)
+err_console = Console(stderr=True)
+PROJECT_ARG = click.argument("project", type=click.Path(file_okay=False, path_type=Path))
+# Every command that scores queries takes this (eval, open; the hook for diagnose and report):
+# load_project(project, queries_version) gives that version's queries on the original's tiers.
+QUERIES_VERSION = click.option(
+    "--queries-version", default="original", show_default=True, metavar="NAME",
+    help="Query-set version to score (`workbench query-sets PROJECT` lists them); tiers are the original set's.",
+)
 
-@main.command("query-sets")
+
+@click.command("query-sets")
 @PROJECT_ARG
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def query_sets_command(project: Path, as_json: bool) -> None:
@@ -41,11 +53,13 @@ def query_sets_command(project: Path, as_json: bool) -> None:
 
 def _full_tier(p):
     """The tier mining searches: the whole pool (the original set's `full` tier), indexed."""
-    from workbench.cli import ensure_indexes
     from workbench.ladder import ensure_tiers, select_tiers
+    from workbench.progress import stage_progress
+    from workbench.session import build_indexes
 
     tier = select_tiers(ensure_tiers(p), "full")[0]
-    ensure_indexes(p, [tier])
+    with stage_progress(err_console, unit="docs") as progress:
+        build_indexes(p, [tier], progress=progress)
     return tier
 
 
@@ -70,7 +84,7 @@ def print_summary(s) -> None:
                               f"workbench eval PROJECT --queries-version {s.version}"))
 
 
-@main.command("collide")
+@click.command("collide")
 @PROJECT_ARG
 @click.option("--queries-version", default="original", show_default=True, metavar="NAME", help="The version to start from.")
 @click.option("--candidates", default=5, show_default=True, type=click.IntRange(1, 100), help="Dense candidates per query.")
@@ -97,17 +111,13 @@ def collide_command(project: Path, queries_version, candidates, floor, margin, p
 
     from workbench.collide.mining import MiningOptions
     from workbench.collide.run import CollideSettings, run_collide
-    from workbench.llm.providers import ModelNotFound, endpoint, open_client, resolve_model
-    from workbench.llm.server import LocalServerError
+    from workbench.llm.providers import endpoint, open_client, resolve_model
     from workbench.llm.tasks import _model_identity
     from workbench.progress import stage_progress
     from workbench.project import load_project
 
     p = load_project(project, queries_version)
-    try:
-        model, cfg = resolve_model(p, model_name)
-    except ModelNotFound as exc:
-        raise click.ClickException(str(exc)) from None
+    model, cfg = resolve_model(p, model_name)
     tier = _full_tier(p)
     settings = CollideSettings(
         mining=MiningOptions(candidates=candidates, floor=floor, margin=margin, pool=pool, seed=seed, bm25=bm25, tier=tier.name),
@@ -125,8 +135,6 @@ def collide_command(project: Path, queries_version, candidates, floor, margin, p
     except KeyboardInterrupt:
         err_console.print("[yellow]interrupted: finished verdicts are saved; rerun the same command to resume[/]")
         raise SystemExit(130)
-    except LocalServerError as exc:
-        raise click.ClickException(str(exc)) from None
     if as_json:
         click.echo(json.dumps(msgspec.to_builtins(summary), indent=1))
     else:
@@ -137,14 +145,15 @@ def collide_command(project: Path, queries_version, candidates, floor, margin, p
         raise SystemExit(1)
 
 
-@main.command("collide-score")
+@click.command("collide-score")
 @PROJECT_ARG
 @QUERIES_VERSION
 @click.option("--truth", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Queries JSONL with the true hard negatives (and full gold) of the same documents.")
-@click.option("--recall-at", default="5,10,20", show_default=True, help="Depths of the model-free dense mining recall.")
+@click.option("--recall-at", "depths", default="5,10,20", show_default=True, help="Depths of the model-free dense mining recall.")
+@click.option("--partial", is_flag=True, help="Score the verdicts saved so far by the newest unfinished collide run.")
 @click.option("--json", "as_json", is_flag=True)
-def collide_score_command(project: Path, queries_version: str, truth: Path, recall_at: str, as_json: bool) -> None:
+def collide_score_command(project: Path, queries_version: str, truth: Path, depths: str, partial: bool, as_json: bool) -> None:
     """Score a collide version against known labels: mining recall apart from verification accuracy.
 
     Gold documents in TRUTH that the project's queries.jsonl lacks count as hidden gold (the
@@ -152,7 +161,8 @@ def collide_score_command(project: Path, queries_version: str, truth: Path, reca
     import msgspec
 
     from workbench.collide.mining import MiningOptions, mine
-    from workbench.collide.truth import TRUTH_ROWS, VERDICT_COLS, dense_recall_at, score_against_truth
+    from workbench.errors import BadInput
+    from workbench.collide.truth import TRUTH_ROWS, VERDICT_COLS, recall_at, score_against_truth
     from workbench.project import ProjectError, iter_jsonl, load_project
     from workbench.query_sets import ORIGINAL, read_labels
     from workbench.records import Query
@@ -162,18 +172,41 @@ def collide_score_command(project: Path, queries_version: str, truth: Path, reca
     truth_queries = [q for _, q in iter_jsonl(truth, Query, problems)]
     if problems:
         raise ProjectError(problems)
-    hidden = {q.query_id: sorted(set(q.gold_doc_ids) - set(p.original_query(q.query_id).gold_doc_ids))
-              for q in truth_queries if q.query_id in {x.query_id for x in p.original_queries}}
-    report = score_against_truth(read_labels(project, queries_version), truth_queries, hidden) if queries_version != ORIGINAL else None
-    ks = sorted({int(k) for k in recall_at.split(",") if k.strip()})
+    ours = {x.query_id for x in p.original_queries}
+    truth_queries = [q for q in truth_queries if q.query_id in ours]  # the truth of this project's queries only
+    hidden = {q.query_id: sorted(set(q.gold_doc_ids) - set(p.original_query(q.query_id).gold_doc_ids)) for q in truth_queries}
+    if partial:
+        from workbench.collide.run import saved_verdicts
+
+        labels = saved_verdicts(p)
+        queries_version = f"the newest collide run so far ({len(labels)} verdicts)"
+    else:
+        labels = read_labels(project, queries_version) if queries_version != ORIGINAL else None
+    report = score_against_truth(labels, truth_queries, hidden) if labels is not None else None
+    try:
+        ks = sorted({int(k) for k in depths.split(",") if k.strip()})
+    except ValueError:
+        raise BadInput(f"--recall-at: {depths!r} is not a comma list of depths") from None
+    if not ks or ks[0] < 1:
+        raise BadInput("--recall-at: give depths of at least 1")
     base = load_project(project)  # mining recall is measured from the original labels, as collide started
-    mined = mine(base, _full_tier(base), MiningOptions(candidates=max(ks), floor=-1.0))
-    recall = dense_recall_at({m.query_id: [c.doc_id for c in m.candidates] for m in mined}, truth_queries, ks)
+    tier = _full_tier(base)
+    dense = {m.query_id: [c.doc_id for c in m.candidates] for m in mine(base, tier, MiningOptions(candidates=max(ks), floor=-1.0))}
+    bm25 = {m.query_id: [c.doc_id for c in m.candidates if c.source == "bm25"]
+            for m in mine(base, tier, MiningOptions(candidates=0, floor=-1.0, bm25=max(ks)))}
+    recall = {
+        "dense": recall_at(dense, truth_queries, ks),
+        "bm25": recall_at(bm25, truth_queries, ks),
+        "dense+bm25": {k: recall_at({q: dense[q][:k] + bm25.get(q, [])[:k] for q in dense}, truth_queries, [2 * k])[2 * k]
+                       for k in ks},
+    }
     if as_json:
         click.echo(json.dumps({"recall_at": recall, "report": msgspec.to_builtins(report) if report else None}, indent=1))
         return
-    console.print(as_text("dense mining recall of the true hard negatives (no model): " +
-                          ", ".join(f"@{k} {('–' if v is None else f'{v:.3f}')}" for k, v in recall.items())))
+    console.print(as_text("mining recall of the true hard negatives (micro; no model call):"))
+    for source, values in recall.items():
+        each = "k from each" if source == "dense+bm25" else "top k"
+        console.print(as_text(f"  {source:<11} ({each}) " + ", ".join(f"@{k} {('–' if v is None else f'{v:.3f}')}" for k, v in values.items())))
     if report is None:
         return
     r = report
@@ -194,7 +227,7 @@ def collide_score_command(project: Path, queries_version: str, truth: Path, reca
                           f"accuracy on labelled candidates (HN→HARD_NEGATIVE, hidden gold→FALSE_NEGATIVE) {fmt3(r.accuracy_on_labelled)}"))
 
 
-@main.command("export-eval-set")
+@click.command("export-eval-set")
 @PROJECT_ARG
 @QUERIES_VERSION
 @click.option("--tiers", "tier_spec", default="full", show_default=True, help="`all`, or tier names / kinds.")
@@ -209,3 +242,6 @@ def export_eval_set_command(project: Path, queries_version: str, tier_spec: str,
     out = out or project / "exports" / f"eval_set-{queries_version}.jsonl"
     n = write_eval_set(p, select_tiers(load_tiers(p), tier_spec), out)
     console.print(as_text(f"{n} rows (queries × tiers) of version {queries_version} → {out}"))
+
+
+COLLIDE_COMMANDS = [query_sets_command, collide_command, collide_score_command, export_eval_set_command]

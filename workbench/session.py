@@ -6,7 +6,8 @@ import-linter contract in pyproject.toml says so). Everything is headless and bl
 calls it from thread workers, the CLI directly.
 
 Public surface (see ``__all__``):
-  open_session(root) -> (Session, stale reasons)     build(session, progress) -> summary
+  open_session(root, queries_version) -> (Session, stale reasons)     build(session, progress) -> summary
+  list_versions(root) -> [VersionInfo] (query-set versions, "original" first)
   evaluate_access(project, tiers, …) -> results     evaluate_all(session, progress) -> results
   use_table(project, tiers) -> UseTable | None       inspect(session, query_id, tier) -> QueryInspection
   known_results(session, tier, query_id)             estimate_prompts(session, tier, query, model)
@@ -38,7 +39,8 @@ from workbench.llm.report import UseRow, UseTable
 from workbench.llm.report import use_table as _use_table
 from workbench.names import TASKS, SystemName, TaskSpec, system_label, task_of
 from workbench.progress import Cancelled, Progress, no_progress
-from workbench.project import Project, load_project
+from workbench.project import ORIGINAL_VERSION, Project, load_project
+from workbench.query_sets import VersionInfo, list_versions
 from workbench.records import AccessSummary, Document, ModelConfig, Query, QueryAccess, Tier, TierSet
 from workbench.retrievers import make_retrievers, preferred, retriever_names
 from workbench.runs import RunStore
@@ -54,13 +56,14 @@ __all__ = [
     "estimate_prompts", "run_model_task", "export_evidence", "evidence_from_run", "window_budget",
     "label_document", "undo_label", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
     "access_line", "Relabelled", "MARKS",
-    "ensure_tiers", "select_tiers", "build_indexes", "index_status", "load_project",
+    "ensure_tiers", "select_tiers", "build_indexes", "index_status", "load_project", "list_versions",
     # names and registries
     "TASKS", "TaskSpec", "SystemName", "system_label", "task_of", "retriever_names", "preferred",
     # records a front end shows
     "Session", "PromptEstimate", "SystemResult", "AccessSummary", "QueryAccess", "UseRow", "UseTable",
     "ModelEvidence", "QueryInspection", "SystemRanking", "RankedRow", "NearMiss", "GOLD", "HARD_NEGATIVE",
     "WordDiff", "Span", "salient_changes", "Query", "Tier", "TierSet", "Document", "ModelConfig", "Project",
+    "VersionInfo", "ORIGINAL_VERSION",
     # errors and progress
     "WorkbenchError", "BadInput", "ExternalError", "StaleTiersError", "Cancelled", "Progress", "no_progress",
 ]
@@ -155,9 +158,10 @@ class Session:
         self.model_results.setdefault((query_id, tier), {}).update(results)
 
 
-def open_session(root: Path) -> tuple[Session, list[str]]:
-    """Load the project and report what is missing or stale (nothing is built here)."""
-    project = load_project(root)
+def open_session(root: Path, queries_version: str | None = None) -> tuple[Session, list[str]]:
+    """Load the project (with that query-set version's queries: tiers stay the original's, so
+    choosing a version never makes them stale) and report what is missing or stale."""
+    project = load_project(root, queries_version)
     session = Session(root=Path(root), project=project)
     stale: list[str] = []
     try:

@@ -39,7 +39,7 @@ SCAN_DEPTH = 1000  # dense ranks read per query (gold similarities come from the
 
 
 class MiningOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    candidates: int = 5
+    candidates: int = 5  # 0 = BM25 candidates only
     floor: float = 0.3
     margin: float | None = None
     pool: int = 0  # 0 = the top `candidates`

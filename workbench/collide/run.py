@@ -17,8 +17,6 @@ import time
 from collections import Counter
 from pathlib import Path
 from statistics import fmean
-from typing import Callable
-
 import msgspec
 
 from workbench.collide.mining import MinedQuery, MiningOptions, mine
@@ -26,14 +24,13 @@ from workbench.collide.rules import ConflictPolicy, QueryOutcome, decide
 from workbench.collide.verify import PROMPT_VERSION, Verification, verify_candidate
 from workbench.fsutil import atomic_write_bytes, sha256_bytes
 from workbench.llm.client import ChatClient
+from workbench.progress import Progress
 from workbench.project import Project
-from workbench.query_sets import VersionInfo, now_utc, version_info, write_version
+from workbench.query_sets import LabelRecord, VersionInfo, now_utc, version_info, write_version
 from workbench.runs import run_key
 
 STATE_DIR = "collide"
 
-# progress(stage, done, total): stages "mine", "verify"
-Progress = Callable[[str, int, int], None]
 
 
 class CollideSettings(msgspec.Struct, frozen=True):
@@ -203,7 +200,9 @@ async def run_collide(
     progress: Progress | None = None,
 ) -> CollideSummary:
     """Mine, verify, decide and write the version (once: a rerun of a finished run reports the
-    version it wrote). Raises nothing for failed calls: the summary has ``version`` None."""
+    version it wrote). Raises nothing for failed calls: the summary has ``version`` None.
+    ``progress`` gets stages "mine" and "verify"; raising Cancelled from it stops the run
+    (finished verdicts are kept)."""
     started = time.perf_counter()
     key = settings_key(project, settings)
     sdir = state_dir(project, key)
@@ -251,3 +250,13 @@ def write_collide_version(
                   "labels_sha256": sha256_bytes(msgspec.json.encode(labels))},
         excluded=excluded,
     )
+
+
+def saved_verdicts(project: Project) -> list[LabelRecord]:
+    """The verdicts saved so far by the project's most recently active collide run, as label
+    records (action "none": no rule applied yet) — to look at a run that has not finished."""
+    runs = sorted((project.state_dir / STATE_DIR).glob("*/verifications.jsonl"), key=lambda f: f.stat().st_mtime)
+    if not runs:
+        return []
+    return [LabelRecord(v.query_id, "none", v.doc_id, v.verdict, v.reason, method="collide")
+            for v in VerificationLog(runs[-1]).read().values()]

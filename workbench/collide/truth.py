@@ -80,9 +80,9 @@ def score_against_truth(labels: list[LabelRecord], truth: list[Query], hidden_go
     )
 
 
-def dense_recall_at(rankings: dict[str, list[int]], truth: list[Query], ks: list[int]) -> dict[int, float | None]:
-    """Mining recall at several depths from a non-gold dense ranking per query (no model calls):
-    micro-averaged share of true hard negatives within the top k non-gold documents."""
+def recall_at(rankings: dict[str, list[int]], truth: list[Query], ks: list[int]) -> dict[int, float | None]:
+    """Mining recall at several depths from a non-gold ranking per query (no model calls):
+    micro-averaged share of true hard negatives within its top k documents."""
     out = {}
     for k in ks:
         total = found = 0

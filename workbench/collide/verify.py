@@ -1,8 +1,9 @@
 """One model call per candidate: HARD_NEGATIVE, CONFLICT or FALSE_NEGATIVE, and one sentence why.
 
-The model sees (query, answer, gold documents, candidate). Its reply is parsed strictly: the
-first non-empty line must begin with a label (markdown emphasis and a "Label:" prefix allowed),
-followed by a reason on the same line or the next. A label naming both HARD_NEGATIVE and
+The model sees (query, answer, gold documents, candidate). Its reply is parsed strictly: a line
+must begin with a label (markdown emphasis and a "Label:" prefix allowed), followed by a reason
+on the same line or the next; the first such line counts, and lines beginning with different
+labels make the reply garbage. A label naming both HARD_NEGATIVE and
 FALSE_NEGATIVE ("HARD_NEGATIVE/FALSE_NEGATIVE: …") is ambiguous and becomes FALSE_NEGATIVE
 (BRIEF §2.1). Anything else is garbage: retried with a new seed, and after the last attempt the
 candidate is UNVERIFIED — never guessed. A call that fails (network, server) is recorded with
@@ -24,22 +25,27 @@ PROMPT_VERSION = "c1"
 LABELS = ("HARD_NEGATIVE", "CONFLICT", "FALSE_NEGATIVE")
 Verdict = Literal["HARD_NEGATIVE", "CONFLICT", "FALSE_NEGATIVE", "UNVERIFIED"]
 MAX_DOC_CHARS = 1500  # per document in the prompt: keeps every prompt well inside small windows
-VERIFY_MAX_TOKENS = 64
+VERIFY_MAX_TOKENS = 40  # a label and one sentence; a longer reply is cut, and parsed up to there
 RETRY_TEMPERATURE = 0.3
 
-SYSTEM = (
-    "You check search results for a question-answering benchmark. You are given a question, its correct "
-    "answer, the gold documents that support the answer, and one candidate document."
-)
+SYSTEM = "You label search results for a question-answering benchmark. You reply with one line: LABEL: reason."
+# Worked examples fix the output format: small local models follow examples, not rules.
 INSTRUCTIONS = (
-    "Classify the candidate document with exactly one label:\n"
-    "HARD_NEGATIVE - it looks similar to the gold documents but does not support the answer "
-    "(for example another entity, year, product or number).\n"
-    "FALSE_NEGATIVE - it also supports the answer to the question.\n"
-    "CONFLICT - it contradicts the question or the answer.\n"
-    "If you are unsure between HARD_NEGATIVE and FALSE_NEGATIVE, answer FALSE_NEGATIVE.\n"
-    "Reply with one line: the label, a colon, and one sentence of reason. Example:\n"
-    "HARD_NEGATIVE: It describes the 2019 plan, not the 2020 plan the question asks about."
+    "Labels:\n"
+    "HARD_NEGATIVE - the candidate looks like the gold documents but does not give the answer "
+    "(another entity, year, product or number).\n"
+    "FALSE_NEGATIVE - the candidate also gives the answer. If unsure between HARD_NEGATIVE and FALSE_NEGATIVE, "
+    "choose FALSE_NEGATIVE.\n"
+    "CONFLICT - the candidate contradicts the answer for the very same thing the question asks about.\n\n"
+    "Example 1. Question: What rate did Alba Bank pay in 2020? Answer: 2.1%\n"
+    "Candidate: Alba Bank paid 3.0% in 2019.\n"
+    "HARD_NEGATIVE: It gives the 2019 rate, not the 2020 rate.\n\n"
+    "Example 2. Question: What rate did Alba Bank pay in 2020? Answer: 2.1%\n"
+    "Candidate: In 2020 Alba Bank's savers earned 2.1%.\n"
+    "FALSE_NEGATIVE: It also states the 2020 rate of 2.1%.\n\n"
+    "Example 3. Question: What rate did Alba Bank pay in 2020? Answer: 2.1%\n"
+    "Candidate: Alba Bank paid 5.0% in 2020.\n"
+    "CONFLICT: It gives a different 2020 rate for the same bank."
 )
 
 
@@ -60,13 +66,15 @@ def _doc_block(doc: Document) -> str:
 
 
 def verify_messages(query: Query, gold: list[Document], candidate: Document) -> list[dict]:
-    """The shared part (question, answer, gold) comes first, the candidate last: an inference
-    server serves a query's later candidates from its prompt-prefix cache."""
+    """The per-query part (question, answer, gold) comes first, so an inference server serves a
+    query's later candidates from its prompt-prefix cache; the examples sit right before the
+    candidate, the pattern a small model continues."""
     gold_text = "\n\n".join(_doc_block(d) for d in gold)
     user = (
-        f"Question: {query.query}\nCorrect answer: {query.answer}\n\n"
-        f"Gold documents:\n{gold_text}\n\n{INSTRUCTIONS}\n\n"
-        f"Candidate document:\n{_doc_block(candidate)}\n\nLabel and reason:"
+        f"Question: {query.query} Answer: {query.answer}\n"
+        f"Gold documents:\n{gold_text}\n\n"
+        f"Label the candidate document below against this question and answer.\n{INSTRUCTIONS}\n\n"
+        f"Candidate: {_doc_block(candidate)}\n"
     )
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
@@ -87,11 +95,13 @@ def _canonical(label: str) -> str:
 def parse_verdict(text: str) -> tuple[str, str, bool] | None:
     """(label, reason, ambiguous) from a reply, or None when it is not clearly one."""
     lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
-    if not lines:
+    heads = [(i, m) for i, m in ((i, _HEAD.match(ln)) for i, ln in enumerate(lines)) if m]
+    if not heads:
         return None
-    m = _HEAD.match(lines[0])
-    if not m:
-        return None
+    if len({_canonical(m.group(1)) for _, m in heads}) > 1:
+        return None  # several lines with different labels: not one decision
+    at, m = heads[0]
+    lines = lines[at:]
     first, second, rest = _canonical(m.group(1)), m.group(2), m.group(3).strip()
     labels = {first} | ({_canonical(second)} if second else set())
     if len(labels) == 2:

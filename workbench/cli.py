@@ -293,3 +293,7 @@ def _register_model_commands() -> None:
 
 
 _register_model_commands()
+
+from workbench.diagnosis_cli import register as _register_diagnosis  # noqa: E402  (it needs `main` above)
+
+_register_diagnosis(main)  # diagnose, report, compare

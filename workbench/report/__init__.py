@@ -1,0 +1,35 @@
+"""The diagnosis report: build.py makes the document; markdown.py, html.py render it; JSON is it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from workbench.fsutil import atomic_write_bytes
+from workbench.report.build import Report, build_report, report_json
+
+Format = Literal["md", "html", "json"]
+FORMATS: tuple[str, ...] = ("md", "html", "json")
+
+
+def render(report: Report, fmt: str) -> bytes:
+    if fmt == "md":
+        from workbench.report.markdown import report_markdown
+
+        return report_markdown(report).encode()
+    if fmt == "html":
+        from workbench.report.html import report_html
+
+        return report_html(report).encode()
+    if fmt == "json":
+        return report_json(report)
+    raise ValueError(f"unknown report format {fmt!r}; known: {list(FORMATS)}")
+
+
+def write_report(report: Report, fmt: str, path: Path) -> Path:
+    """Written whole or not at all (temp + rename)."""
+    atomic_write_bytes(path, render(report, fmt))
+    return path
+
+
+__all__ = ["FORMATS", "Report", "build_report", "render", "write_report"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from workbench.diagnosis.answers import AnswerCheck, decide as decide_answer, judge_reason
@@ -118,3 +119,14 @@ def test_judge_reason_only_when_it_parsed_and_says_something():
     assert judge_reason(["Score: 4"]) == ""
     assert judge_reason(["The answer names the wrong year entirely"]) == ""  # no score: not a parsed reply
     assert judge_reason(["Score: 2 because the year is wrong"]) == "Score: 2 because the year is wrong"
+
+
+def test_long_context_reader_reaches_the_gold_only_if_it_localizes_it():
+    in_context_wrong = ans(False, arm="qa")  # the whole tier, gold included, was in its context
+    lost = Facts(k=10, access_label="local localization", gold_ranks={917095: None}, answer=in_context_wrong,
+                 oracle=ans(True, arm="oracle"), by_ranking=True)
+    assert decide(lost).verdict == "ACCESS"
+    found = msgspec.structs.replace(lost, gold_ranks={917095: 2})
+    assert decide(found).verdict == "USE-UNDER-DISTRACTORS"
+    no_localization = msgspec.structs.replace(lost, gold_ranks=None)
+    assert decide(no_localization).verdict == "USE-UNDER-DISTRACTORS"  # gold was in the context

@@ -187,7 +187,8 @@ class Collector:
             else:
                 answer = in_context
         label = spec.access if spec.reader != "qa" else f"{spec.model} localization"
-        v = decide(Facts(k=self.k, access_label=label or "?", gold_ranks=gold_ranks, answer=answer, oracle=oracle, reader_k=reader_k))
+        v = decide(Facts(k=self.k, access_label=label or "?", gold_ranks=gold_ranks, answer=answer, oracle=oracle, reader_k=reader_k,
+                            by_ranking=spec.reader == "qa"))
         command, key = self._how_to_fill(v, spec, tier, query, gold_ranks is None)
         return QueryVerdict(
             query_id=query.query_id, tier=tier.name, level=level_of(tier), system=spec.name, verdict=v.verdict,

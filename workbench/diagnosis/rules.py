@@ -4,7 +4,9 @@ Facts for one (query, tier, system), a system being an access source (a retrieve
 the model's own localization) and a reader (retrieve-then-read, or QA over the whole tier):
 
   reached   every gold document reached the reader: for a stored answer, every gold DocID was in
-            its context; with no answer yet, every gold DocID is in the access source's top K
+            its context; with no answer yet, every gold DocID is in the access source's top K.
+            A long-context reader always has the gold in its context, so for it "reached" is its
+            own localization: every gold DocID in the top K it lists (when that run exists)
   answer    the system's end-to-end answer is correct (answers.py decides, judge or deterministic)
   oracle    the same model's answer when handed only the gold documents is correct
 
@@ -59,6 +61,7 @@ class Facts(msgspec.Struct, frozen=True):
     answer: AnswerCheck | None  # the end-to-end answer (retrieve-then-read, or QA in context)
     oracle: AnswerCheck | None
     reader_k: int | None = None  # documents handed to a retrieve-then-read reader
+    by_ranking: bool = False  # long context: reached = the localization's top K, not the context
 
 
 class Verdict(msgspec.Struct, frozen=True):
@@ -95,7 +98,10 @@ def _answer_line(name: str, a: AnswerCheck) -> str:
 
 def decide(f: Facts) -> Verdict:
     in_top_k = _in_top_k(f)
-    reached = f.answer.gold_given if f.answer is not None else in_top_k
+    if f.by_ranking and in_top_k is not None:
+        reached: bool | None = in_top_k
+    else:
+        reached = f.answer.gold_given if f.answer is not None else in_top_k
     facts = [_ranks_line(f)]
     if f.answer is not None and in_top_k and not f.answer.gold_given:
         facts.append(f"gold not among the {f.reader_k or len(f.answer.context_doc_ids)} documents handed to the reader")

@@ -104,13 +104,13 @@ def _heat_strip(r: Report) -> str:
 
 def _answer_row(name: str, a) -> str:
     if a is None:
-        return f"<tr><td class=l>{h(name)}</td><td class="l muted" colspan=6>not run</td></tr>"
+        return f"<tr><td class=l>{h(name)}</td><td class='l muted' colspan=6>not run</td></tr>"
     judge = MISSING if a.judge_score is None else f"{a.judge_score:g}/5{judge_mark(a.judge_trusted)}"
     reason = f"<br><span class=muted>judge: {h(a.judge_reason)}</span>" if a.judge_reason else ""
     src = "" if a.source == "tier run" else f"<br><span class=muted>{h(a.source)}, {a.run_queries} quer{'y' if a.run_queries == 1 else 'ies'}</span>"
     return (f"<tr><td class=l>{h(name)}</td><td class=l>{h(a.answer)}{reason}{src}</td><td>{'right' if a.correct else '<b>wrong</b>'}</td>"
             f"<td>{judge}</td><td>{fmt(a.exact)}</td><td>{fmt(a.contains)}</td><td>{a.f1:.2f}</td></tr>"
-            f"<tr><td></td><td class="l muted" colspan=6>{h(a.basis)}</td></tr>")
+            f"<tr><td></td><td class='l muted' colspan=6>{h(a.basis)}</td></tr>")
 
 
 def _spans(spans: list[tuple[str, bool]]) -> str:
@@ -177,7 +177,7 @@ def report_html(r: Report) -> str:
                 + "".join(f"<th>{h(c)}</th>" for c in VERDICT_COLUMNS) + "<th class=l>reading</th><th class=l>rule</th></tr>")
     for x in r.overview.readings:
         body.append(f"<tr><td class=l>{h(x.level)}</td><td class=l>{h(x.system)}</td>" + "".join(f"<td>{x.counts.get(c, 0)}</td>" for c in VERDICT_COLUMNS)
-                    + f"<td class=l><b>{h(x.reading)}</b></td><td class="l muted">{h(x.rule)}</td></tr>")
+                    + f"<td class=l><b>{h(x.reading)}</b></td><td class='l muted'>{h(x.rule)}</td></tr>")
     body.append(f"</table><h2>Access (K={r.k})</h2><table><tr><th class=l>level</th><th class=l>system</th><th>n (single/multi)</th><th>R@1</th><th>SR@K</th><th>FR@K</th><th>SR−FR</th></tr>")
     for a in r.overview.access:
         body.append(f"<tr><td class=l>{h(a.level)}</td><td class=l>{h(a.system)}</td><td>{a.n} ({a.n_single}/{a.n_multi})</td><td>{est(a.r_at_1)}</td><td>{est(a.sr)}</td><td>{est(a.fr)}</td><td>{est(a.gap)}</td></tr>")

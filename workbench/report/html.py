@@ -45,7 +45,7 @@ def est(e: Estimate) -> str:
 
 def _curve_chart(title: str, levels: list[str], series: list[tuple[str, list[tuple[str, Estimate]], bool]], y_label: str, signed: bool = False) -> str:
     """Lines over levels with interval bars. series: (label, [(level, estimate)], dashed)."""
-    w, hgt, left, right, top, bottom = 760, 260, 48, 220, 14, 46
+    w, hgt, left, right, top, bottom = 900, 260, 48, 300, 14, 46
     lo, hi = (-1.0, 1.0) if signed else (0.0, 1.0)
     xs = {lv: left + (i + 0.5) * (w - left - right) / max(1, len(levels)) for i, lv in enumerate(levels)}
 
@@ -82,9 +82,9 @@ def _curve_chart(title: str, levels: list[str], series: list[tuple[str, list[tup
 
 def _heat_strip(r: Report) -> str:
     primary = r.primary or ""
-    cell_w, cell_h, left, top = 9, 18, 110, 4
     qids = [q.query_id for q in r.queries]
-    w = left + cell_w * len(qids) + 10
+    cell_w, cell_h, left, top = max(6, min(28, 900 // max(1, len(qids)))), 18, 110, 4
+    w = max(left + cell_w * len(qids) + 10, 520)
     hgt = top + cell_h * len(r.levels) + 30
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{hgt}" role="img" aria-label="verdict per query and tier">',
              "<title>verdict per query (columns) and tier (rows)</title>"]

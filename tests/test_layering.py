@@ -13,6 +13,8 @@ CORE_MODULES = [
     "workbench.indexing", "workbench.retrievers", "workbench.evaluate", "workbench.runs", "workbench.trec",
     "workbench.inspect", "workbench.worddiff", "workbench.evidence", "workbench.llm.tasks", "workbench.llm.report",
 ]
+CORE_MODULES += ["workbench.diagnosis_cli", "workbench.diagnosis.overview", "workbench.diagnosis.compare", "workbench.report.html",
+                 "workbench.report.markdown"]
 
 
 def test_core_imports_without_textual():

@@ -9,7 +9,7 @@ import html
 from workbench.diagnosis.stats import Estimate
 from workbench.display import MISSING, fmt
 from workbench.report.build import QueryReport, Report
-from workbench.report.markdown import VERDICT_COLUMNS, judge_mark
+from workbench.report.markdown import VERDICT_COLUMNS, judge_mark, ranks
 from workbench.safe_text import visible
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
@@ -125,7 +125,8 @@ def _failing(q: QueryReport, primary: str) -> str:
     out = [f'<h3 id="q-{h(q.query_id)}">{h(q.query_id)} {badge(v.verdict)} <span class=muted>at {h(v.level)} (tier {h(v.tier)}, rule {v.rule})</span></h3>',
            f"<p>{h(q.query)} — expected <b>{h(q.answer)}</b>; gold {gold}</p>",
            f"<p><b>Because:</b> {h(v.because)}</p>",
-           "<p>Over the ladder: " + " ".join(f"{h(x.level)} {badge(x.verdict)}" for x in q.verdicts.get(primary, [])) + "</p>",
+           "<p>Over the ladder: " + " · ".join(f"{h(x.level)} {badge(x.verdict)}" + (f" <span class=muted>gold {h(ranks(x))}</span>" if ranks(x) else "")
+                                           for x in q.verdicts.get(primary, [])) + "</p>",
            "<table><tr><th class=l>arm</th><th class=l>answer</th><th>decided</th><th>judge</th><th>exact</th><th>contains</th><th>F1</th></tr>",
            _answer_row("end-to-end", v.answer), _answer_row("oracle", v.oracle)]
     if v.in_context is not None and v.in_context != v.answer:

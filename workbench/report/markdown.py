@@ -41,6 +41,17 @@ def answer_line(name: str, a) -> str:
             f"{fmt(a.exact)}, contains {fmt(a.contains)}, F1 {a.f1:.2f}{src}){reason}")
 
 
+def ranks(v: QueryVerdict) -> str:
+    """Gold ranks in the access source's ranking: "#3", "#1, #12", "not retrieved", "" (no ranking)."""
+    if v.gold_ranks is None:
+        return ""
+    return ", ".join(f"#{r}" if r is not None else "not retrieved" for r in v.gold_ranks.values())
+
+
+def ladder_line(verdicts: list[QueryVerdict]) -> str:
+    return " · ".join(f"{v.level}: {v.verdict}" + (f" (gold {ranks(v)})" if ranks(v) else "") for v in verdicts)
+
+
 def _verdict_head(v: QueryVerdict) -> str:
     return f"**{v.verdict}** at `{md(v.level)}` (tier `{md(v.tier)}`, rule {v.rule})"
 
@@ -55,8 +66,7 @@ def failing_query(q: QueryReport, primary: str) -> list[str]:
     out += [answer_line("end-to-end", v.answer), answer_line("oracle", v.oracle)]
     if v.in_context is not None and v.in_context is not v.answer and v.in_context != v.answer:
         out.append(answer_line("QA in context", v.in_context))
-    ladder = " · ".join(f"{x.level}: {x.verdict}" for x in q.verdicts.get(primary, []))
-    out += ["", f"Over the ladder: {md(ladder)}"]
+    out += ["", f"Over the ladder: {md(ladder_line(q.verdicts.get(primary, [])))}"]
     if q.distractors:
         out += ["", "| rank | distractor | imitates gold | distractor has | gold has |", "|---:|---|---|---|---|"]
         for d in q.distractors:

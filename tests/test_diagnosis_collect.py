@@ -150,3 +150,24 @@ def test_cli_diagnose_report_compare(diag_root, tmp_path):
     assert r.exit_code == 0 and "wins 1, loses 0" in r.output
     r = runner.invoke(main, ["report", str(diag_root), "--queries", "nope"])
     assert r.exit_code == 2 and "unknown query id" in r.output
+
+
+def test_live_diagnosis_updates_one_query_when_a_tui_run_lands(diag_copy):
+    from workbench.diagnosis.live import LiveDiagnosis
+
+    p = load_project(diag_copy)
+    tiers = load_tiers(p).tiers
+    for t in tiers:
+        LLMRunStore(p).path("model:local:oracle", t.name).unlink()
+    live = LiveDiagnosis(p, tiers)
+    assert (live.summary("q1").verdict, live.summary("q1").tier) == ("PASS", "base:geo")  # no failure decided yet
+    assert live.matches("q1", "pass") and not live.matches("q1", "fail")
+    line = live.line("q1", "shared")
+    assert line.startswith("NOT-YET at shared") and "missing the oracle answer" in line and "--task oracle" in line
+    assert live.matches("q2", "use") and not live.matches("q2", "access")  # q2: U2 (no oracle)
+    full = next(t for t in tiers if t.name == "shared")
+    ds.store_answers(p, full, "oracle", {"q1": ("Paris", [1])}, store=LLMRunStore(p, root=p.state_dir / "tui" / "q1", publish=False))
+    live.update_query("q1")
+    assert live.summary("q1").verdict == "ACCESS" and live.summary("q1").tier == "shared"
+    assert live.matches("q1", "access") and live.matches("q1", "fail") and not live.matches("q1", "nonsense")
+    assert live.line("q1").startswith("ACCESS at shared (hybrid+local, rule A1): gold 1 at hybrid #3 > K=2")

@@ -149,6 +149,7 @@ class Collector:
         retrievers: set[str] = set()
         models: set[str] = set()
         localizers: set[str] = set()
+        in_context: set[str] = set()
         for t in tiers:
             ts = self.tier_store(t)
             for s in ts.rankings:
@@ -157,10 +158,12 @@ class Collector:
                 else:
                     retrievers.add(s)
             models.update(m for m, _, _ in ts.answers)
+            in_context.update(m for m, arm, _ in ts.answers if arm == "qa")
         out = []
         for m in sorted(models):
             out += [SystemSpec(f"{r}+{m}", r, m, "rag") for r in sorted(retrievers, key=system_order)]
-            out.append(SystemSpec(m, f"model:{m}:localize" if m in localizers else None, m, "qa"))
+            if m in in_context or m in localizers:  # the long-context system, once it has something
+                out.append(SystemSpec(m, f"model:{m}:localize" if m in localizers else None, m, "qa"))
         if not models:
             out += [SystemSpec(r, r, None, None) for r in sorted(retrievers, key=system_order)]
         return out

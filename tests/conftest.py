@@ -105,7 +105,7 @@ def sample_project(tmp_path_factory) -> Path:
     from workbench.retrievers import make_retrievers
 
     root = tmp_path_factory.mktemp("demo") / "sample_corpus"
-    shutil.copytree(REPO / "sample_corpus", root, ignore=shutil.ignore_patterns(".workbench", "exports", "trec", "__pycache__"))
+    shutil.copytree(REPO / "sample_corpus", root, ignore=shutil.ignore_patterns(".workbench", "exports", "trec", "reports", "__pycache__"))
     project = load_project(root)
     tiers = write_ladder(project).tiers
     build_indexes(project, tiers)

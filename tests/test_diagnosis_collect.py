@@ -171,3 +171,18 @@ def test_live_diagnosis_updates_one_query_when_a_tui_run_lands(diag_copy):
     assert live.summary("q1").verdict == "ACCESS" and live.summary("q1").tier == "shared"
     assert live.matches("q1", "access") and live.matches("q1", "fail") and not live.matches("q1", "nonsense")
     assert live.line("q1").startswith("ACCESS at shared (hybrid+local, rule A1): gold 1 at hybrid #3 > K=2")
+
+
+def test_a_tier_too_large_for_the_model_says_so_instead_of_a_command(diag_copy):
+    import msgspec
+
+    p = load_project(diag_copy)
+    full = next(t for t in load_tiers(p).tiers if t.name == "full")
+    store = LLMRunStore(p)
+    store.path("model:local:oracle", "full").unlink()
+    run = ds.store_answers(p, full, "oracle", {})
+    store.save(msgspec.structs.replace(run, fits=False, input_tokens=9000, budget_tokens=7372, qa=[]))
+    _, v = _verdicts(diag_copy)
+    q1 = v[("q1", "full")]
+    assert q1.verdict == "NOT-YET" and q1.key == ""
+    assert q1.command == "oracle does not fit local's window (9000 > 7372 tokens): use a model with a larger window"

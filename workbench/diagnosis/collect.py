@@ -88,6 +88,7 @@ class _TierStore:
     # (model, arm, retriever or "") → query → AnswerCheck
     answers: dict[tuple[str, str, str], dict[str, AnswerCheck]] = field(default_factory=dict)
     rag_k: dict[tuple[str, str], int] = field(default_factory=dict)
+    no_fit: dict[tuple[str, str], str] = field(default_factory=dict)  # (model, task) → why it cannot run here
 
 
 def _rag_retriever(run: TierRun) -> str:
@@ -131,6 +132,8 @@ class Collector:
         full = [(run, "tier run") for run in LLMRunStore(self.project).runs(tier)]
         scratch = [(run, "TUI run") for root in tui_roots(self.project) for run in LLMRunStore(self.project, root=root).runs(tier)]
         for run, source in full + scratch:  # tier runs first: a TUI run only fills a gap
+            if not run.fits and run.variant == "standard":
+                ts.no_fit[(run.model, run.task)] = f"{run.task} does not fit {run.model}'s window ({run.input_tokens} > {run.budget_tokens} tokens)"
             if run.task == "localize" or run.variant != "standard" or not run.fits:
                 continue
             retriever = _rag_retriever(run) if run.task == "rag" else ""
@@ -205,6 +208,9 @@ class Collector:
         root = self.project.root
         where = f"--tiers {tier.name} --queries {query.query_id}"
         if v.rule == "N1":
+            no_fit = self.tier_store(tier).no_fit.get((spec.model or "", "localize"))
+            if spec.reader == "qa" and no_fit:
+                return f"{no_fit}: use a model with a larger window", ""
             if spec.reader == "qa":
                 return f"workbench run {root} --task localize,qa {where}", "l, a"
             return f"workbench eval {root} --retrievers {spec.access} --tiers {tier.name}", ""
@@ -213,6 +219,10 @@ class Collector:
             tasks.append("oracle")
         if v.rule in ("N3", "N4"):
             tasks.append("rag" if spec.reader == "rag" else "qa")
+        no_fit = self.tier_store(tier).no_fit
+        blocked = [no_fit[(spec.model, t)] for t in tasks if (spec.model, t) in no_fit]
+        if blocked:  # nothing to run: the tier is too large for this model
+            return "; ".join(blocked) + ": use a model with a larger window", ""
         model = f" --model {spec.model}" if spec.model else ""
         retr = f" --retriever {spec.access}" if "rag" in tasks else ""
         keys = ", ".join(TUI_KEYS[t] for t in tasks)

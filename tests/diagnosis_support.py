@@ -18,27 +18,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
+
+from conftest_llm import TINY_DOCS, TINY_QUERIES
 from workbench.llm.calibration import JudgeCalibration, save_calibration
 from workbench.llm.records import QAResult, TierRun
 from workbench.llm.store import LLMRunStore
 from workbench.project import load_project, write_config, write_project_files
-from workbench.records import Document, Hit, LadderConfig, ProjectConfig, Query, RankedList, RetrieverConfig, Tier
+from workbench.records import Hit, LadderConfig, ProjectConfig, RankedList, RetrieverConfig, Tier
 from workbench.runs import RunStore, SystemRun, tier_hash
 
 SCRIPT_TITLE = "Berlin <script>alert('pwned')</script>"
-DOCS = [
-    Document(1, "Paris", "Paris is the capital of France. The Eiffel Tower was completed in 1889.", "geo"),
-    Document(2, "Lyon", "Lyon is the third-largest city of France, known for its cuisine.", "geo"),
-    Document(3, SCRIPT_TITLE, "Berlin is the capital of Germany.\x1b]0;owned\x07 The Berlin Wall fell in 1989.", "geo"),
-    Document(4, "Apple pie", "Apple pie is baked with apples, sugar and cinnamon in a pastry crust.", "food"),
-    Document(5, "Pear tart", "A pear tart is baked with pears and almond cream.", "food"),
-    Document(6, "Cherry pie", "Cherry pie is baked with sour cherries; it is popular in Michigan.", "food"),
-]
-QUERIES = [
-    Query("q1", "What is the capital of France?", "Paris", [1], [3], "geo", "single-hop"),
-    Query("q2", "Which fruit is in apple pie?", "apples", [4], [6], "food", "single-hop"),
-    Query("q3", "Which two pies are baked with fruit from trees, apples or cherries?", "apple pie and cherry pie", [4, 6], [5], "food", "multi"),
-]
+# conftest_llm's tiny corpus, with document 3 (Berlin: a distractor of q1) made hostile
+DOCS = [msgspec.structs.replace(d, title=SCRIPT_TITLE, text="Berlin is the capital of Germany.\x1b]0;owned\x07 The Berlin Wall fell in 1989.")
+        if d.doc_id == 3 else d for d in TINY_DOCS]
+QUERIES = TINY_QUERIES
 RANKINGS = {  # per tier kind: query → ranked DocIDs
     "full": {"q1": [3, 2, 1, 4, 5, 6], "q2": [4, 6, 5, 1, 2, 3], "q3": [4, 6, 5, 1, 2, 3]},
     "base": {"q1": [1, 3, 2], "q2": [4, 6, 5], "q3": [4, 6, 5]},

@@ -186,3 +186,11 @@ def test_a_tier_too_large_for_the_model_says_so_instead_of_a_command(diag_copy):
     q1 = v[("q1", "full")]
     assert q1.verdict == "NOT-YET" and q1.key == ""
     assert q1.command == "oracle does not fit local's window (9000 > 7372 tokens): use a model with a larger window"
+
+
+def test_a_tier_with_nothing_stored_is_named_not_listed(diag_copy):
+    p = load_project(diag_copy)
+    shutil.rmtree(p.state_dir / "runs" / "shared")
+    qv, v = _verdicts(diag_copy)
+    assert qv.empty_tiers == ["shared"] and "shared" not in qv.levels
+    assert not [x for x in v if x[1] == "shared"]

@@ -23,7 +23,7 @@ import msgspec
 
 from workbench.diagnosis.answers import AnswerCheck, check_answer
 from workbench.diagnosis.rules import Facts, Verdict, decide
-from workbench.inspect import system_order
+from workbench.inspect import RETRIEVER_ORDER, system_order
 from workbench.llm.calibration import load_calibration
 from workbench.llm.records import QAResult, TierRun
 from workbench.llm.store import LLMRunStore
@@ -238,6 +238,7 @@ class QueryVerdicts(msgspec.Struct, frozen=True):
     systems: list[SystemSpec]
     primary: str | None  # the system shown first (most end-to-end answers; hybrid first on a tie)
     verdicts: list[QueryVerdict]
+    empty_tiers: list[str] = []  # selected tiers with nothing stored yet
 
     def of(self, system: str) -> list[QueryVerdict]:
         return [v for v in self.verdicts if v.system == system]
@@ -253,6 +254,9 @@ class QueryVerdicts(msgspec.Struct, frozen=True):
 def collect(project: Project, tiers: list[Tier], query_ids: set[str] | None = None, k: int | None = None,
             collector: Collector | None = None) -> QueryVerdicts:
     c = collector or Collector(project, k)
+    # A tier with nothing stored (no ranking, no answer) has nothing to diagnose: it is named, not listed.
+    empty = [t.name for t in tiers if not c.tier_store(t).rankings and not c.tier_store(t).answers]
+    tiers = [t for t in tiers if t.name not in empty]
     systems = c.systems(tiers)
     levels: list[str] = []
     level_tiers: dict[str, list[str]] = {}
@@ -270,6 +274,12 @@ def collect(project: Project, tiers: list[Tier], query_ids: set[str] | None = No
             q = project.query(qid)
             verdicts += [c.verdict(t, s, q) for s in systems]
     answered = {s.name: sum(v.answer is not None for v in verdicts if v.system == s.name) for s in systems}
-    rank = {s.name: i for i, s in enumerate(sorted(systems, key=lambda s: (system_order(s.access or "")[0], s.name)))}
-    primary = min(systems, key=lambda s: (-answered[s.name], rank[s.name])).name if systems else None
-    return QueryVerdicts(k=c.k, levels=levels, level_tiers=level_tiers, systems=systems, primary=primary, verdicts=verdicts)
+    primary = min(systems, key=lambda s: (-answered[s.name], _preference(s))).name if systems else None
+    return QueryVerdicts(k=c.k, levels=levels, level_tiers=level_tiers, systems=systems, primary=primary,
+                         verdicts=verdicts, empty_tiers=empty)
+
+
+def _preference(spec: SystemSpec) -> tuple[int, str]:
+    """On a tie of answers: the strongest retriever first (hybrid, dense, bm25), then the rest."""
+    order = system_order(spec.access or "")[0]
+    return (-order if order < len(RETRIEVER_ORDER) else 1, spec.name)

@@ -7,6 +7,8 @@ query list and the inspector show the new verdict the moment the run is stored. 
 
 from __future__ import annotations
 
+import msgspec
+
 from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, collect
 from workbench.diagnosis.rules import VERDICT_SHORT
 from workbench.project import Project
@@ -52,8 +54,10 @@ class LiveDiagnosis:
             return
         mine = collect(self.project, self.tiers, {query_id}, collector=self.collector)
         kept = [v for v in self.qv.verdicts if v.query_id != query_id]
-        self.qv = QueryVerdicts(k=self.qv.k, levels=self.qv.levels, level_tiers=self.qv.level_tiers,
-                                systems=self.qv.systems, primary=self.qv.primary, verdicts=kept + mine.verdicts)
+        if mine.levels != self.qv.levels:  # a tier got its first result
+            self.refresh()
+            return
+        self.qv = msgspec.structs.replace(self.qv, verdicts=kept + mine.verdicts)
         self._index()
 
     def verdicts(self, query_id: str, system: str | None = None) -> list[QueryVerdict]:

@@ -88,6 +88,7 @@ class Report(msgspec.Struct, frozen=True):
     arms: dict[str, str]
     overview: Overview
     queries: list[QueryReport]
+    empty_tiers: list[str] = []  # selected, but nothing stored for them yet
 
 
 def _provenance(project: Project, tiers: list[Tier], collector: Collector, seed: int) -> Provenance:
@@ -156,7 +157,7 @@ def build_report(project: Project, tiers: list[Tier], query_ids: set[str] | None
         format=FORMAT_VERSION, provenance=_provenance(project, tiers, collector, seed), k=qv.k, levels=qv.levels,
         level_tiers=qv.level_tiers, systems=qv.systems, primary=qv.primary, rules=RULES, answer_rule=ANSWER_RULE,
         reading_rules=READING_RULES, arms=ARM_LABELS, overview=ov,
-        queries=[query_report(project, qv, collector, tiers, q) for q in qids],
+        queries=[query_report(project, qv, collector, tiers, q) for q in qids], empty_tiers=qv.empty_tiers,
     )
 
 

@@ -155,6 +155,8 @@ def report_html(r: Report) -> str:
                     f"<span class=muted>Rule: {h(overall.rule)}</span></p>")
         if overall.recommendations:
             body.append("<ol>" + "".join(f"<li>{h(x)}</li>" for x in overall.recommendations) + "</ol>")
+    if r.empty_tiers:
+        body.append(f"<p class=muted>Nothing stored yet for {len(r.empty_tiers)} tier(s): {h(', '.join(r.empty_tiers))}.</p>")
     body.append("<h2>Verdict per query and tier</h2>" + _heat_strip(r))
     access_series = []
     for system in dict.fromkeys(a.system for a in r.overview.access):

@@ -88,6 +88,9 @@ def report_markdown(r: Report) -> str:
                 f"Rule: {md(overall.rule)}", ""]
         if overall.recommendations:
             out += ["Recommendations, in order:", ""] + [f"{i}. {md(x)}" for i, x in enumerate(overall.recommendations, 1)] + [""]
+    if r.empty_tiers:
+        out += [f"Nothing stored yet for {len(r.empty_tiers)} tier(s): {md(', '.join(r.empty_tiers))} "
+                f"(`workbench eval {md(p.root)} --tiers …`, `workbench run …`).", ""]
     out += ["## Verdicts per tier", "", "| level | system | " + " | ".join(VERDICT_COLUMNS) + " | reading |",
             "|---|---|" + "---:|" * len(VERDICT_COLUMNS) + "---|"]
     for x in r.overview.readings:

@@ -43,8 +43,11 @@ def est(e: Estimate) -> str:
     return f"{fmt(e.mean)} <span class=muted>[{fmt(e.low, 2)}, {fmt(e.high, 2)}]</span>" if e.n > 1 else f"{fmt(e.mean)} <span class=muted>(n=1)</span>"
 
 
-def _curve_chart(title: str, levels: list[str], series: list[tuple[str, list[tuple[str, Estimate]], bool]], y_label: str, signed: bool = False) -> str:
-    """Lines over levels with interval bars. series: (label, [(level, estimate)], dashed)."""
+Series = tuple[str, list[tuple[str, Estimate]], bool, int]
+
+
+def _curve_chart(title: str, levels: list[str], series: list[Series], y_label: str, signed: bool = False) -> str:
+    """Lines over levels with interval bars. series: (label, [(level, estimate)], dashed, colour index)."""
     w, hgt, left, right, top, bottom = 900, 260, 48, 300, 14, 46
     lo, hi = (-1.0, 1.0) if signed else (0.0, 1.0)
     xs = {lv: left + (i + 0.5) * (w - left - right) / max(1, len(levels)) for i, lv in enumerate(levels)}
@@ -60,8 +63,8 @@ def _curve_chart(title: str, levels: list[str], series: list[tuple[str, list[tup
     for lv, x in xs.items():
         parts.append(f'<text x="{x:.1f}" y="{hgt - bottom + 16}" text-anchor="middle">{h(lv)}</text>')
     parts.append(f'<text x="12" y="{top + (hgt - top - bottom) / 2:.0f}" transform="rotate(-90 12 {top + (hgt - top - bottom) / 2:.0f})" text-anchor="middle">{h(y_label)}</text>')
-    for i, (label, points, dashed) in enumerate(series):
-        color = PALETTE[i % len(PALETTE)]
+    for i, (label, points, dashed, hue) in enumerate(series):
+        color = PALETTE[hue % len(PALETTE)]
         pts = [(xs[lv], e) for lv, e in points if e.mean is not None and lv in xs]
         if len(pts) > 1:
             path = " ".join(f"{x:.1f},{y(e.mean):.1f}" for x, e in pts)  # type: ignore[arg-type]
@@ -158,17 +161,18 @@ def report_html(r: Report) -> str:
     if r.empty_tiers:
         body.append(f"<p class=muted>Nothing stored yet for {len(r.empty_tiers)} tier(s): {h(', '.join(r.empty_tiers))}.</p>")
     body.append("<h2>Verdict per query and tier</h2>" + _heat_strip(r))
-    access_series = []
-    for system in dict.fromkeys(a.system for a in r.overview.access):
+    access_series: list[Series] = []  # one colour per system: SR solid, FR dashed
+    for hue, system in enumerate(dict.fromkeys(a.system for a in r.overview.access)):
         rows = [a for a in r.overview.access if a.system == system]
-        access_series.append((f"{system} SR@{r.k}", [(a.level, a.sr) for a in rows], False))
+        access_series.append((f"{system} SR@{r.k}", [(a.level, a.sr) for a in rows], False, hue))
         if any(a.fr.mean is not None for a in rows):
-            access_series.append((f"{system} FR@{r.k}", [(a.level, a.fr) for a in rows], True))
-    use_series = []
-    for label in dict.fromkeys(u.label for u in r.overview.use):
-        use_series.append((label, [(u.level, u.accuracy) for u in r.overview.use if u.label == label], False))
-    gap_series = [(f"{s} SR−FR", [(a.level, a.gap) for a in r.overview.access if a.system == s], False)
-                  for s in dict.fromkeys(a.system for a in r.overview.access if a.gap.mean is not None)]
+            access_series.append((f"{system} FR@{r.k}", [(a.level, a.fr) for a in rows], True, hue))
+    use_series: list[Series] = [
+        (label, [(u.level, u.accuracy) for u in r.overview.use if u.label == label], False, hue)
+        for hue, label in enumerate(dict.fromkeys(u.label for u in r.overview.use))]
+    gap_series: list[Series] = [
+        (f"{s} SR−FR", [(a.level, a.gap) for a in r.overview.access if a.system == s], False, hue)
+        for hue, s in enumerate(dict.fromkeys(a.system for a in r.overview.access if a.gap.mean is not None))]
     body.append("<h2>Access and use over the ladder (95% bootstrap intervals)</h2>")
     body.append(_curve_chart("access", r.levels, access_series, f"access @K={r.k}") if access_series else "<p class=muted>no rankings stored</p>")
     body.append(_curve_chart("use", r.levels, use_series, "share correct") if use_series else "<p class=muted>no model answers stored</p>")

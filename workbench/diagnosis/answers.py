@@ -97,3 +97,14 @@ def check_answer(query: Query, run: TierRun, r: QAResult, trusted: bool | None, 
         gold_given=set(query.gold_doc_ids) <= set(r.context_doc_ids), context_doc_ids=list(r.context_doc_ids),
         run_queries=len(run.qa), source=source,
     )
+
+
+def check_stored(project, run: TierRun, query_id: str) -> AnswerCheck | None:
+    """The decision on one stored answer, with the judge's calibration looked up (for a UI's model panel)."""
+    from workbench.llm.calibration import load_calibration
+
+    r = next((x for x in run.qa if x.query_id == query_id), None)
+    if r is None or not r.judged:
+        return None
+    cal = load_calibration(project, run.judge) if run.judge else None
+    return check_answer(project.query(query_id), run, r, cal.separates if cal else None)

@@ -32,4 +32,11 @@ def write_report(report: Report, fmt: str, path: Path) -> Path:
     return path
 
 
-__all__ = ["FORMATS", "Report", "build_report", "render", "write_report"]
+def export_reports(project, tiers, directory: Path, query_ids: set[str] | None = None, stem: str = "diagnosis",
+                   formats: tuple[str, ...] = FORMATS, seed: int = 0) -> list[Path]:
+    """<stem>.md, .html and .json in directory (what the TUI's export keys write)."""
+    report = build_report(project, tiers, query_ids, seed=seed)
+    return [write_report(report, f, directory / f"{stem}.{f}") for f in formats]
+
+
+__all__ = ["FORMATS", "Report", "build_report", "export_reports", "render", "write_report"]

@@ -194,3 +194,19 @@ def test_a_tier_with_nothing_stored_is_named_not_listed(diag_copy):
     qv, v = _verdicts(diag_copy)
     assert qv.empty_tiers == ["shared"] and "shared" not in qv.levels
     assert not [x for x in v if x[1] == "shared"]
+
+
+def test_export_reports_and_check_stored(diag_root, tmp_path):
+    from workbench.diagnosis.answers import check_stored
+    from workbench.report import export_reports
+
+    p = load_project(diag_root)
+    tiers = load_tiers(p).tiers
+    paths = export_reports(p, tiers, tmp_path / "out", {"q1"}, stem="report-q1")
+    assert [x.name for x in paths] == ["report-q1.md", "report-q1.html", "report-q1.json"]
+    doc = json.loads(paths[2].read_text())
+    assert [q["query_id"] for q in doc["queries"]] == ["q1"]
+    run = LLMRunStore(p).load("model:local:oracle", "full")
+    c = check_stored(p, run, "q3")
+    assert c is not None and not c.correct and c.judge_trusted is False and c.answer == "pears"
+    assert check_stored(p, run, "nope") is None

@@ -1,17 +1,26 @@
-"""`workbench diagnose`, `workbench report` and `workbench compare` (registered in cli.py)."""
+"""`workbench diagnose`, `workbench report` and `workbench compare` (added to the group in cli.py).
+
+Errors a user can cause are WorkbenchError (BadInput here), handled by the group."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import sys
+
 import click
 import msgspec
+from rich.console import Console
 from rich.table import Table
 
-from workbench.cli import PROJECT_ARG, console, err_console, friendly_errors
 from workbench.display import fmt
+from workbench.errors import BadInput
 from workbench.safe_text import markup_escaped
+
+console = Console() if sys.stdout.isatty() else Console(width=120)
+err_console = Console(stderr=True)
+PROJECT_ARG = click.argument("project", type=click.Path(file_okay=False, path_type=Path))
 
 TIERS_OPT = click.option("--tiers", "tier_spec", default="all", show_default=True, help="`all`, or tier names / kinds, comma-separated.")
 QUERIES_OPT = click.option("--queries", default="", help="Comma-separated query ids (default: all).")
@@ -28,7 +37,7 @@ def _selection(project: Path, tier_spec: str, queries: str):
     if qids:
         unknown = sorted(qids - {q.query_id for q in p.queries})
         if unknown:
-            raise ValueError(f"unknown query id(s): {unknown[:10]}")
+            raise BadInput(f"unknown query id(s): {unknown[:10]}")
     return p, tiers, qids
 
 
@@ -38,7 +47,6 @@ def _selection(project: Path, tier_spec: str, queries: str):
 @QUERIES_OPT
 @click.option("--system", default=None, help="The system whose verdicts are listed (default: the one with most answers).")
 @click.option("--json", "as_json", is_flag=True, help="Every verdict as JSON.")
-@friendly_errors
 def diagnose_command(project: Path, tier_spec: str, queries: str, system: str | None, as_json: bool) -> None:
     """A verdict per query and tier (PASS, ACCESS, USE, USE-UNDER-DISTRACTORS, BOTH, NOT-YET) and a reading per tier."""
     from workbench.diagnosis.collect import Collector, collect
@@ -53,7 +61,7 @@ def diagnose_command(project: Path, tier_spec: str, queries: str, system: str | 
     names = [s.name for s in qv.systems]
     chosen = system or qv.primary
     if chosen not in names:
-        raise ValueError(f"unknown system {chosen!r}; known: {names}")
+        raise BadInput(f"unknown system {chosen!r}; known: {names}")
     table = Table(title=f"Verdicts of {markup_escaped(chosen or '')} (K={qv.k}); rule and facts at the first failing tier",
                   title_justify="left")
     table.add_column("query", no_wrap=True)
@@ -85,7 +93,6 @@ def diagnose_command(project: Path, tier_spec: str, queries: str, system: str | 
 @TIERS_OPT
 @QUERIES_OPT
 @SEED_OPT
-@friendly_errors
 def report_command(project: Path, fmt_: str, output: Path | None, tier_spec: str, queries: str, seed: int) -> None:
     """The diagnosis report: Markdown for PRs, one self-contained HTML file, or JSON with everything."""
     from workbench.report import build_report, render, write_report
@@ -107,7 +114,6 @@ def report_command(project: Path, fmt_: str, output: Path | None, tier_spec: str
 @QUERIES_OPT
 @SEED_OPT
 @click.option("--json", "as_json", is_flag=True)
-@friendly_errors
 def compare_command(project: Path, a: str, b: str, tier_spec: str, queries: str, seed: int, as_json: bool) -> None:
     """Two systems (A B) or one system on two tiers (SYSTEM@LEVEL SYSTEM@LEVEL) on the same queries."""
     from workbench.diagnosis.compare import compare
@@ -124,7 +130,3 @@ def compare_command(project: Path, a: str, b: str, tier_spec: str, queries: str,
     console.print(f"  {markup_escaped(a)} wins {t.wins}, loses {t.losses}, ties {t.ties}", highlight=False)
     console.print(f"  p = {fmt(t.p_value, 4)} two-sided ({t.method})", highlight=False)
 
-
-def register(group: click.Group) -> None:
-    for cmd in (diagnose_command, report_command, compare_command):
-        group.add_command(cmd)

@@ -23,9 +23,9 @@ import msgspec
 
 from workbench.diagnosis.answers import AnswerCheck, check_answer
 from workbench.diagnosis.rules import Facts, Verdict, decide
-from workbench.inspect import RETRIEVER_ORDER, system_order
+from workbench.names import TASKS, SystemName
+from workbench.retrievers import preferred, system_order
 from workbench.llm.calibration import load_calibration
-from workbench.llm.records import QAResult, TierRun
 from workbench.llm.store import LLMRunStore
 from workbench.metrics import query_access
 from workbench.project import Project
@@ -33,7 +33,6 @@ from workbench.records import Query, QueryAccess, Tier
 from workbench.runs import RunStore
 
 TUI_RUNS_DIR = "tui"
-TUI_KEYS = {"localize": "l", "qa": "a", "oracle": "o", "rag": "g"}
 
 
 def level_of(tier: Tier) -> str:
@@ -91,10 +90,6 @@ class _TierStore:
     no_fit: dict[tuple[str, str], str] = field(default_factory=dict)  # (model, task) → why it cannot run here
 
 
-def _rag_retriever(run: TierRun) -> str:
-    return run.system.rsplit(":", 1)[1].split("@")[0]
-
-
 def tui_roots(project: Project) -> list[Path]:
     base = project.state_dir / TUI_RUNS_DIR
     return sorted(p for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
@@ -136,7 +131,7 @@ class Collector:
                 ts.no_fit[(run.model, run.task)] = f"{run.task} does not fit {run.model}'s window ({run.input_tokens} > {run.budget_tokens} tokens)"
             if run.task == "localize" or run.variant != "standard" or not run.fits:
                 continue
-            retriever = _rag_retriever(run) if run.task == "rag" else ""
+            retriever = SystemName.parse(run.system).retriever if run.task == "rag" else ""
             slot = ts.answers.setdefault((run.model, run.task, retriever), {})
             if run.task == "rag":
                 ts.rag_k[(run.model, retriever)] = run.k
@@ -156,8 +151,9 @@ class Collector:
         for t in tiers:
             ts = self.tier_store(t)
             for s in ts.rankings:
-                if s.startswith("model:"):
-                    localizers.add(s.split(":")[1])
+                name = SystemName.parse(s)
+                if name.kind == "model":
+                    localizers.add(name.name)
                 else:
                     retrievers.add(s)
             models.update(m for m, _, _ in ts.answers)
@@ -212,20 +208,20 @@ class Collector:
             if spec.reader == "qa" and no_fit:
                 return f"{no_fit}: use a model with a larger window", ""
             if spec.reader == "qa":
-                return f"workbench run {root} --task localize,qa {where}", "l, a"
+                return f"workbench run {root} --task localize,qa {where}", f"{TASKS['localize'].key}, {TASKS['qa'].key}"
             return f"workbench eval {root} --retrievers {spec.access} --tiers {tier.name}", ""
         tasks = []
         if v.rule in ("N2", "N4"):
             tasks.append("oracle")
         if v.rule in ("N3", "N4"):
             tasks.append("rag" if spec.reader == "rag" else "qa")
-        no_fit = self.tier_store(tier).no_fit
-        blocked = [no_fit[(spec.model, t)] for t in tasks if (spec.model, t) in no_fit]
+        too_big = self.tier_store(tier).no_fit
+        blocked = [too_big[(spec.model or "", t)] for t in tasks if (spec.model or "", t) in too_big]
         if blocked:  # nothing to run: the tier is too large for this model
             return "; ".join(blocked) + ": use a model with a larger window", ""
         model = f" --model {spec.model}" if spec.model else ""
         retr = f" --retriever {spec.access}" if "rag" in tasks else ""
-        keys = ", ".join(TUI_KEYS[t] for t in tasks)
+        keys = ", ".join(TASKS[t].key for t in tasks)
         return f"workbench run {root}{model} --task {','.join(tasks)}{retr} {where}", keys
 
 
@@ -280,6 +276,6 @@ def collect(project: Project, tiers: list[Tier], query_ids: set[str] | None = No
 
 
 def _preference(spec: SystemSpec) -> tuple[int, str]:
-    """On a tie of answers: the strongest retriever first (hybrid, dense, bm25), then the rest."""
-    order = system_order(spec.access or "")[0]
-    return (-order if order < len(RETRIEVER_ORDER) else 1, spec.name)
+    """On a tie of answers: the preferred retriever first (retrievers.preferred), then the rest."""
+    best = preferred()
+    return (best.index(spec.access) if spec.access in best else len(best), spec.name)

@@ -12,13 +12,14 @@ from __future__ import annotations
 import msgspec
 
 from workbench.diagnosis.collect import Collector, collect, level_of
+from workbench.errors import BadInput
 from workbench.diagnosis.stats import DEFAULT_SEED, PairedTest, paired_test
 from workbench.project import Project
 from workbench.records import Tier
 
 
-class CompareError(ValueError):
-    pass
+class CompareError(BadInput):
+    title = "Cannot compare"
 
 
 class PairedQuery(msgspec.Struct, frozen=True, array_like=True):

@@ -22,7 +22,7 @@ MAX_SPANS = 160
 
 def around_changes(spans: list[Span], context: int = CONTEXT_TOKENS) -> list[tuple[str, bool]]:
     """The spans near a changed word, merged into runs; "…" marks what was left out."""
-    keep = set()
+    keep: set[int] = set()
     for i, s in enumerate(spans):
         if s.changed and s.kind not in ("space", "punct"):
             keep.update(range(max(0, i - context), min(len(spans), i + context + 1)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from workbench.errors import BadInput
 from workbench.fsutil import atomic_write_bytes
 from workbench.report.build import Report, build_report, report_json
 
@@ -23,7 +24,7 @@ def render(report: Report, fmt: str) -> bytes:
         return report_html(report).encode()
     if fmt == "json":
         return report_json(report)
-    raise ValueError(f"unknown report format {fmt!r}; known: {list(FORMATS)}")
+    raise BadInput(f"unknown report format {fmt!r}; known: {list(FORMATS)}")
 
 
 def write_report(report: Report, fmt: str, path: Path) -> Path:

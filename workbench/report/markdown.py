@@ -132,12 +132,12 @@ def report_markdown(r: Report) -> str:
     out += [f"| {k} | {v} | {md(w)} |" for k, (v, w) in r.rules.items()]
     out += ["", "## Reproduce", "",
             f"- project `{md(p.project)}` at `{md(p.root)}`, corpus sha256 `{p.corpus_hash[:16]}`",
-            f"- tiers: " + ", ".join(f"{md(t.name)} ({t.docs} docs, {t.tokens:,} tokens, {t.queries} queries, {t.tier_hash})" for t in p.tiers),
+            "- tiers: " + ", ".join(f"{md(t.name)} ({t.docs} docs, {t.tokens:,} tokens, {t.queries} queries, {t.tier_hash})" for t in p.tiers),
             f"- index manifests: {len(p.manifests)} (" + ", ".join(sorted({f'{m.kind}' + (f' {m.embedder} {m.dims}d' if m.embedder else '') for m in p.manifests})) + ")",
             f"- embedder: {md(p.embedder)}",
             "- models: " + (", ".join(f"{md(n)} ({md(c.model)}, window {c.context_window}, temperature {c.temperature:g})" for n, c in p.models.items()) or MISSING)]
     for j in p.judges:
         out.append(f"- {md(j.verdict)}")
-    out += [f"- seeds: " + ", ".join(f"{k} {v}" for k, v in p.seeds.items()),
+    out += ["- seeds: " + ", ".join(f"{k} {v}" for k, v in p.seeds.items()),
             f"- model answers behind this report: {p.model_calls}, of which {p.cache_hits} from the response cache", ""]
     return "\n".join(out)

@@ -210,3 +210,18 @@ def test_export_reports_and_check_stored(diag_root, tmp_path):
     c = check_stored(p, run, "q3")
     assert c is not None and not c.correct and c.judge_trusted is False and c.answer == "pears"
     assert check_stored(p, run, "nope") is None
+
+
+def test_eval_use_rows_show_f1_and_tui_runs_with_their_query_count(diag_copy):
+    from workbench.llm.report import use_rows
+
+    p = load_project(diag_copy)
+    full = next(t for t in load_tiers(p).tiers if t.name == "full")
+    for q, answer in (("q1", "Paris"), ("q2", "apples")):
+        ds.store_answers(p, full, "qa", {q: (answer, full.doc_ids)}, store=LLMRunStore(p, root=p.state_dir / "tui" / q, publish=False))
+    rows = use_rows(p, [full])["full"]
+    assert rows["model:local:oracle"].F1 == pytest.approx(2 / 3)  # "Paris", "apples" right; "pears" 0
+    assert rows["model:local:rag:hybrid@2"].F1 == 0.0
+    tui = rows["model:local:qa [TUI, 2 queries]"]
+    assert tui.n == 2 and tui.F1 == 1.0 and tui.judge_ok is False
+    assert "model:local:qa" not in rows  # no full-tier QA run: the TUI's stays labelled as such

@@ -162,8 +162,8 @@ def print_eval(results, k: int, use: UseTable | None) -> None:
 
 
 def print_use(use: UseTable) -> None:
-    table = Table(title="Evidence use (QA: median judge score 0–5; EM / contains: normalised match)", title_justify="left")
-    cols = ("n", "EM", "contains", "refusals", "judge_failures", "p50_s", "p95_s")
+    table = Table(title="Evidence use (QA: median judge score 0–5; EM / contains: normalised match; F1: token F1)", title_justify="left")
+    cols = ("n", "EM", "contains", "F1", "refusals", "judge_failures", "p50_s", "p95_s")
     for c in ("tier", "system", "QA", *cols):
         table.add_column(c, justify="left" if c in ("tier", "system") else "right", no_wrap=c in ("tier", "system"))
     for tier, systems in use.rows.items():
@@ -177,7 +177,7 @@ def print_use(use: UseTable) -> None:
     for line in use.judges.values():
         console.print(line, highlight=False, markup=False)
     if any(r.distrusted for systems in use.rows.values() for r in systems.values()):
-        console.print("* scored by a judge that failed its calibration: read EM / contains instead", highlight=False)
+        console.print("* scored by a judge that failed its calibration: read EM / contains / F1 instead", highlight=False)
 
 
 @main.command("eval")

@@ -250,10 +250,9 @@ def evidence_from_run(run: "TierRun", query_id: str) -> ModelEvidence | None:
 def _scratch_store(project: Project, query_id: str, on_save: Callable[["TierRun"], None] | None = None) -> "LLMRunStore":
     """The store of one-query runs from the TUI, under .workbench/tui/<query>/: apart from the
     full-tier runs, and never published as the tier's localization run on the access side."""
-    from workbench.fsutil import safe_name
-    from workbench.llm.store import LLMRunStore
+    from workbench.llm.store import LLMRunStore, tui_root
 
-    return LLMRunStore(project, root=project.state_dir / "tui" / safe_name(query_id), publish=False, on_save=on_save)
+    return LLMRunStore(project, root=tui_root(project, query_id), publish=False, on_save=on_save)
 
 
 def _task_options(task: str, query_id: str, rag_retriever: str):

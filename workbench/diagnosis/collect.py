@@ -17,7 +17,6 @@ compared query by query.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import msgspec
 
@@ -26,13 +25,12 @@ from workbench.diagnosis.rules import Facts, Verdict, decide
 from workbench.names import TASKS, SystemName
 from workbench.retrievers import preferred, system_order
 from workbench.llm.calibration import load_calibration
-from workbench.llm.store import LLMRunStore
+from workbench.llm.store import LLMRunStore, tui_stores
 from workbench.metrics import query_access
 from workbench.project import Project
 from workbench.records import Query, QueryAccess, Tier
 from workbench.runs import RunStore
 
-TUI_RUNS_DIR = "tui"
 
 
 def level_of(tier: Tier) -> str:
@@ -90,11 +88,6 @@ class _TierStore:
     no_fit: dict[tuple[str, str], str] = field(default_factory=dict)  # (model, task) → why it cannot run here
 
 
-def tui_roots(project: Project) -> list[Path]:
-    base = project.state_dir / TUI_RUNS_DIR
-    return sorted(p for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
-
-
 class Collector:
     """Loads each tier once; judge calibrations are read once per judge."""
 
@@ -125,7 +118,7 @@ class Collector:
         for run in RunStore(self.project).runs(tier):
             ts.rankings[run.system] = {r.query_id: [h.doc_id for h in r.hits] for r in run.rankings}
         full = [(run, "tier run") for run in LLMRunStore(self.project).runs(tier)]
-        scratch = [(run, "TUI run") for root in tui_roots(self.project) for run in LLMRunStore(self.project, root=root).runs(tier)]
+        scratch = [(run, "TUI run") for store in tui_stores(self.project) for run in store.runs(tier)]
         for run, source in full + scratch:  # tier runs first: a TUI run only fills a gap
             if not run.fits and run.variant == "standard":
                 ts.no_fit[(run.model, run.task)] = f"{run.task} does not fit {run.model}'s window ({run.input_tokens} > {run.budget_tokens} tokens)"

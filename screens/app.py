@@ -142,6 +142,8 @@ class WorkbenchApp(App[None]):
         results = core.evaluate_all(s, self.progress_reporter("evaluating "))
         self.post_message(m.AccessReady(results))
         self.post_message(m.UseReady(core.use_table(s.project, s.tiers)))
+        core.diagnose(s)
+        self.post_message(m.DiagnosisReady())
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="use")
     def refresh_use(self) -> None:
@@ -176,7 +178,7 @@ class WorkbenchApp(App[None]):
             return
         what = {"load": "Opening the project", "build": "Building indexes", "eval": "Evaluating",
                 "inspect": "Inspecting the query", "estimate": "Counting prompt tokens", "model": "The model run",
-                "export": "Exporting", "use": "Reading use results"}.get(group, group)
+                "export": "Exporting", "use": "Reading use results", "diagnose": "Diagnosing"}.get(group, group)
         text = f"{type(error).__name__}: {error}" if error else "unknown error"
         self.notify(text[:500], title=f"{what} failed", severity="error", timeout=10, markup=False)
 
@@ -225,6 +227,19 @@ class WorkbenchApp(App[None]):
         if qs:
             qs.render_head()
             qs.load()
+
+    def on_diagnosis_ready(self, msg: m.DiagnosisReady) -> None:
+        self.refresh_verdicts()
+
+    def refresh_verdicts(self) -> None:
+        """Every view of the verdicts: the query list, the Diagnosis tab, an open inspector's head."""
+        ms = self.main_screen()
+        if ms:
+            ms.refresh_queries()
+            ms.refresh_diagnosis()
+        qs = self.query_screen()
+        if qs:
+            qs.render_head()
 
     def on_use_ready(self, msg: m.UseReady) -> None:
         self.current.use = msg.use

@@ -74,3 +74,7 @@ class Exported(Message):
     def __init__(self, paths: list[Path]) -> None:
         super().__init__()
         self.paths = paths
+
+
+class DiagnosisReady(Message):
+    """The session's verdicts were (re)computed (session.diagnosis)."""

@@ -50,8 +50,7 @@ def _selection(project: Path, tier_spec: str, queries: str):
 def diagnose_command(project: Path, tier_spec: str, queries: str, system: str | None, as_json: bool) -> None:
     """A verdict per query and tier (PASS, ACCESS, USE, USE-UNDER-DISTRACTORS, BOTH, NOT-YET) and a reading per tier."""
     from workbench.diagnosis.collect import Collector, collect
-    from workbench.diagnosis.overview import reading_of
-    from collections import Counter
+    from workbench.diagnosis.overview import system_readings
 
     p, tiers, qids = _selection(project, tier_spec, queries)
     qv = collect(p, tiers, qids, collector=Collector(p))
@@ -77,7 +76,7 @@ def diagnose_command(project: Path, tier_spec: str, queries: str, system: str | 
                       markup_escaped(f"{first.rule}: {first.because}") if first else "")
     console.print(table)
     for spec in qv.systems:
-        r = reading_of(Counter(v.verdict for v in qv.of(spec.name)), spec.name, "overall", spec.reader == "rag")
+        r = system_readings(qv, spec)[-1]
         console.print(f"[bold]{markup_escaped(spec.name)}[/]: {r.reading} — {markup_escaped(r.rule)}", highlight=False)
     pending = [v for v in qv.of(chosen) if v.verdict == "NOT-YET"]
     if pending:

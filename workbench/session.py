@@ -12,6 +12,8 @@ Public surface (see ``__all__``):
   known_results(session, tier, query_id)             estimate_prompts(session, tier, query, model)
   run_model_task(session, tier, query, model, task, on_update, progress)
   export_evidence(session, query_id, directory)      ensure_tiers / select_tiers / build_indexes
+  diagnose(session) -> LiveDiagnosis                  diagnosis_after_run(session, query_id)
+  export_report(session, directory, query_id=None) -> paths (md, html, json)
 Long work reports through the one progress + cancel protocol (workbench.progress); user-causable
 failures are WorkbenchError (workbench.errors).
 """
@@ -27,6 +29,11 @@ from typing import TYPE_CHECKING, Callable
 
 import msgspec
 
+from workbench.diagnosis.answers import check_stored, judge_reason
+from workbench.diagnosis.collect import QueryVerdict
+from workbench.diagnosis.live import FILTER_WORDS, LiveDiagnosis
+from workbench.diagnosis.overview import Reading
+from workbench.diagnosis.rules import VERDICTS
 from workbench.errors import BadInput, ExternalError, WorkbenchError
 from workbench.evaluate import SystemResult, evaluate
 from workbench.evidence import ModelEvidence, evidence_dict, write_evidence
@@ -51,6 +58,7 @@ __all__ = [
     # operations
     "open_session", "build", "evaluate_access", "evaluate_all", "use_table", "inspect", "known_results",
     "estimate_prompts", "run_model_task", "export_evidence", "evidence_from_run", "window_budget",
+    "diagnose", "diagnosis_after_run", "export_report",
     "ensure_tiers", "select_tiers", "build_indexes", "index_status", "load_project",
     # names and registries
     "TASKS", "TaskSpec", "SystemName", "system_label", "task_of", "retriever_names", "preferred",
@@ -58,6 +66,7 @@ __all__ = [
     "Session", "PromptEstimate", "SystemResult", "AccessSummary", "QueryAccess", "UseRow", "UseTable",
     "ModelEvidence", "QueryInspection", "SystemRanking", "RankedRow", "NearMiss", "GOLD", "HARD_NEGATIVE",
     "WordDiff", "Span", "salient_changes", "Query", "Tier", "TierSet", "Document", "ModelConfig", "Project",
+    "LiveDiagnosis", "QueryVerdict", "Reading", "VERDICTS", "FILTER_WORDS",
     # errors and progress
     "WorkbenchError", "BadInput", "ExternalError", "StaleTiersError", "Cancelled", "Progress", "no_progress",
 ]
@@ -88,6 +97,7 @@ class Session:
     use: UseTable | None = None
     # (query_id, tier) -> {system: ModelEvidence} produced or loaded in this session
     model_results: dict[tuple[str, str], dict[str, ModelEvidence]] = field(default_factory=dict)
+    diagnosis: LiveDiagnosis | None = None  # verdicts per query (diagnose); one query recomputed after a run
     _inspections: OrderedDict[tuple, QueryInspection] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -220,8 +230,9 @@ def inspect(session: Session, query_id: str, tier_name: str) -> QueryInspection:
 # ---------------------------------------------------------------- use side
 
 
-def evidence_from_run(run: "TierRun", query_id: str) -> ModelEvidence | None:
-    """The part of a stored/streamed TierRun that concerns one query, provider-neutral."""
+def evidence_from_run(run: "TierRun", query_id: str, project: Project | None = None) -> ModelEvidence | None:
+    """The part of a stored/streamed TierRun that concerns one query, provider-neutral. With the
+    project, a judged answer also carries its deterministic matches and the diagnosis' decision."""
     base = ModelEvidence(system=run.system, tier=run.tier, task=run.task, fits=run.fits,
                          prompt_tokens=run.input_tokens, budget_tokens=run.budget_tokens)
     if not run.fits:
@@ -238,13 +249,18 @@ def evidence_from_run(run: "TierRun", query_id: str) -> ModelEvidence | None:
     q = next((x for x in run.qa if x.query_id == query_id), None)
     if q is None:
         return None
-    reason = " ".join(q.judge_raw[0].split())[:300] if q.judge_raw else ""
     note = "" if q.judged else "judging…"
     if q.dropped_doc_ids:
         note = (note + " " if note else "") + f"{len(q.dropped_doc_ids)} padding document(s) cut to fit"
-    return msgspec.structs.replace(
-        base, answer=q.answer, judge_score=q.judge_median, judge_scores=list(q.judge_scores), judge_reason=reason,
+    ev = msgspec.structs.replace(
+        base, answer=q.answer, judge_score=q.judge_median, judge_scores=list(q.judge_scores),
+        judge_reason=judge_reason(q.judge_raw)[:300],
         doc_ids=list(q.context_doc_ids) if TASKS[run.task].context == "retrieved" else [], cached=q.cached, note=note)
+    check = check_stored(project, run, query_id) if project is not None else None
+    if check is None:
+        return ev
+    return msgspec.structs.replace(ev, judge_trusted=check.judge_trusted, exact=check.exact, contains=check.contains,
+                                   f1=check.f1, correct=check.correct, basis=check.basis)
 
 
 def _scratch_store(project: Project, query_id: str, on_save: Callable[["TierRun"], None] | None = None) -> "LLMRunStore":
@@ -269,7 +285,7 @@ def known_results(session: Session, tier: Tier, query_id: str) -> dict[str, Mode
     out: dict[str, ModelEvidence] = {}
     for store in (LLMRunStore(session.project), _scratch_store(session.project, query_id)):
         for run in store.runs(tier):
-            ev = evidence_from_run(run, query_id)
+            ev = evidence_from_run(run, query_id, session.project)
             if ev is not None:
                 out[run.system] = ev
     return out
@@ -322,7 +338,7 @@ def run_model_task(
         progress(*last)
 
     def saved(run: "TierRun") -> None:
-        ev = evidence_from_run(run, query.query_id)
+        ev = evidence_from_run(run, query.query_id, session.project)
         if ev is not None:
             on_update(ev)
 
@@ -351,7 +367,8 @@ def run_model_task(
         return job.result()
 
     run = asyncio.run(guarded())
-    return evidence_from_run(run, query.query_id)
+    diagnosis_after_run(session, query.query_id)
+    return evidence_from_run(run, query.query_id, session.project)
 
 
 def export_evidence(session: Session, query_id: str, directory: Path) -> list[Path]:
@@ -362,4 +379,37 @@ def export_evidence(session: Session, query_id: str, directory: Path) -> list[Pa
     inspections = [inspect(session, query_id, t.name) for t in tiers]
     models = [ev for t in tiers for ev in session.model_results.get((query_id, t.name), {}).values()]
     directory.mkdir(parents=True, exist_ok=True)
-    return list(write_evidence(directory, evidence_dict(session.project, query, inspections, models)))
+    written = list(write_evidence(directory, evidence_dict(session.project, query, inspections, models)))
+    # and the diagnosis of this query alone, as the report gives it (self-contained HTML, Markdown)
+    return written + export_report(session, directory, query_id, formats=("md", "html"))
+
+
+# ---------------------------------------------------------------- diagnosis
+
+
+def diagnose(session: Session) -> LiveDiagnosis:
+    """Verdicts of every query from every stored result (blocking): built on first use, re-read
+    after ``ctrl+r`` or a tier run. Kept on the session for the query list and the inspector."""
+    if session.diagnosis is None:
+        session.diagnosis = LiveDiagnosis(session.project, session.tiers)
+    else:
+        session.diagnosis.refresh()
+    return session.diagnosis
+
+
+def diagnosis_after_run(session: Session, query_id: str) -> None:
+    """A model result for this query was stored: recompute its verdicts (if the diagnosis is loaded)."""
+    if session.diagnosis is not None:
+        session.diagnosis.update_query(query_id)
+
+
+def export_report(session: Session, directory: Path, query_id: str | None = None,
+                  formats: tuple[str, ...] = ("md", "html", "json")) -> list[Path]:
+    """The diagnosis report of the whole project (diagnosis.*) or of one query (report-<query>.*)."""
+    from workbench.fsutil import safe_name
+    from workbench.report import export_reports
+
+    if query_id is None:
+        return export_reports(session.project, session.tiers, directory, formats=formats)
+    return export_reports(session.project, session.tiers_for(query_id), directory, {query_id},
+                          stem=f"report-{safe_name(query_id)}", formats=formats)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import msgspec
 
 from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, collect
+from workbench.diagnosis.overview import Reading, system_readings
 from workbench.diagnosis.rules import VERDICT_SHORT
 from workbench.project import Project
 from workbench.records import Tier
@@ -84,6 +85,20 @@ class LiveDiagnosis:
             how = f" — run: {v.command}" + (f" (keys {v.key})" if v.key else "")
             return f"{head}: missing {v.missing}{how}"
         return f"{head}: {v.because}"
+
+    def readings(self, system: str | None = None) -> list[Reading]:
+        """The system's reading per level and overall (the Diagnosis tab)."""
+        spec = next((s for s in self.qv.systems if s.name == (system or self.primary)), None)
+        return system_readings(self.qv, spec) if spec else []
+
+    def counts(self, system: str | None = None) -> dict[str, int]:
+        """How many queries the query list shows under each verdict (their summary verdict)."""
+        out: dict[str, int] = {}
+        for qid in self.by_query:
+            v = self.summary(qid, system)
+            if v is not None:
+                out[v.verdict] = out.get(v.verdict, 0) + 1
+        return out
 
     def matches(self, query_id: str, word: str) -> bool:
         """The `v:WORD` filter; an unknown WORD matches nothing."""

@@ -21,7 +21,7 @@ from collections import Counter
 import msgspec
 
 from workbench.diagnosis.answers import ARM_LABELS
-from workbench.diagnosis.collect import Collector, QueryVerdicts, level_of
+from workbench.diagnosis.collect import Collector, QueryVerdicts, SystemSpec, level_of
 from workbench.diagnosis.stats import DEFAULT_SEED, TURN_THRESHOLD, Estimate, Turn, bootstrap_ci, turning_point
 from workbench.project import Project
 from workbench.records import Tier
@@ -188,13 +188,18 @@ def overview(project: Project, tiers: list[Tier], qv: QueryVerdicts, collector: 
             series.setdefault(f"{row.label} accuracy", []).append((level, {c.query_id: float(c.correct) for c in checks}))
     for curve, points in series.items():
         turns.append(CurveTurn(curve, turning_point(points, seed, salt=curve)))
-    readings = []
-    for spec in qv.systems:
-        mine = qv.of(spec.name)
-        for level in qv.levels:
-            counts = Counter(v.verdict for v in mine if v.level == level)
-            if counts:
-                readings.append(reading_of(counts, spec.name, level, spec.reader == "rag"))
-        readings.append(reading_of(Counter(v.verdict for v in mine), spec.name, "overall", spec.reader == "rag"))
+    readings = [r for spec in qv.systems for r in system_readings(qv, spec)]
     return Overview(seed, TURN_THRESHOLD, access_rows, use_rows, turns, readings)
+
+
+def system_readings(qv: QueryVerdicts, spec: SystemSpec) -> list[Reading]:
+    """One system's reading per level (ladder order), then overall."""
+    mine = qv.of(spec.name)
+    out = []
+    for level in qv.levels:
+        counts = Counter(v.verdict for v in mine if v.level == level)
+        if counts:
+            out.append(reading_of(counts, spec.name, level, spec.reader == "rag"))
+    out.append(reading_of(Counter(v.verdict for v in mine), spec.name, "overall", spec.reader == "rag"))
+    return out
 

@@ -119,6 +119,7 @@ def test_judge_reason_only_when_it_parsed_and_says_something():
     assert judge_reason(["Score: 4"]) == ""
     assert judge_reason(["The answer names the wrong year entirely"]) == ""  # no score: not a parsed reply
     assert judge_reason(["Score: 2 because the year is wrong"]) == "Score: 2 because the year is wrong"
+    assert judge_reason(["Score: 5 Example 3: Question: What is the most"]) == ""  # ran on into the examples
 
 
 def test_long_context_reader_reaches_the_gold_only_if_it_localizes_it():

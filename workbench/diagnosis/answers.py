@@ -12,6 +12,7 @@ can see when the two disagree. The decision rule, stated once:
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 import msgspec
@@ -20,6 +21,7 @@ from workbench.llm.judge import contains_match, exact_match, parse_score, short_
 from workbench.llm.records import QAResult, TierRun
 from workbench.records import Query
 
+_ECHO = re.compile(r"\b(example \d|question:|gold answer:|predicted answer:)", re.IGNORECASE)
 JUDGE_PASS = 3.0  # "partially correct: the key fact is there" and above
 F1_PASS = 0.5
 Arm = Literal["qa", "oracle", "rag"]
@@ -56,6 +58,8 @@ def judge_reason(raw: list[str]) -> str:
     if not raw or parse_score(raw[0]) is None:
         return ""
     text = " ".join(raw[0].split())
+    if _ECHO.search(text):  # a small judge running on into the prompt's examples: not a reason
+        return ""
     words = [w for w in text.replace(":", " ").split() if any(c.isalpha() for c in w)]
     return text if len([w for w in words if w.lower() != "score"]) >= 3 else ""
 

@@ -219,13 +219,9 @@ class WorkbenchApp(App[None]):
 
     def on_access_ready(self, msg: m.AccessReady) -> None:
         self.current.set_results(msg.results)
-        ms = self.main_screen()
-        if ms:
-            ms.refresh_queries()
-            ms.refresh_diagnosis()
+        self.refresh_verdicts()
         qs = self.query_screen()
         if qs:
-            qs.render_head()
             qs.load()
 
     def on_diagnosis_ready(self, msg: m.DiagnosisReady) -> None:

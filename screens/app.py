@@ -145,6 +145,8 @@ class WorkbenchApp(App[None]):
         results = core.evaluate_all(s, self.progress_reporter("evaluating "))
         self.post_message(m.AccessReady(results))
         self.post_message(m.UseReady(core.use_table(s.project, s.tiers)))
+        core.diagnose(s)
+        self.post_message(m.DiagnosisReady())
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="use")
     def refresh_use(self) -> None:
@@ -188,7 +190,7 @@ class WorkbenchApp(App[None]):
         what = {"load": "Opening the project", "build": "Building indexes", "eval": "Evaluating",
                 "inspect": "Inspecting the query", "estimate": "Counting prompt tokens", "model": "The model run",
                 "export": "Exporting", "use": "Reading use results", "label": "Saving the label",
-                "add_query": "Adding the query"}.get(group, group)
+                "add_query": "Adding the query", "diagnose": "Diagnosing"}.get(group, group)
         text = f"{type(error).__name__}: {error}" if error else "unknown error"
         self.notify(visible(text[:500]), title=f"{what} failed", severity="error", timeout=10, markup=False)
 
@@ -242,6 +244,16 @@ class WorkbenchApp(App[None]):
 
     def on_access_ready(self, msg: m.AccessReady) -> None:
         self.current.set_results(msg.results)
+        self.refresh_verdicts()
+        qs = self.query_screen()
+        if qs:
+            qs.load()
+
+    def on_diagnosis_ready(self, msg: m.DiagnosisReady) -> None:
+        self.refresh_verdicts()
+
+    def refresh_verdicts(self) -> None:
+        """Every view of the verdicts: the query list, the Diagnosis tab, an open inspector's head."""
         ms = self.main_screen()
         if ms:
             ms.refresh_queries()
@@ -249,7 +261,6 @@ class WorkbenchApp(App[None]):
         qs = self.query_screen()
         if qs:
             qs.render_head()
-            qs.load()
 
     def on_labels_changed(self, msg: m.LabelsChanged) -> None:
         """A labelling change (from the inspector or the add-query form): installed, shown everywhere."""

@@ -22,7 +22,7 @@ from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from screens import messages as m
-from screens.render import KIND_LABEL, KIND_STYLE, diff_text, figure_glyph, rank_text
+from screens.render import KIND_LABEL, KIND_STYLE, VERDICT_STYLE, diff_text, figure_glyph, rank_text
 from screens.widgets import TaskBar
 from workbench.safe_text import as_text, visible
 from workbench import session as core
@@ -227,6 +227,7 @@ class QueryScreen(Screen[None]):
         self.render_model()
         if msg.final:
             self.wb.refresh_use()
+            self.wb.refresh_verdicts()
 
     def on_exported(self, msg: m.Exported) -> None:
         self.notify("\n".join(str(p) for p in msg.paths), title="Evidence exported", timeout=8, markup=False)
@@ -355,7 +356,19 @@ class QueryScreen(Screen[None]):
         head.append("   [ ] to switch", "dim")
         if self.tier:
             head.append("\n" + visible(core.access_line(s, self.query_id, self.tier)), "cyan" if q.is_labelled else "yellow")
+        head.append("\n")
+        head.append_text(self.verdict_line())
         self.query_one("#q-head", Static).update(head)
+
+    def verdict_line(self) -> Text:
+        """One line: the diagnosis' verdict for this query on this tier, with the rule and its facts."""
+        d = self.session.diagnosis
+        if d is None:
+            return Text("verdict: waiting for the diagnosis…", "dim")
+        v = d.at(self.query_id, self.tier)
+        style = VERDICT_STYLE.get(v.verdict, "") if v else "dim"
+        return Text.assemble(("verdict ", "dim"), (v.verdict if v else "–", style), "  ",
+                             (visible(d.line(self.query_id, self.tier), one_line=True), "italic"))
 
     def render_rankings(self) -> None:
         self.run_worker(self._render_rankings(), group="render", exclusive=True, exit_on_error=False)
@@ -491,7 +504,18 @@ class QueryScreen(Screen[None]):
                     score_style = "green" if ev.judge_score >= 4 else "yellow" if ev.judge_score >= 2 else "red"
                     t.append("judge: ")
                     t.append(f"{ev.judge_score:g}/5", f"bold {score_style}")
-                    t.append(f"  {visible(ev.judge_reason[:300])}\n", "dim")
+                    if ev.judge_trusted is False:
+                        t.append("*  (this judge failed its calibration: its score is not evidence)", "yellow")
+                    elif ev.judge_trusted is None:
+                        t.append("†  (judge not calibrated yet)", "dim")
+                    t.append("\n")
+                    if ev.judge_reason:
+                        t.append(f"  {visible(ev.judge_reason[:300], one_line=True)}\n", "dim")
+                if ev.correct is not None:
+                    t.append(f"exact {'yes' if ev.exact else 'no'} · contains {'yes' if ev.contains else 'no'} · "
+                             f"token F1 {ev.f1:.2f}  →  ")
+                    t.append("right" if ev.correct else "wrong", "bold green" if ev.correct else "bold red")
+                    t.append(f"  ({visible(ev.basis, one_line=True)})\n", "dim")
             if ev.note:
                 t.append(f"{visible(ev.note)}\n", "yellow")
             parts.append(t)

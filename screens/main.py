@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
 
 from screens import messages as m
-from screens.render import bar, figure_glyph, fmt
+from screens.render import VERDICT_STYLE, bar, figure_glyph, fmt
 from workbench.safe_text import as_text, visible
 from screens.widgets import TaskBar
 from workbench import session as core
@@ -37,6 +37,7 @@ class MainScreen(Screen):
         Binding("s", "cycle_sort", "Sort", id="main.sort"),
         Binding("y", "cycle_system", "System", id="main.system"),
         Binding("a", "add_query", "Add query", id="main.add_query"),
+        Binding("r", "export_report", "Report", id="main.report"),
     ]
 
     def __init__(self) -> None:
@@ -70,7 +71,8 @@ class MainScreen(Screen):
                     yield Static("Loading project…", id="overview-body")
             with TabPane("Queries", id="queries"):
                 with Vertical():
-                    yield Input(placeholder="filter: words  d:domain  multi|single|unlabelled  fail:TIER  fail", id="filter")
+                    yield Input(placeholder="filter: words  d:domain  multi|single|unlabelled  fail:TIER  fail  v:access|use|both|pass|not-yet",
+                                id="filter")
                     yield Static("", id="query-legend")
                     yield DataTable(id="query-table", cursor_type="row", zebra_stripes=True)
             with TabPane("Diagnosis", id="diagnosis"):
@@ -81,7 +83,7 @@ class MainScreen(Screen):
 
     def on_mount(self) -> None:
         table = self.query_one("#query-table", DataTable)
-        table.add_columns("query", "dom", "S/M", "tiers", "breaks", "text")
+        table.add_columns("query", "dom", "S/M", "tiers", "breaks", "verdict", "text")
         table.focus()
         self.refresh_all()
 
@@ -127,6 +129,19 @@ class MainScreen(Screen):
         """Add it, run every retriever on every tier, then open it in the inspector."""
         change = core.add_query_from_log(self.wb.current, text, answer, gold, self.wb.progress_reporter("adding the query: "))
         self.post_message(m.LabelsChanged(change, opened=True))
+
+    def action_export_report(self) -> None:
+        if self.session is None or self.session.tierset is None:
+            self.notify("Nothing to report yet.", severity="warning")
+            return
+        self.export_report()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="export")
+    def export_report(self) -> None:
+        s = self.wb.current
+        paths = core.export_report(s, self.wb.export_dir or (s.root / "reports"))
+        self.app.call_from_thread(self.notify, "\n".join(str(p) for p in paths), title="Diagnosis report written",
+                                  timeout=8, markup=False)
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:
@@ -222,6 +237,9 @@ class MainScreen(Screen):
             elif lw == "fail":
                 if s.breaks_at(self.system, q) is None:
                     return False
+            elif lw.startswith("v:"):
+                if s.diagnosis is None or not s.diagnosis.matches(q.query_id, lw[2:]):
+                    return False
             elif lw.startswith("fail:"):
                 names = [t.name for t in s.tiers if lw[5:] in t.name.lower()]
                 figs = [s.figure(self.system, n, q) for n in names]
@@ -254,7 +272,7 @@ class MainScreen(Screen):
             table.add_row(
                 as_text(q.query_id, one_line=True), as_text(q.domain or "–", one_line=True),
                 "M" if q.is_multi_source else "S" if q.is_labelled else "U", glyphs, breaks,
-                Text(visible(q.query, one_line=True), no_wrap=True, overflow="ellipsis"), key=q.query_id,
+                verdict_cell(s, q.query_id), Text(visible(q.query, one_line=True), no_wrap=True, overflow="ellipsis"), key=q.query_id,
             )
         if queries:
             table.move_cursor(row=min(max(current, 0), len(queries) - 1))
@@ -265,6 +283,7 @@ class MainScreen(Screen):
             # every tier, numbered as the glyph columns are (the legend wraps rather than hides tiers)
             "tiers " + " ".join(f"{i + 1}={visible(t.name, one_line=True)}" for i, t in enumerate(tiers)),
             ("  ● all gold in top 10 ◐ some ○ none", "dim"),
+            (f" · verdicts of {s.diagnosis.primary} (v:access v:use v:both v:pass v:not-yet)" if s.diagnosis else "", "dim"),
         )
         self.query_one("#query-legend", Static).update(legend)
 
@@ -308,13 +327,11 @@ class MainScreen(Screen):
             chart.append("\n")
         legend = Text.assemble(("Chart", "bold"), f" ({best_sys}): ", ("SR@10", "cyan"), " · ", ("FR@10", "magenta"),
                                " · ", ("QA/5", "green"), "\n")
-        reading = Text(visible(_provisional_reading(s, best_sys, by, use)), style="italic")
-        parts: list[RenderableType] = [t, legend, chart]
+        parts: list[RenderableType] = [*verdict_section(s), t, legend, chart]
         if any(_distrusted(row, task) for row in use.values() for task in ("qa", "oracle")):
             parts.append(Text("* judged by a judge that cannot tell right answers from wrong ones (calibration "
                               "failed): treat these QA figures as noise; set a capable `judge` in workbench.toml.",
                               style="yellow"))
-        parts += [Text("Provisional reading (not the diagnosis engine's verdict):", style="bold yellow"), reading]
         body.update(Group(*parts))
 
 
@@ -340,31 +357,34 @@ def _use_figures(row: dict[str, UseRow]) -> tuple[str, str]:
     return fmt(qa) + ("*" if qa is not None and _distrusted(row, "qa") else ""), marked_oracle
 
 
-def _provisional_reading(s, best_sys, by, use: dict[str, dict[str, UseRow]]) -> str:
-    lines = []
-    for tier in s.tiers:
-        sm = by.get((best_sys, tier.name))
-        if sm is None:
-            continue
-        access = sm.fr_at_k if sm.fr_at_k is not None else sm.sr_at_k
-        row = use.get(tier.name, {})
-        qa = _use_value(row, "qa")
-        if access is None:
-            continue
-        if qa is None:
-            lines.append(f"{tier.name}: access {access:.2f} (no QA run yet)")
-            continue
-        label = f"QA {qa:.2f}"
-        if _distrusted(row, "qa"):
-            # the judge cannot separate right from wrong: read the deterministic match instead
-            contains = [v.contains for v in row.values() if v.task == "qa" and v.contains is not None]
-            if not contains:
-                lines.append(f"{tier.name}: access {access:.2f}, QA unreadable (uncalibrated judge, no short answers)")
-                continue
-            qa, label = 5 * max(contains), f"answer contains gold {max(contains):.2f} (judge uncalibrated)"
-        hi_a, hi_q = access >= 0.6, qa >= 3.0
-        reading = ("both fine" if hi_a and hi_q else "high access, low QA: the model is not using evidence it has" if hi_a
-                   else "low access, high QA: answered from parametric knowledge (fragile)" if hi_q
-                   else "access and use both low: retrieval is the bottleneck; fix access first")
-        lines.append(f"{tier.name}: access {access:.2f}, {label} → {reading}")
-    return "\n".join(lines) or "Run QA (model panel, or `workbench run`) to see use beside access."
+def verdict_cell(s: Session, query_id: str) -> Text:
+    """The query list's verdict: the first failing tier's, else PASS, else NOT-YET (workbench.diagnosis.live)."""
+    v = s.diagnosis.summary(query_id) if s.diagnosis else None
+    if v is None:
+        return Text("…", "dim")
+    return Text(v.verdict if v.verdict != "USE-UNDER-DISTRACTORS" else "USE-DISTR", VERDICT_STYLE[v.verdict])
+
+
+def verdict_section(s: Session) -> list[RenderableType]:
+    """The diagnosis' verdicts: the primary system's reading per tier level, its rule, the recommendations."""
+    d = s.diagnosis
+    if d is None or d.primary is None:
+        return [Text("Verdicts: computing…", "dim")]
+    readings = d.readings()
+    overall = readings[-1]
+    head = Text.assemble(("Diagnosis ", "bold"), (visible(d.primary, one_line=True), "bold cyan"), " is ", (overall.reading, "bold yellow"),
+                         f" ({overall.decided} decided verdicts of {sum(overall.counts.values())})\n", (overall.rule, "dim"))
+    t = Table(title="Verdicts per tier level (query × tier; rule table in README / report)", title_justify="left", expand=True)
+    t.add_column("level", no_wrap=True)
+    for v in core.VERDICTS:
+        t.add_column(v if v != "USE-UNDER-DISTRACTORS" else "USE-DISTR", justify="right")
+    t.add_column("reading")
+    for r in readings:
+        t.add_row(as_text(r.level, one_line=True), *(str(r.counts.get(v, 0)) for v in core.VERDICTS), r.reading)
+    recs = Text("Recommendations (access first):\n", "bold")
+    for i, x in enumerate(overall.recommendations, 1):
+        recs.append(f"  {i}. {visible(x)}\n", "")
+    if not overall.recommendations:
+        recs.append("  none: nothing decided fails\n", "dim")
+    recs.append("r: export the report (Markdown, self-contained HTML, JSON)\n", "dim")
+    return [head, t, recs]

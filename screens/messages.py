@@ -85,3 +85,7 @@ class LabelsChanged(Message):
     def __init__(self, change: Relabelled | None, opened: bool = False) -> None:
         super().__init__()
         self.change, self.opened = change, opened  # opened: open the inspector on change.query_id
+
+
+class DiagnosisReady(Message):
+    """The session's verdicts were (re)computed (session.diagnosis)."""

@@ -57,3 +57,8 @@ def bar(value: float | None, width: int, style: str) -> Text:
     full, part = divmod(eighths, 8)
     s = "█" * full + ("" if part == 0 else " ▏▎▍▌▋▊▉"[part])
     return Text(s.ljust(width), style=style)
+
+
+# The diagnosis' verdicts, as the query list and the inspector colour them
+VERDICT_STYLE = {"PASS": "bold green", "ACCESS": "bold dark_orange", "USE": "bold magenta", "USE-UNDER-DISTRACTORS": "bold hot_pink",
+                 "BOTH": "bold red", "NOT-YET": "dim"}

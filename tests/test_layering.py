@@ -17,6 +17,8 @@ CORE_MODULES = [
     "workbench.query_sets", "workbench.collide.run", "workbench.collide.truth", "workbench.collide.export",
     "workbench.session", "workbench.names", "workbench.errors", "workbench.progress",
 ]
+CORE_MODULES += ["workbench.diagnosis_cli", "workbench.diagnosis.overview", "workbench.diagnosis.compare", "workbench.report.html",
+                 "workbench.report.markdown"]
 # What screens/ may import of the core (see pyproject.toml's contract of the same name).
 SCREENS_MAY_IMPORT = {"workbench.session", "workbench.display", "workbench.safe_text"}
 

@@ -42,7 +42,8 @@ async def test_open_lists_queries_with_access_rows(evaluated):
         assert "Tiers" in text_of(app.screen.query_one("#overview-body"))
         await pilot.press("3")
         diagnosis = text_of(app.screen.query_one("#diagnosis-body"))
-        assert "Access (K=10) and use per tier" in diagnosis and "Provisional reading" in diagnosis
+        assert "Access (K=10) and use per tier" in diagnosis and "Provisional reading" not in diagnosis
+        assert f"Diagnosis {app.session.diagnosis.primary} is" in diagnosis and "Verdicts per tier level" in diagnosis
         for tier in app.session.tiers:
             assert tier.name in diagnosis
 
@@ -304,3 +305,29 @@ async def test_the_query_set_picker_switches_versions(project_copy):
         assert len(app.session.project.queries) == len(p.queries) - 3
         table = app.screen.query_one("#query-table", DataTable)
         assert table.row_count == len(p.queries) - 3
+
+
+async def test_verdicts_in_the_list_filter_and_inspector(evaluated):
+    """The list's verdict column, the v: filter and the inspector's verdict line say the same."""
+    from workbench.session import VERDICTS
+
+    app = make_app(evaluated)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        d = app.session.diagnosis
+        assert d is not None and d.primary is not None
+        qid = app.session.project.queries[0].query_id
+        v = d.summary(qid)
+        word = {"USE-UNDER-DISTRACTORS": "distractors"}.get(v.verdict, v.verdict.lower())
+        await pilot.press("slash")
+        await pilot.press(*f"v:{word}")
+        table = app.screen.query_one("#query-table", DataTable)
+        expected = [q.query_id for q in app.session.project.queries if d.summary(q.query_id).verdict == v.verdict]
+        assert [k.value for k in table.rows] == expected and qid in expected
+        assert str(table.get_row_at(0)[5]) in (v.verdict, "USE-DISTR")
+        others = [x for x in VERDICTS if x != v.verdict and x not in ("USE-UNDER-DISTRACTORS",)]
+        assert all(d.summary(q).verdict != others[0] for q in expected)
+        tier = v.tier
+        await open_inspector(pilot, qid, tier)
+        head = text_of(app.screen.query_one("#q-head"))
+        assert f"verdict {v.verdict}" in head and f"{v.verdict} at {tier} ({d.primary}, rule {v.rule})" in head

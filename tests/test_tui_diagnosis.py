@@ -20,14 +20,23 @@ def test_calibrated_or_unknown_judge_is_unmarked_and_no_fit_is_said():
     assert _use_figures(row) == ("no fit", "3.00")
 
 
-def test_reading_falls_back_to_the_contains_match_when_the_judge_is_distrusted():
-    from types import SimpleNamespace
+def test_verdicts_of_a_session_in_the_list_and_the_diagnosis_tab(tmp_path):
+    """The list's verdict cell and the Diagnosis tab read the session's diagnosis (stored results of
+    tests/diagnosis_support.py: q1 passes on base and fails access above; q2, q3 fail use)."""
+    from rich.console import Console
 
-    from screens.main import _provisional_reading
+    from screens.main import verdict_cell, verdict_section
+    from tests import diagnosis_support as ds
+    from workbench import session as core
 
-    tier = SimpleNamespace(name="base:x")
-    summary = SimpleNamespace(fr_at_k=0.9, sr_at_k=0.95)
-    use = {"base:x": {"model:local:qa": UseRow(task="qa", QA=5.0, contains=0.1, judge_ok=False, fits=True)}}
-    reading = _provisional_reading(SimpleNamespace(tiers=[tier]), "hybrid", {("hybrid", "base:x"): summary}, use)
-    assert "answer contains gold 0.10 (judge uncalibrated)" in reading
-    assert "not using evidence it has" in reading  # high access, low use — not "both fine" from a 5.00 judge
+    root = ds.make_project(tmp_path / "tiny")
+    ds.fill(root)
+    s, _ = core.open_session(root)
+    assert verdict_cell(s, "q1").plain == "…"  # not diagnosed yet
+    core.diagnose(s)
+    assert verdict_cell(s, "q1").plain == "ACCESS" and verdict_cell(s, "q2").plain == "USE-DISTR"
+    console = Console(width=160, record=True, file=open("/dev/null", "w"))
+    for part in verdict_section(s):
+        console.print(part)
+    text = console.export_text()
+    assert "Diagnosis hybrid+local is use-bound" in text and "U ≥ 2·A" in text and "1. prompting" in text

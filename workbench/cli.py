@@ -22,6 +22,7 @@ from workbench.llm.report import UseTable
 from workbench.retrievers import retriever_names
 from workbench.errors import WorkbenchError
 from workbench.collide_cli import COLLIDE_COMMANDS, QUERIES_VERSION
+from workbench.diagnosis_cli import compare_command, diagnose_command, report_command
 from workbench.llm.cli import run_command, serve_command
 from workbench.project import init_project, load_project
 from workbench.safe_text import as_text, markup_escaped, visible
@@ -189,8 +190,8 @@ def print_eval(results, k: int, use: UseTable | None, caption: str = "") -> None
 
 
 def print_use(use: UseTable) -> None:
-    table = Table(title="Evidence use (QA: median judge score 0–5; EM / contains: normalised match)", title_justify="left")
-    cols = ("n", "EM", "contains", "refusals", "judge_failures", "p50_s", "p95_s")
+    table = Table(title="Evidence use (QA: median judge score 0–5; EM / contains: normalised match; F1: token F1)", title_justify="left")
+    cols = ("n", "EM", "contains", "F1", "refusals", "judge_failures", "p50_s", "p95_s")
     for c in ("tier", "system", "QA", *cols):
         table.add_column(c, justify="left" if c in ("tier", "system") else "right", no_wrap=c in ("tier", "system"))
     for tier, systems in use.rows.items():
@@ -204,7 +205,7 @@ def print_use(use: UseTable) -> None:
     for line in use.judges.values():
         console.print(line, highlight=False, markup=False)
     if any(r.distrusted for systems in use.rows.values() for r in systems.values()):
-        console.print("* scored by a judge that failed its calibration: read EM / contains instead", highlight=False)
+        console.print("* scored by a judge that failed its calibration: read EM / contains / F1 instead", highlight=False)
 
 
 @main.command("eval")
@@ -318,3 +319,6 @@ main.add_command(run_command, "run")
 main.add_command(serve_command, "serve")
 for command in COLLIDE_COMMANDS: main.add_command(command)  # noqa: E701  collide, collide-score, query-sets, export-eval-set
 from workbench import cli_production  # noqa: E402,F401  (registers import-run, import-answers, add-query, export-labels)
+main.add_command(diagnose_command, "diagnose")
+main.add_command(report_command, "report")
+main.add_command(compare_command, "compare")

@@ -35,7 +35,14 @@ class ModelEvidence(msgspec.Struct, frozen=True):
     answer: str = ""
     judge_score: float | None = None
     judge_scores: list[int] = []
-    judge_reason: str = ""
+    judge_reason: str = ""  # the judge's words beyond its score, only when its reply parsed as a score
+    # Beside the judge score, always: the deterministic matches and the decision the diagnosis takes
+    judge_trusted: bool | None = None  # False: the judge failed its calibration; None: not calibrated
+    exact: bool | None = None
+    contains: bool | None = None
+    f1: float | None = None
+    correct: bool | None = None
+    basis: str = ""  # why `correct` is what it is
     doc_ids: list[int] = []
     cached: bool = False
     note: str = ""

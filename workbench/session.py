@@ -13,6 +13,8 @@ Public surface (see ``__all__``):
   known_results(session, tier, query_id)             estimate_prompts(session, tier, query, model)
   run_model_task(session, tier, query, model, task, on_update, progress)
   export_evidence(session, query_id, directory)      ensure_tiers / select_tiers / build_indexes
+  diagnose(session) -> LiveDiagnosis                  diagnosis_after_run(session, query_id)
+  export_report(session, directory, query_id=None) -> paths (md, html, json)
 Long work reports through the one progress + cancel protocol (workbench.progress); user-causable
 failures are WorkbenchError (workbench.errors).
 """
@@ -28,6 +30,11 @@ from typing import TYPE_CHECKING, Callable
 
 import msgspec
 
+from workbench.diagnosis.answers import check_stored, judge_reason
+from workbench.diagnosis.collect import QueryVerdict
+from workbench.diagnosis.live import FILTER_WORDS, LiveDiagnosis
+from workbench.diagnosis.overview import Reading
+from workbench.diagnosis.rules import VERDICTS
 from workbench.errors import BadInput, ExternalError, WorkbenchError
 from workbench.evaluate import SystemResult, evaluate
 from workbench.evidence import ModelEvidence, evidence_dict, write_evidence
@@ -57,6 +64,7 @@ __all__ = [
     "label_document", "undo_label", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
     "access_line", "Relabelled", "MARKS",
     "ensure_tiers", "select_tiers", "build_indexes", "index_status", "load_project", "list_versions",
+    "diagnose", "diagnosis_after_run", "export_report",
     # names and registries
     "TASKS", "TaskSpec", "SystemName", "system_label", "task_of", "retriever_names", "preferred",
     # records a front end shows
@@ -64,6 +72,7 @@ __all__ = [
     "ModelEvidence", "QueryInspection", "SystemRanking", "RankedRow", "NearMiss", "GOLD", "HARD_NEGATIVE",
     "WordDiff", "Span", "salient_changes", "Query", "Tier", "TierSet", "Document", "ModelConfig", "Project",
     "VersionInfo", "ORIGINAL_VERSION",
+    "LiveDiagnosis", "QueryVerdict", "Reading", "VERDICTS", "FILTER_WORDS",
     # errors and progress
     "WorkbenchError", "BadInput", "ExternalError", "StaleTiersError", "Cancelled", "Progress", "no_progress",
 ]
@@ -96,6 +105,7 @@ class Session:
     model_results: dict[tuple[str, str], dict[str, ModelEvidence]] = field(default_factory=dict)
     # labelling undo stack: (version before, version made) per change, newest last
     label_history: list[tuple[str, str]] = field(default_factory=list)
+    diagnosis: LiveDiagnosis | None = None  # verdicts per query (diagnose); one query recomputed after a run
     _inspections: OrderedDict[tuple, QueryInspection] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -232,8 +242,9 @@ def inspect(session: Session, query_id: str, tier_name: str) -> QueryInspection:
 # ---------------------------------------------------------------- use side
 
 
-def evidence_from_run(run: "TierRun", query_id: str) -> ModelEvidence | None:
-    """The part of a stored/streamed TierRun that concerns one query, provider-neutral."""
+def evidence_from_run(run: "TierRun", query_id: str, project: Project | None = None) -> ModelEvidence | None:
+    """The part of a stored/streamed TierRun that concerns one query, provider-neutral. With the
+    project, a judged answer also carries its deterministic matches and the diagnosis' decision."""
     base = ModelEvidence(system=run.system, tier=run.tier, task=run.task, fits=run.fits,
                          prompt_tokens=run.input_tokens, budget_tokens=run.budget_tokens)
     if not run.fits:
@@ -250,22 +261,26 @@ def evidence_from_run(run: "TierRun", query_id: str) -> ModelEvidence | None:
     q = next((x for x in run.qa if x.query_id == query_id), None)
     if q is None:
         return None
-    reason = " ".join(q.judge_raw[0].split())[:300] if q.judge_raw else ""
     note = "" if q.judged else "judging…"
     if q.dropped_doc_ids:
         note = (note + " " if note else "") + f"{len(q.dropped_doc_ids)} padding document(s) cut to fit"
-    return msgspec.structs.replace(
-        base, answer=q.answer, judge_score=q.judge_median, judge_scores=list(q.judge_scores), judge_reason=reason,
+    ev = msgspec.structs.replace(
+        base, answer=q.answer, judge_score=q.judge_median, judge_scores=list(q.judge_scores),
+        judge_reason=judge_reason(q.judge_raw)[:300],
         doc_ids=list(q.context_doc_ids) if TASKS[run.task].context == "retrieved" else [], cached=q.cached, note=note)
+    check = check_stored(project, run, query_id) if project is not None else None
+    if check is None:
+        return ev
+    return msgspec.structs.replace(ev, judge_trusted=check.judge_trusted, exact=check.exact, contains=check.contains,
+                                   f1=check.f1, correct=check.correct, basis=check.basis)
 
 
 def _scratch_store(project: Project, query_id: str, on_save: Callable[["TierRun"], None] | None = None) -> "LLMRunStore":
     """The store of one-query runs from the TUI, under .workbench/tui/<query>/: apart from the
     full-tier runs, and never published as the tier's localization run on the access side."""
-    from workbench.fsutil import safe_name
-    from workbench.llm.store import LLMRunStore
+    from workbench.llm.store import LLMRunStore, tui_root
 
-    return LLMRunStore(project, root=project.state_dir / "tui" / safe_name(query_id), publish=False, on_save=on_save)
+    return LLMRunStore(project, root=tui_root(project, query_id), publish=False, on_save=on_save)
 
 
 def _task_options(task: str, query_id: str, rag_retriever: str):
@@ -282,7 +297,7 @@ def known_results(session: Session, tier: Tier, query_id: str) -> dict[str, Mode
     out: dict[str, ModelEvidence] = {}
     for store in (LLMRunStore(session.project), _scratch_store(session.project, query_id)):
         for run in store.runs(tier):
-            ev = evidence_from_run(run, query_id)
+            ev = evidence_from_run(run, query_id, session.project)
             if ev is not None:
                 out[run.system] = ev
     return out
@@ -335,7 +350,7 @@ def run_model_task(
         progress(*last)
 
     def saved(run: "TierRun") -> None:
-        ev = evidence_from_run(run, query.query_id)
+        ev = evidence_from_run(run, query.query_id, session.project)
         if ev is not None:
             on_update(ev)
 
@@ -364,7 +379,8 @@ def run_model_task(
         return job.result()
 
     run = asyncio.run(guarded())
-    return evidence_from_run(run, query.query_id)
+    diagnosis_after_run(session, query.query_id)
+    return evidence_from_run(run, query.query_id, session.project)
 
 
 def export_evidence(session: Session, query_id: str, directory: Path) -> list[Path]:
@@ -375,7 +391,9 @@ def export_evidence(session: Session, query_id: str, directory: Path) -> list[Pa
     inspections = [inspect(session, query_id, t.name) for t in tiers]
     models = [ev for t in tiers for ev in session.model_results.get((query_id, t.name), {}).values()]
     directory.mkdir(parents=True, exist_ok=True)
-    return list(write_evidence(directory, evidence_dict(session.project, query, inspections, models)))
+    written = list(write_evidence(directory, evidence_dict(session.project, query, inspections, models)))
+    # and the diagnosis of this query alone, as the report gives it (self-contained HTML, Markdown)
+    return written + export_report(session, directory, query_id, formats=("md", "html"))
 
 
 # ---------------------------------------------------------------- production triage: labels, queries from a log
@@ -394,6 +412,7 @@ class Relabelled:
     query_id: str
     undo: tuple[str, str] | None = None  # pushed on the undo stack
     undone: bool = False  # consumed the newest undo entry
+    diagnosis: LiveDiagnosis | None = None  # verdicts under the new labels (when the session had them)
 
 
 def _relabelled(session: Session, version: str, note: str, query_id: str, *, rebuilt: bool = False,
@@ -408,7 +427,9 @@ def _relabelled(session: Session, version: str, note: str, query_id: str, *, reb
         build_indexes(original, list(tierset.tiers), progress=progress)
     project = load_project(session.root, version)
     results = evaluate_access(project, list(tierset.tiers), progress=progress)
-    return Relabelled(version, project, tierset, results, note, query_id, **kw)
+    # Verdicts follow the labels: recomputed here, in the worker, never on the front end's thread.
+    diagnosis = LiveDiagnosis(project, list(tierset.tiers)) if session.diagnosis is not None else None
+    return Relabelled(version, project, tierset, results, note, query_id, diagnosis=diagnosis, **kw)
 
 
 def _who() -> str:
@@ -468,6 +489,8 @@ def apply_relabelled(session: Session, r: Relabelled) -> None:
     """Install a change computed by a worker (call on the front end's thread)."""
     session.project, session.tierset = r.project, r.tierset
     session.set_results(r.results)
+    if r.diagnosis is not None:
+        session.diagnosis = r.diagnosis
     if r.undo is not None:
         session.label_history.append(r.undo)
     if r.undone and session.label_history:
@@ -491,3 +514,34 @@ def access_line(session: Session, query_id: str, tier: str) -> str:
         parts.append(f"{system_label(system)} {found}/{a.n_gold}")
     return (f"gold in top 10 at {tier}: " + ", ".join(parts) if parts else f"no stored ranking at {tier} yet") + \
         f"  (queries {session.project.queries_version})"
+
+
+# ---------------------------------------------------------------- diagnosis
+
+
+def diagnose(session: Session) -> LiveDiagnosis:
+    """Verdicts of every query from every stored result (blocking): built on first use, re-read
+    after ``ctrl+r`` or a tier run. Kept on the session for the query list and the inspector."""
+    if session.diagnosis is None:
+        session.diagnosis = LiveDiagnosis(session.project, session.tiers)
+    else:
+        session.diagnosis.refresh()
+    return session.diagnosis
+
+
+def diagnosis_after_run(session: Session, query_id: str) -> None:
+    """A model result for this query was stored: recompute its verdicts (if the diagnosis is loaded)."""
+    if session.diagnosis is not None:
+        session.diagnosis.update_query(query_id)
+
+
+def export_report(session: Session, directory: Path, query_id: str | None = None,
+                  formats: tuple[str, ...] = ("md", "html", "json")) -> list[Path]:
+    """The diagnosis report of the whole project (diagnosis.*) or of one query (report-<query>.*)."""
+    from workbench.fsutil import safe_name
+    from workbench.report import export_reports
+
+    if query_id is None:
+        return export_reports(session.project, session.tiers, directory, formats=formats)
+    return export_reports(session.project, session.tiers_for(query_id), directory, {query_id},
+                          stem=f"report-{safe_name(query_id)}", formats=formats)

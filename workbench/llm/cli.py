@@ -138,11 +138,11 @@ def _print_summary(proj, runs) -> None:
     from workbench.metrics import query_access, summarize
 
     table = Table(title="Model runs (SR/FR at the K asked for; QA: mean median judge score 0–5)", title_justify="left")
-    for col in ("tier", "system", "fits", "R@1", "SR@K", "FR@K", "QA", "n", "jfail", "refus", "EM", "cont", "p50s", "p95s", "ptok", "fail"):
+    for col in ("tier", "system", "fits", "R@1", "SR@K", "FR@K", "QA", "n", "jfail", "refus", "EM", "cont", "F1", "p50s", "p95s", "ptok", "fail"):
         table.add_column(col, justify="left" if col in ("tier", "system") else "right", no_wrap=col in ("tier", "system", "fits"))
     for r in runs:
         if not r.fits:
-            table.add_row(as_text(r.tier), as_text(r.system), f"no ({r.input_tokens}>{r.budget_tokens})", *[MISSING] * 13)
+            table.add_row(as_text(r.tier), as_text(r.system), f"no ({r.input_tokens}>{r.budget_tokens})", *[MISSING] * 14)
             continue
         c = call_figures(r)
         if TASKS[r.task].localizes:
@@ -150,12 +150,12 @@ def _print_summary(proj, runs) -> None:
             s = summarize(per, r.k) if per else None
             lf = localize_figures(r)
             table.add_row(as_text(r.tier), as_text(r.system), "yes", fmt(s.r_at_1 if s else None), fmt(s.sr_at_k if s else None),
-                          fmt(s.fr_at_k if s else None), MISSING, fmt(lf["n"]), MISSING, MISSING, MISSING, MISSING,
+                          fmt(s.fr_at_k if s else None), MISSING, fmt(lf["n"]), MISSING, MISSING, MISSING, MISSING, MISSING,
                           fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
         else:
-            q = qa_figures(r)
+            q = qa_figures(r, {x.query_id: x.answer for x in proj.queries})
             table.add_row(as_text(r.tier), as_text(r.system), "yes", MISSING, MISSING, MISSING, fmt(q["QA"], 2), fmt(q["n"]), fmt(q["judge_failures"]),
-                          fmt(q["refusals"]), fmt(q["EM"], 2), fmt(q["contains"], 2), fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
+                          fmt(q["refusals"]), fmt(q["EM"], 2), fmt(q["contains"], 2), fmt(q["F1"], 2), fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
     Console(width=200 if not Console().is_terminal else None).print(table)
 
 

@@ -1,4 +1,4 @@
-"""LLM judge (0–5) and the deterministic exact/contains match shown beside it.
+"""LLM judge (0–5) and the deterministic matches shown beside it (exact, contains, token F1).
 
 N judge samples per answer: the first greedy (temperature 0), the others sampled at
 SAMPLE_TEMPERATURE with their own seeds so they can differ; the median is kept and the spread (max − min) reported. An unparseable judge output is retried
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections import Counter
 from statistics import median
 
 import msgspec
@@ -131,6 +132,16 @@ def exact_match(predicted: str, gold: str) -> bool:
 def contains_match(predicted: str, gold: str) -> bool:
     g, p = normalize(gold), normalize(predicted)
     return bool(g) and f" {g} " in f" {p} "
+
+
+def token_f1(predicted: str, gold: str) -> float:
+    """SQuAD token F1 over normalised words (multiset overlap); 0.0 when either side is empty."""
+    p, g = normalize(predicted).split(), normalize(gold).split()
+    common = sum((Counter(p) & Counter(g)).values())
+    if not p or not g or not common:
+        return 0.0
+    precision, recall = common / len(p), common / len(g)
+    return 2 * precision * recall / (precision + recall)
 
 
 def short_answer(gold: str) -> bool:

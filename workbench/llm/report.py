@@ -8,8 +8,9 @@ from typing import Callable
 import msgspec
 
 from workbench.llm.calibration import load_calibration
+from workbench.llm.judge import token_f1
 from workbench.llm.records import TierRun
-from workbench.llm.store import LLMRunStore
+from workbench.llm.store import LLMRunStore, tui_stores
 from workbench.names import TASKS, TaskName
 from workbench.project import ORIGINAL_VERSION, Project
 from workbench.records import Tier
@@ -46,7 +47,8 @@ def call_figures(run: TierRun) -> Row:
     return row
 
 
-def qa_figures(run: TierRun) -> Row:
+def qa_figures(run: TierRun, golds: dict[str, str] | None = None) -> Row:
+    """golds (query id → gold answer) adds token F1, computed here from the answers."""
     judged = [r for r in run.qa if r.judged]
     scored = [r.judge_median for r in judged if r.judge_median is not None]
     em = [r.exact for r in judged if r.exact is not None]
@@ -61,6 +63,7 @@ def qa_figures(run: TierRun) -> Row:
         "refusals": sum(r.refusal for r in judged),
         "EM": fmean(em) if em else None,
         "contains": fmean(contains) if contains else None,
+        "F1": fmean(token_f1(r.answer, golds[r.query_id]) for r in judged if r.query_id in golds) if golds and judged else None,
         "complete": int(run.complete),
     }
 
@@ -89,14 +92,17 @@ def _rows(project: Project, tiers: list[Tier], localize: bool, figures: Callable
     store = LLMRunStore(project)
     out: dict[str, dict[str, Row]] = {}
     for tier in tiers:
-        for run in store.runs(tier):
+        labelled = [(run.system, run) for run in store.runs(tier)]
+        if not localize:
+            labelled += tui_runs(project, tier)
+        for system, run in labelled:
             if TASKS[run.task].localizes != localize:
                 continue
             run = _version_only(project, run)
             row: Row = {"fits": run.fits, **figures(run)}
             if not run.fits:
                 row.update(input_tokens=run.input_tokens, budget_tokens=run.budget_tokens)
-            out.setdefault(tier.name, {})[run.system] = row
+            out.setdefault(tier.name, {})[system] = row
     return out
 
 
@@ -109,6 +115,24 @@ def _version_only(project: Project, run: TierRun) -> TierRun:
         qa=[r for r in run.qa if project.has_query(r.query_id)],
         localize=[r for r in run.localize if project.has_query(r.query_id)],
     )
+
+
+def tui_runs(project: Project, tier: Tier) -> list[tuple[str, TierRun]]:
+    """The TUI's one-query runs of a tier, merged per system into one run labelled with the number of
+    queries it covers ("model:local:oracle [TUI, 3 queries]"): shown apart from full-tier runs."""
+    merged: dict[str, TierRun] = {}
+    for s in tui_stores(project):
+        for run in s.runs(tier):
+            if not run.fits:
+                continue
+            have = merged.get(run.system)
+            if have is None:
+                merged[run.system] = run
+            else:
+                known = {r.query_id for r in have.qa}
+                merged[run.system] = msgspec.structs.replace(have, qa=[*have.qa, *(r for r in run.qa if r.query_id not in known)],
+                                                             complete=False)
+    return [(f"{system} [TUI, {len(run.qa)} quer{'y' if len(run.qa) == 1 else 'ies'}]", run) for system, run in sorted(merged.items())]
 
 
 class UseRow(msgspec.Struct, frozen=True):
@@ -130,6 +154,7 @@ class UseRow(msgspec.Struct, frozen=True):
     refusals: int | None = None
     EM: float | None = None
     contains: float | None = None
+    F1: float | None = None  # mean token F1 of the answers against the gold answers
     complete: int | None = None
     p50_s: float | None = None
     p95_s: float | None = None
@@ -162,11 +187,13 @@ def use_rows(project: Project, tiers: list[Tier]) -> UseRows:
 
     Only QA-type systems (qa, oracle, rag): localization is scored on the access side."""
 
+    golds = {q.query_id: q.answer for q in project.queries}
+
     def figures(run: TierRun) -> Row:
         cal = load_calibration(project, run.judge) if run.judge else None
         row: Row = {"task": run.task, "judge": run.judge, "judge_ok": cal.separates if cal else None}
         if run.fits:
-            row.update({**qa_figures(run), **call_figures(run)})
+            row.update({**qa_figures(run, golds), **call_figures(run)})
         return row
 
     return {tier: {system: msgspec.convert(row, UseRow) for system, row in systems.items()}

@@ -17,6 +17,7 @@ from workbench.records import Hit, RankedList
 from workbench.runs import JsonRunStore, RunStore, SystemRun
 
 LLM_DIR = "llm"
+TUI_DIR = "tui"  # .workbench/tui/<query>/: the one-query runs started in the TUI, one store per query
 
 
 class LLMRunStore(JsonRunStore):
@@ -58,3 +59,16 @@ class LLMRunStore(JsonRunStore):
     def drop_localization(self, system: str, tier: str) -> None:
         if self.publish:
             RunStore(self.project).path(system, tier).unlink(missing_ok=True)
+
+
+def tui_root(project: Project, query_id: str) -> Path:
+    from workbench.fsutil import safe_name
+
+    return project.state_dir / TUI_DIR / safe_name(query_id)
+
+
+def tui_stores(project: Project) -> list[LLMRunStore]:
+    """The scratch stores of every query the TUI ran a model on (never published on the access side)."""
+    base = project.state_dir / TUI_DIR
+    roots = sorted(p for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
+    return [LLMRunStore(project, root=r, publish=False) for r in roots]

@@ -1,0 +1,114 @@
+"""Is a model answer correct? The judge when it passed calibration, else the deterministic match.
+
+Every answer carries both: the judge's score (marked when the judge failed or skipped its
+calibration) and the deterministic matches (normalised exact, contains, token F1), so a reader
+can see when the two disagree. The decision rule, stated once:
+
+  judge trusted (passed calibration) and scored   correct ⇔ median judge score ≥ JUDGE_PASS
+  otherwise, gold answer short (≤ 6 words)         correct ⇔ the normalised answer contains the gold
+  otherwise (a long gold answer)                   correct ⇔ token F1 ≥ F1_PASS
+  a refusal is never correct.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+import msgspec
+
+from workbench.llm.judge import contains_match, exact_match, parse_score, short_answer, token_f1
+from workbench.llm.records import QAResult, TierRun
+from workbench.records import Query
+
+_ECHO = re.compile(r"\b(example \d|question:|gold answer:|predicted answer:)", re.IGNORECASE)
+JUDGE_PASS = 3.0  # "partially correct: the key fact is there" and above
+F1_PASS = 0.5
+Arm = Literal["qa", "oracle", "rag"]
+ARM_LABELS: dict[str, str] = {"qa": "QA in context", "oracle": "oracle (gold only)", "rag": "retrieve-then-read"}
+
+
+class AnswerCheck(msgspec.Struct, frozen=True):
+    """One model answer to one query, with every score and the decision taken on it."""
+
+    query_id: str
+    arm: str  # qa | oracle | rag
+    system: str  # the stored run's system name, e.g. model:local:rag:hybrid@5
+    tier: str
+    answer: str
+    refusal: bool
+    judge: str | None
+    judge_score: float | None  # median over samples; None = no usable score
+    judge_scores: list[int]
+    judge_trusted: bool | None  # passed calibration; None = not calibrated yet
+    judge_reason: str  # the judge's words beyond the score; "" when it gave none
+    exact: bool
+    contains: bool
+    f1: float
+    correct: bool
+    basis: str  # why `correct` is what it is, in words
+    gold_given: bool  # every gold document was in this answer's context
+    context_doc_ids: list[int]
+    run_queries: int  # how many queries the stored run behind this answer covers
+    source: str  # "tier run" (workbench run) or "TUI run" (one query from the inspector)
+
+
+def judge_reason(raw: list[str]) -> str:
+    """The judge's own words beyond its score, only when its reply parsed as a score and has some."""
+    if not raw or parse_score(raw[0]) is None:
+        return ""
+    text = " ".join(raw[0].split())
+    if _ECHO.search(text):  # a small judge running on into the prompt's examples: not a reason
+        return ""
+    words = [w for w in text.replace(":", " ").split() if any(c.isalpha() for c in w)]
+    return text if len([w for w in words if w.lower() != "score"]) >= 3 else ""
+
+
+def trust_line(trusted: bool | None, judge: str | None) -> str:
+    if judge is None:
+        return "no judge"
+    if trusted is None:
+        return f"judge {judge} not calibrated yet"
+    return f"judge {judge} passed calibration" if trusted else f"judge {judge} failed calibration"
+
+
+def decide(query: Query, answer: str, refusal: bool, judge_score: float | None, trusted: bool | None, judge: str | None) -> tuple[bool, bool, bool, float, str]:
+    """(correct, exact, contains, f1, basis) for one answer."""
+    exact = exact_match(answer, query.answer)
+    contains = contains_match(answer, query.answer)
+    f1 = token_f1(answer, query.answer)
+    if refusal:
+        return False, exact, contains, f1, "the model refused to answer"
+    if trusted and judge_score is not None:
+        ok = judge_score >= JUDGE_PASS
+        return ok, exact, contains, f1, f"judge {judge_score:g}/5 {'≥' if ok else '<'} {JUDGE_PASS:g} ({trust_line(trusted, judge)})"
+    why = trust_line(trusted, judge) if judge_score is not None or judge else "no judge score"
+    if short_answer(query.answer):
+        ok = contains
+        det = "the answer contains the gold answer" if ok else "the answer does not contain the gold answer"
+    else:
+        ok = f1 >= F1_PASS
+        det = f"token F1 {f1:.2f} {'≥' if ok else '<'} {F1_PASS}"
+    return ok, exact, contains, f1, f"{det} ({why}: decided on the deterministic match)"
+
+
+def check_answer(query: Query, run: TierRun, r: QAResult, trusted: bool | None, source: str = "tier run") -> AnswerCheck:
+    ok, exact, contains, f1, basis = decide(query, r.answer, r.refusal, r.judge_median if r.judged else None, trusted, run.judge)
+    return AnswerCheck(
+        query_id=r.query_id, arm=run.task, system=run.system, tier=run.tier, answer=r.answer, refusal=r.refusal, judge=run.judge,
+        judge_score=r.judge_median if r.judged else None, judge_scores=list(r.judge_scores), judge_trusted=trusted,
+        judge_reason=judge_reason(r.judge_raw), exact=exact, contains=contains, f1=round(f1, 4), correct=ok, basis=basis,
+        gold_given=set(query.gold_doc_ids) <= set(r.context_doc_ids), context_doc_ids=list(r.context_doc_ids),
+        run_queries=len(run.qa), source=source,
+    )
+
+
+def check_stored(project, run: TierRun, query_id: str) -> AnswerCheck | None:
+    """The decision on one stored answer, with the judge's calibration looked up (for a UI's model panel)."""
+    from workbench.llm.calibration import load_calibration
+
+    r = next((x for x in run.qa if x.query_id == query_id), None)
+    if r is None or not r.judged:
+        return None
+    cal = load_calibration(project, run.judge) if run.judge else None
+    return check_answer(project.query(query_id), run, r, cal.separates if cal else None)

@@ -1,0 +1,91 @@
+"""Two systems (or one system on two tiers) on the same queries: wins, losses, ties and a paired test.
+
+A side is `SYSTEM` or `SYSTEM@LEVEL`. A ranking system (bm25, dense, hybrid,
+model:<m>:localize) is scored per query by SR@K; a reading system (hybrid+local, local, …) by
+its verdict: 1 for PASS, 0 for any decided failure (NOT-YET queries are left out of the pairs).
+Without @LEVEL a side covers every selected level and queries pair up on (query, level).
+The test is stats.paired_test (Fisher's randomization test; see there for why).
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from workbench.diagnosis.collect import Collector, collect, level_of
+from workbench.errors import BadInput
+from workbench.diagnosis.stats import DEFAULT_SEED, PairedTest, paired_test
+from workbench.project import Project
+from workbench.records import Tier
+
+
+class CompareError(BadInput):
+    title = "Cannot compare"
+
+
+class PairedQuery(msgspec.Struct, frozen=True, array_like=True):
+    query_id: str
+    level: str
+    a: float
+    b: float
+
+
+class Comparison(msgspec.Struct, frozen=True):
+    a: str
+    b: str
+    metric: str
+    mean_a: float | None
+    mean_b: float | None
+    test: PairedTest
+    pairs: list[PairedQuery]
+
+
+def _split(side: str) -> tuple[str, str | None]:
+    system, _, level = side.partition("@")
+    return system, level or None
+
+
+def _outcomes(project: Project, tiers: list[Tier], side: str, collector: Collector, query_ids: set[str] | None) -> tuple[dict[tuple[str, str], float], str]:
+    system, level = _split(side)
+    chosen = [t for t in tiers if level is None or level_of(t) == level or t.name == level]
+    if not chosen:
+        raise CompareError(f"{side}: no selected tier is on level {level!r}; levels: {sorted({level_of(t) for t in tiers})}")
+    rankers = {s for t in chosen for s in collector.tier_store(t).rankings}
+    out: dict[tuple[str, str], float] = {}
+    if system in rankers:
+        for t in chosen:
+            for qid in t.query_ids:
+                if query_ids is None or qid in query_ids:
+                    a = collector.access(t, system, project.query(qid))
+                    if a is not None:
+                        out[(qid, level_of(t))] = a.sr_at_k
+        return out, f"SR@{collector.k}"
+    specs = {s.name: s for s in collector.systems(chosen)}
+    if system not in specs:
+        raise CompareError(f"unknown system {system!r}; known: {sorted(rankers | set(specs))}")
+    qv = collect(project, chosen, query_ids, collector=collector)
+    for v in qv.of(system):
+        if v.verdict != "NOT-YET":
+            out[(v.query_id, v.level)] = float(v.verdict == "PASS")
+    return out, "PASS (1) vs a decided failure (0)"
+
+
+def compare(project: Project, tiers: list[Tier], a: str, b: str, query_ids: set[str] | None = None,
+            seed: int = DEFAULT_SEED, k: int | None = None) -> Comparison:
+    collector = Collector(project, k)
+    oa, ma = _outcomes(project, tiers, a, collector, query_ids)
+    ob, mb = _outcomes(project, tiers, b, collector, query_ids)
+    if ma != mb:
+        raise CompareError(f"{a} is scored by {ma} but {b} by {mb}: compare two ranking systems or two reading systems")
+    la, lb = _split(a)[1], _split(b)[1]
+    if (la is None) != (lb is None):
+        raise CompareError("give @LEVEL on both sides or on neither")
+    if la is None:
+        keys = sorted(set(oa) & set(ob))
+        pairs = [PairedQuery(q, lv, oa[(q, lv)], ob[(q, lv)]) for q, lv in keys]
+    else:
+        qa = {q: v for (q, _), v in oa.items()}
+        qb = {q: v for (q, _), v in ob.items()}
+        pairs = [PairedQuery(q, f"{la} vs {lb}", qa[q], qb[q]) for q in sorted(set(qa) & set(qb))]
+    test = paired_test([p.a for p in pairs], [p.b for p in pairs], seed)
+    mean = lambda xs: sum(xs) / len(xs) if xs else None  # noqa: E731
+    return Comparison(a, b, ma, mean([p.a for p in pairs]), mean([p.b for p in pairs]), test, pairs)

@@ -1,0 +1,106 @@
+"""The diagnosis as an interactive front end holds it: verdicts per query, refreshed when a result lands.
+
+One object per open project. `refresh()` re-reads every stored result (after `ctrl+r` or a tier
+run); `update_query(q)` after a one-query model run re-reads and recomputes that query only, so the
+query list and the inspector show the new verdict the moment the run is stored. Headless.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, collect
+from workbench.diagnosis.overview import Reading, system_readings
+from workbench.diagnosis.rules import VERDICT_SHORT
+from workbench.project import Project
+from workbench.records import Tier
+
+FAILURES = ("ACCESS", "USE", "USE-UNDER-DISTRACTORS", "BOTH")
+# `v:WORD` in the query list filter: WORD → the verdicts it matches
+FILTER_WORDS: dict[str, tuple[str, ...]] = {
+    **{short: (name,) for name, short in VERDICT_SHORT.items()},
+    "use": ("USE", "USE-UNDER-DISTRACTORS"),
+    "fail": FAILURES,
+    "notyet": ("NOT-YET",),
+}
+
+
+class LiveDiagnosis:
+    def __init__(self, project: Project, tiers: list[Tier], k: int | None = None):
+        self.project, self.tiers = project, tiers
+        self.collector = Collector(project, k)
+        self.qv: QueryVerdicts = collect(project, tiers, collector=self.collector)
+        self._index()
+
+    def _index(self) -> None:
+        self.by_query: dict[str, list[QueryVerdict]] = {}
+        for v in self.qv.verdicts:
+            self.by_query.setdefault(v.query_id, []).append(v)
+
+    @property
+    def primary(self) -> str | None:
+        return self.qv.primary
+
+    def refresh(self) -> None:
+        self.collector.forget()
+        self.qv = collect(self.project, self.tiers, collector=self.collector)
+        self._index()
+
+    def update_query(self, query_id: str) -> None:
+        """Recompute one query after a result for it was stored (the system list may grow)."""
+        self.collector.forget()
+        systems = self.collector.systems(self.tiers)
+        if [s.name for s in systems] != [s.name for s in self.qv.systems]:
+            self.refresh()
+            return
+        mine = collect(self.project, self.tiers, {query_id}, collector=self.collector)
+        kept = [v for v in self.qv.verdicts if v.query_id != query_id]
+        if mine.levels != self.qv.levels:  # a tier got its first result
+            self.refresh()
+            return
+        self.qv = msgspec.structs.replace(self.qv, verdicts=kept + mine.verdicts)
+        self._index()
+
+    def verdicts(self, query_id: str, system: str | None = None) -> list[QueryVerdict]:
+        system = system or self.primary
+        return [v for v in self.by_query.get(query_id, []) if v.system == system]
+
+    def at(self, query_id: str, tier: str, system: str | None = None) -> QueryVerdict | None:
+        return next((v for v in self.verdicts(query_id, system) if v.tier == tier), None)
+
+    def summary(self, query_id: str, system: str | None = None) -> QueryVerdict | None:
+        """What the query list shows: the first failing tier's verdict; else a PASS; else the first NOT-YET."""
+        mine = self.verdicts(query_id, system)
+        return (next((v for v in mine if v.verdict in FAILURES), None)
+                or next((v for v in mine if v.verdict == "PASS"), None)
+                or (mine[0] if mine else None))
+
+    def line(self, query_id: str, tier: str | None = None, system: str | None = None) -> str:
+        """One line for the top of the query inspector."""
+        v = self.at(query_id, tier, system) if tier else self.summary(query_id, system)
+        if v is None:
+            return "no verdict: nothing stored for this query yet"
+        head = f"{v.verdict} at {v.tier} ({v.system}, rule {v.rule})"
+        if v.verdict == "NOT-YET":
+            how = f" — run: {v.command}" + (f" (keys {v.key})" if v.key else "")
+            return f"{head}: missing {v.missing}{how}"
+        return f"{head}: {v.because}"
+
+    def readings(self, system: str | None = None) -> list[Reading]:
+        """The system's reading per level and overall (the Diagnosis tab)."""
+        spec = next((s for s in self.qv.systems if s.name == (system or self.primary)), None)
+        return system_readings(self.qv, spec) if spec else []
+
+    def counts(self, system: str | None = None) -> dict[str, int]:
+        """How many queries the query list shows under each verdict (their summary verdict)."""
+        out: dict[str, int] = {}
+        for qid in self.by_query:
+            v = self.summary(qid, system)
+            if v is not None:
+                out[v.verdict] = out.get(v.verdict, 0) + 1
+        return out
+
+    def matches(self, query_id: str, word: str) -> bool:
+        """The `v:WORD` filter; an unknown WORD matches nothing."""
+        v = self.summary(query_id)
+        return v is not None and v.verdict in FILTER_WORDS.get(word.lower(), ())

@@ -1,0 +1,205 @@
+"""Per level × system: access and use with seeded bootstrap intervals, where each curve turns,
+and a reading per level and overall with the rule beside it and recommendations keyed to it.
+
+Reading of one system on one level, from its decided per-query verdicts
+(A = ACCESS, U = USE + USE-UNDER-DISTRACTORS, B = BOTH, F = A + U + B):
+
+  F = 0        balanced       nothing fails here
+  B ≥ F/2      both           most failures miss the gold and could not use it anyway
+  A ≥ 2·U      retrieval-bound  access failures at least twice the use failures
+  U ≥ 2·A      use-bound      use failures at least twice the access failures
+  otherwise    balanced       access and use fail about as often
+
+Recommendations follow the method's fix order: access first (you cannot reason over evidence you
+never found), then use.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import msgspec
+
+from workbench.diagnosis.answers import ARM_LABELS
+from workbench.diagnosis.collect import Collector, QueryVerdicts, SystemSpec, level_of
+from workbench.diagnosis.stats import DEFAULT_SEED, TURN_THRESHOLD, Estimate, Turn, bootstrap_ci, turning_point
+from workbench.project import Project
+from workbench.records import Tier
+
+READING_RULES = {
+    "none": "no decided verdict yet",
+    "clean": "F = 0: nothing fails here",
+    "both": "B ≥ F/2: most failures miss the gold and could not use it anyway",
+    "retrieval-bound": "A ≥ 2·U: access failures at least twice the use failures",
+    "use-bound": "U ≥ 2·A: use failures at least twice the access failures",
+    "balanced": "access and use failures within a factor of two of each other",
+}
+
+ACCESS_FIXES = [
+    "hybrid search (BM25 + dense fused with RRF) if this system is not hybrid yet",
+    "a reranker (cross-encoder) over the top 100 before the top K is cut",
+    "hard-negative fine-tuning of the embedder on the near misses listed per query",
+]
+USE_FIXES = [
+    "prompting: ask the model to restate the constraint (entity, year, number) before answering",
+    "evidence ordering: the best-ranked documents first (and last), near misses away from them",
+    "verification: check the answer against the document it came from before returning it",
+]
+
+
+class AccessRow(msgspec.Struct, frozen=True):
+    system: str
+    level: str
+    n: int
+    n_single: int
+    n_multi: int
+    r_at_1: Estimate
+    sr: Estimate
+    fr: Estimate
+    gap: Estimate  # SR@K − FR@K over multi-source queries
+
+
+class UseRow(msgspec.Struct, frozen=True):
+    model: str
+    arm: str  # qa | oracle | rag
+    retriever: str  # rag only
+    level: str
+    accuracy: Estimate  # share of answers decided correct (answers.py)
+    judge_mean: float | None  # mean median judge score 0–5
+    judge_trusted: bool | None  # False: the judge failed calibration — its mean is not evidence
+    exact: float | None
+    contains: float | None
+    f1: float | None
+    from_tui: int  # answers that came from one-query TUI runs
+
+    @property
+    def label(self) -> str:
+        return f"{self.model} {ARM_LABELS[self.arm]}" + (f" on {self.retriever}" if self.retriever else "")
+
+
+class Reading(msgspec.Struct, frozen=True):
+    system: str
+    level: str  # "overall" for all levels together
+    counts: dict[str, int]
+    decided: int
+    reading: str
+    rule: str
+    recommendations: list[str]
+
+
+class CurveTurn(msgspec.Struct, frozen=True):
+    curve: str
+    turn: Turn | None
+
+
+class Overview(msgspec.Struct, frozen=True):
+    seed: int
+    threshold: float
+    access: list[AccessRow]
+    use: list[UseRow]
+    turns: list[CurveTurn]
+    readings: list[Reading]
+
+
+def reading_of(counts: Counter, system: str, level: str, rag: bool) -> Reading:
+    a, b = counts["ACCESS"], counts["BOTH"]
+    u = counts["USE"] + counts["USE-UNDER-DISTRACTORS"]
+    f = a + u + b
+    decided = sum(n for v, n in counts.items() if v != "NOT-YET")
+    if decided == 0:
+        key, name = "none", "undecided"
+    elif f == 0:
+        key, name = "clean", "balanced"
+    elif b * 2 >= f:
+        key, name = "both", "both"
+    elif a >= 2 * u:
+        key, name = "retrieval-bound", "retrieval-bound"
+    elif u >= 2 * a:
+        key, name = "use-bound", "use-bound"
+    else:
+        key, name = "balanced", "balanced"
+    recs: list[str] = []
+    if name in ("retrieval-bound", "both", "balanced") and f:
+        recs += ACCESS_FIXES if rag or name != "balanced" else ACCESS_FIXES[1:]
+    if name in ("use-bound", "both", "balanced") and f:
+        recs += USE_FIXES
+        if counts["USE-UNDER-DISTRACTORS"] > counts["USE"]:
+            recs.insert(len(recs) - 2, "distractors: the model is right with the gold alone — filter or demote the near misses")
+    rule = f"{READING_RULES[key]} (A={a}, U={u}, B={b}, F={f}, decided {decided})"
+    return Reading(system, level, dict(sorted(counts.items())), decided, name, rule, recs)
+
+
+def overview(project: Project, tiers: list[Tier], qv: QueryVerdicts, collector: Collector,
+             query_ids: set[str] | None = None, seed: int = DEFAULT_SEED) -> Overview:
+    by_level: dict[str, list[Tier]] = {}
+    for t in tiers:
+        by_level.setdefault(level_of(t), []).append(t)
+    rankers = sorted({s for t in tiers for s in collector.tier_store(t).rankings})
+    access_rows, use_rows, turns = [], [], []
+    series: dict[str, list[tuple[str, dict[str, float]]]] = {}
+    for system in rankers:
+        for level in qv.levels:
+            per = {}
+            for t in by_level[level]:
+                for qid in t.query_ids:
+                    if query_ids is None or qid in query_ids:
+                        a = collector.access(t, system, project.query(qid))
+                        if a is not None:
+                            per[qid] = a
+            if not per:
+                continue
+            single = {q: a.r_at_1 for q, a in per.items() if a.r_at_1 is not None}
+            multi = {q: a for q, a in per.items() if a.fr_at_k is not None}
+            sr = {q: a.sr_at_k for q, a in per.items()}
+            fr = {q: a.fr_at_k for q, a in multi.items()}
+            salt = f"{system}:{level}"
+            access_rows.append(AccessRow(
+                system, level, len(per), len(single), len(multi),
+                bootstrap_ci(list(single.values()), seed, "R@1:" + salt), bootstrap_ci(list(sr.values()), seed, "SR:" + salt),
+                bootstrap_ci(list(fr.values()), seed, "FR:" + salt),  # type: ignore[arg-type]
+                bootstrap_ci([a.sr_at_k - a.fr_at_k for a in multi.values()], seed, "gap:" + salt),  # type: ignore[operator]
+            ))
+            series.setdefault(f"{system} SR@{qv.k}", []).append((level, sr))
+            if fr:
+                series.setdefault(f"{system} FR@{qv.k}", []).append((level, fr))  # type: ignore[arg-type]
+    slots = sorted({key for t in tiers for key in collector.tier_store(t).answers})
+    for model, arm, retriever in slots:
+        for level in qv.levels:
+            checks = []
+            for t in by_level[level]:
+                for qid in t.query_ids:
+                    if query_ids is None or qid in query_ids:
+                        c = collector.answer(t, model, arm, qid, retriever)
+                        if c is not None:
+                            checks.append(c)
+            if not checks:
+                continue
+            scored = [c.judge_score for c in checks if c.judge_score is not None]
+            trust = {c.judge_trusted for c in checks}
+            row = UseRow(
+                model, arm, retriever, level,
+                bootstrap_ci([float(c.correct) for c in checks], seed, f"use:{model}:{arm}:{retriever}:{level}"),
+                sum(scored) / len(scored) if scored else None,
+                False if False in trust else (None if None in trust else True),
+                sum(c.exact for c in checks) / len(checks), sum(c.contains for c in checks) / len(checks),
+                sum(c.f1 for c in checks) / len(checks), sum(c.source == "TUI run" for c in checks),
+            )
+            use_rows.append(row)
+            series.setdefault(f"{row.label} accuracy", []).append((level, {c.query_id: float(c.correct) for c in checks}))
+    for curve, points in series.items():
+        turns.append(CurveTurn(curve, turning_point(points, seed, salt=curve)))
+    readings = [r for spec in qv.systems for r in system_readings(qv, spec)]
+    return Overview(seed, TURN_THRESHOLD, access_rows, use_rows, turns, readings)
+
+
+def system_readings(qv: QueryVerdicts, spec: SystemSpec) -> list[Reading]:
+    """One system's reading per level (ladder order), then overall."""
+    mine = qv.of(spec.name)
+    out = []
+    for level in qv.levels:
+        counts = Counter(v.verdict for v in mine if v.level == level)
+        if counts:
+            out.append(reading_of(counts, spec.name, level, spec.reader == "rag"))
+    out.append(reading_of(Counter(v.verdict for v in mine), spec.name, "overall", spec.reader == "rag"))
+    return out
+

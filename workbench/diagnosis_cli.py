@@ -1,0 +1,131 @@
+"""`workbench diagnose`, `workbench report` and `workbench compare` (added to the group in cli.py).
+
+Errors a user can cause are WorkbenchError (BadInput here), handled by the group."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import sys
+
+import click
+import msgspec
+from rich.console import Console
+from rich.table import Table
+
+from workbench.display import fmt
+from workbench.errors import BadInput
+from workbench.safe_text import markup_escaped
+
+console = Console() if sys.stdout.isatty() else Console(width=120)
+err_console = Console(stderr=True)
+PROJECT_ARG = click.argument("project", type=click.Path(file_okay=False, path_type=Path))
+
+TIERS_OPT = click.option("--tiers", "tier_spec", default="all", show_default=True, help="`all`, or tier names / kinds, comma-separated.")
+QUERIES_OPT = click.option("--queries", default="", help="Comma-separated query ids (default: all).")
+SEED_OPT = click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap and the paired test.")
+
+
+def _selection(project: Path, tier_spec: str, queries: str):
+    from workbench.ladder import load_tiers, select_tiers
+    from workbench.project import load_project
+
+    p = load_project(project)
+    tiers = select_tiers(load_tiers(p), tier_spec)
+    qids = {q.strip() for q in queries.split(",") if q.strip()} or None
+    if qids:
+        unknown = sorted(qids - {q.query_id for q in p.queries})
+        if unknown:
+            raise BadInput(f"unknown query id(s): {unknown[:10]}")
+    return p, tiers, qids
+
+
+@click.command("diagnose")
+@PROJECT_ARG
+@TIERS_OPT
+@QUERIES_OPT
+@click.option("--system", default=None, help="The system whose verdicts are listed (default: the one with most answers).")
+@click.option("--json", "as_json", is_flag=True, help="Every verdict as JSON.")
+def diagnose_command(project: Path, tier_spec: str, queries: str, system: str | None, as_json: bool) -> None:
+    """A verdict per query and tier (PASS, ACCESS, USE, USE-UNDER-DISTRACTORS, BOTH, NOT-YET) and a reading per tier."""
+    from workbench.diagnosis.collect import Collector, collect
+    from workbench.diagnosis.overview import system_readings
+
+    p, tiers, qids = _selection(project, tier_spec, queries)
+    qv = collect(p, tiers, qids, collector=Collector(p))
+    if as_json:
+        click.echo(msgspec.json.format(msgspec.json.encode(qv), indent=1).decode())
+        return
+    names = [s.name for s in qv.systems]
+    chosen = system or qv.primary
+    if chosen not in names:
+        raise BadInput(f"unknown system {chosen!r}; known: {names}")
+    table = Table(title=f"Verdicts of {markup_escaped(chosen or '')} (K={qv.k}); rule and facts at the first failing tier",
+                  title_justify="left")
+    table.add_column("query", no_wrap=True)
+    for lv in qv.levels:
+        table.add_column(lv, no_wrap=True)
+    table.add_column("because (first failing tier)")
+    by_query: dict[str, dict[str, str]] = {}
+    for v in qv.of(chosen):
+        by_query.setdefault(v.query_id, {})[v.level] = v.verdict
+    for qid, row in by_query.items():
+        first = qv.first_failing(chosen, qid)
+        table.add_row(markup_escaped(qid), *(row.get(lv, "") for lv in qv.levels),
+                      markup_escaped(f"{first.rule}: {first.because}") if first else "")
+    console.print(table)
+    for spec in qv.systems:
+        r = system_readings(qv, spec)[-1]
+        console.print(f"[bold]{markup_escaped(spec.name)}[/]: {r.reading} — {markup_escaped(r.rule)}", highlight=False)
+    pending = [v for v in qv.of(chosen) if v.verdict == "NOT-YET"]
+    if pending:
+        console.print(f"{len(pending)} not decided yet; e.g. {markup_escaped(pending[0].missing)}: "
+                      f"{markup_escaped(pending[0].command)}", highlight=False)
+
+
+@click.command("report")
+@PROJECT_ARG
+@click.option("--format", "fmt_", type=click.Choice(["md", "html", "json"]), default="md", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Output file (default: PROJECT/reports/diagnosis.<format>; `-` = stdout).")
+@TIERS_OPT
+@QUERIES_OPT
+@SEED_OPT
+def report_command(project: Path, fmt_: str, output: Path | None, tier_spec: str, queries: str, seed: int) -> None:
+    """The diagnosis report: Markdown for PRs, one self-contained HTML file, or JSON with everything."""
+    from workbench.report import build_report, render, write_report
+
+    p, tiers, qids = _selection(project, tier_spec, queries)
+    report = build_report(p, tiers, qids, seed=seed)
+    if output is not None and str(output) == "-":
+        click.echo(render(report, fmt_).decode(), nl=False)
+        return
+    path = write_report(report, fmt_, output or project / "reports" / f"diagnosis.{fmt_}")
+    err_console.print(f"wrote {markup_escaped(str(path))}", highlight=False)
+
+
+@click.command("compare")
+@PROJECT_ARG
+@click.argument("a")
+@click.argument("b")
+@TIERS_OPT
+@QUERIES_OPT
+@SEED_OPT
+@click.option("--json", "as_json", is_flag=True)
+def compare_command(project: Path, a: str, b: str, tier_spec: str, queries: str, seed: int, as_json: bool) -> None:
+    """Two systems (A B) or one system on two tiers (SYSTEM@LEVEL SYSTEM@LEVEL) on the same queries."""
+    from workbench.diagnosis.compare import compare
+
+    p, tiers, qids = _selection(project, tier_spec, queries)
+    c = compare(p, tiers, a, b, qids, seed=seed)
+    if as_json:
+        click.echo(json.dumps(msgspec.to_builtins(c), indent=1))
+        return
+    t = c.test
+    console.print(f"{markup_escaped(a)} vs {markup_escaped(b)} on {t.n} paired queries, per query {markup_escaped(c.metric)}", highlight=False)
+    console.print(f"  mean {fmt(c.mean_a)} vs {fmt(c.mean_b)}; difference {fmt(t.mean_diff)} "
+                  f"[{fmt(t.ci.low, 3)}, {fmt(t.ci.high, 3)}] (95% bootstrap)", highlight=False)
+    console.print(f"  {markup_escaped(a)} wins {t.wins}, loses {t.losses}, ties {t.ties}", highlight=False)
+    console.print(f"  p = {fmt(t.p_value, 4)} two-sided ({t.method})", highlight=False)
+

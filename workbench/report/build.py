@@ -1,0 +1,165 @@
+"""The diagnosis report as one typed document; markdown.py and html.py render it, JSON is it.
+
+It states what is needed to reproduce it: project, corpus hash, tiers and their index
+manifests, embedder, models, judge and calibration, seeds and response-cache hits.
+No timestamp: the same stored results and seed give the same bytes.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from workbench.diagnosis.answers import ARM_LABELS, F1_PASS, JUDGE_PASS
+from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, SystemSpec, collect
+from workbench.diagnosis.nearmiss import Distractor, distractors
+from workbench.diagnosis.overview import READING_RULES, Overview, overview
+from workbench.diagnosis.rules import RULES
+from workbench.diagnosis.stats import DEFAULT_SEED
+from workbench.indexing import IndexManifest, dense_dir, embedder_name, read_manifest, sparse_dir
+from workbench.llm.calibration import JudgeCalibration, load_calibration
+from workbench.llm.store import LLMRunStore
+from workbench.project import Project
+from workbench.records import ModelConfig, Tier
+from workbench.runs import tier_hash
+
+FORMAT_VERSION = 1
+ANSWER_RULE = (
+    f"judge trusted (passed calibration): correct ⇔ median judge score ≥ {JUDGE_PASS:g}/5; "
+    f"otherwise short gold answers (≤ 6 words): correct ⇔ the normalised answer contains the gold; "
+    f"longer gold answers: correct ⇔ token F1 ≥ {F1_PASS}; a refusal is never correct"
+)
+
+
+class TierInfo(msgspec.Struct, frozen=True):
+    name: str
+    kind: str
+    level: str
+    docs: int
+    tokens: int
+    queries: int
+    tier_hash: str
+
+
+class JudgeInfo(msgspec.Struct, frozen=True):
+    judge: str
+    verdict: str
+    calibration: JudgeCalibration | None
+
+
+class Provenance(msgspec.Struct, frozen=True):
+    project: str
+    root: str
+    corpus_hash: str
+    tiers: list[TierInfo]
+    manifests: list[IndexManifest]
+    embedder: str
+    models: dict[str, ModelConfig]
+    judges: list[JudgeInfo]
+    seeds: dict[str, int]
+    model_calls: int  # stored answers and localizations behind this report
+    cache_hits: int  # of those, served from the response cache
+
+
+class QueryReport(msgspec.Struct, frozen=True):
+    query_id: str
+    query: str
+    answer: str
+    domain: str
+    kind: str
+    multi_source: bool
+    gold: dict[int, str]  # DocID → title
+    verdicts: dict[str, list[QueryVerdict]]  # system → one per level, ladder order
+    first_failing: dict[str, str | None]  # system → level
+    distractors: list[Distractor]  # primary system, at its first failing level
+    distractor_level: str | None
+
+
+class Report(msgspec.Struct, frozen=True):
+    format: int
+    provenance: Provenance
+    k: int
+    levels: list[str]
+    level_tiers: dict[str, list[str]]
+    systems: list[SystemSpec]
+    primary: str | None
+    rules: dict[str, tuple[str, str]]
+    answer_rule: str
+    reading_rules: dict[str, str]
+    arms: dict[str, str]
+    overview: Overview
+    queries: list[QueryReport]
+    empty_tiers: list[str] = []  # selected, but nothing stored for them yet
+
+
+def _provenance(project: Project, tiers: list[Tier], collector: Collector, seed: int) -> Provenance:
+    from workbench.diagnosis.collect import level_of
+    from workbench.llm.providers import resolve_model
+
+    manifests = [m for t in tiers for m in (read_manifest(sparse_dir(project, t)), read_manifest(dense_dir(project, t))) if m]
+    models: set[str] = set()
+    judges: set[str] = set()
+    calls = hits = 0
+    for t in tiers:
+        for run in LLMRunStore(project).runs(t):
+            models.add(run.model)
+            if run.judge:
+                judges.add(run.judge)
+            items = run.localize if run.task == "localize" else run.qa
+            calls += len(items)
+            hits += sum(x.cached for x in items)
+    model_cfgs = {}
+    for m in sorted(models | judges):
+        try:
+            model_cfgs[m] = resolve_model(project, m)[1]
+        except ValueError:
+            continue
+    judge_infos = []
+    for j in sorted(judges):
+        cal = load_calibration(project, j)
+        judge_infos.append(JudgeInfo(j, cal.verdict() if cal else f"judge {j}: not calibrated yet", cal))
+    return Provenance(
+        project=project.config.name, root=str(project.root), corpus_hash=project.corpus_hash(),
+        tiers=[TierInfo(t.name, t.kind, level_of(t), len(t.doc_ids), t.tokens, len(t.query_ids), tier_hash(project, t)) for t in tiers],
+        manifests=manifests, embedder=embedder_name(project), models=model_cfgs, judges=judge_infos,
+        seeds={"ladder": project.config.ladder.seed, "bootstrap": seed}, model_calls=calls, cache_hits=hits,
+    )
+
+
+def query_report(project: Project, qv: QueryVerdicts, collector: Collector, tiers: list[Tier], query_id: str) -> QueryReport:
+    q = project.query(query_id)
+    verdicts: dict[str, list[QueryVerdict]] = {}
+    for v in qv.verdicts:
+        if v.query_id == query_id:
+            verdicts.setdefault(v.system, []).append(v)
+    first = {s: (f.level if (f := qv.first_failing(s, query_id)) else None) for s in verdicts}
+    found: list[Distractor] = []
+    spec = next((s for s in qv.systems if s.name == qv.primary), None)
+    fail = qv.first_failing(qv.primary, query_id) if qv.primary else None
+    if spec is not None and spec.access and fail is not None:
+        tier = next(t for t in tiers if t.name == fail.tier)
+        ranked = collector.tier_store(tier).rankings.get(spec.access, {}).get(query_id)
+        if ranked:
+            found = distractors(project, tier, q, spec.access, ranked, qv.k)
+    return QueryReport(
+        query_id=q.query_id, query=q.query, answer=q.answer, domain=q.domain, kind=q.kind, multi_source=q.is_multi_source,
+        gold={g: project.documents[g].title for g in sorted(q.gold_doc_ids)}, verdicts=verdicts, first_failing=first,
+        distractors=found, distractor_level=fail.level if fail is not None else None,
+    )
+
+
+def build_report(project: Project, tiers: list[Tier], query_ids: set[str] | None = None, seed: int = DEFAULT_SEED,
+                 k: int | None = None, collector: Collector | None = None) -> Report:
+    collector = collector or Collector(project, k)
+    qv = collect(project, tiers, query_ids, collector=collector)
+    ov = overview(project, tiers, qv, collector, query_ids, seed)
+    qids = list(dict.fromkeys(v.query_id for v in qv.verdicts))
+    return Report(
+        format=FORMAT_VERSION, provenance=_provenance(project, tiers, collector, seed), k=qv.k, levels=qv.levels,
+        level_tiers=qv.level_tiers, systems=qv.systems, primary=qv.primary, rules=RULES, answer_rule=ANSWER_RULE,
+        reading_rules=READING_RULES, arms=ARM_LABELS, overview=ov,
+        queries=[query_report(project, qv, collector, tiers, q) for q in qids], empty_tiers=qv.empty_tiers,
+    )
+
+
+def report_json(report: Report) -> bytes:
+    return msgspec.json.format(msgspec.json.encode(report), indent=1) + b"\n"

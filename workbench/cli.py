@@ -293,3 +293,6 @@ def _register_model_commands() -> None:
 
 
 _register_model_commands()
+
+from workbench.sweeps.cli import sweep as _sweep_group  # noqa: E402 - registered last: the sweep commands
+main.add_command(_sweep_group)

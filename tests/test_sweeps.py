@@ -58,9 +58,9 @@ def spec(project, kind="volume", **kw) -> SweepSpec:
 
 
 def test_default_lengths_scale_with_the_window():
-    assert default_lengths(CFG, 64, "volume") == [1024, 2048, 4096, 7168]
+    assert default_lengths(CFG, 64, "volume") == [1024, 2048, 4096, 6942]  # 8K window: 1K, 2K, 4K, ~7K
     big = ModelConfig(context_window=131072)
-    assert default_lengths(big, 64, "volume") == [16384, 32768, 65536, 114688]
+    assert default_lengths(big, 64, "volume") == [16384, 32768, 65536, 112005]
     assert max(default_lengths(CFG, 64, "distribution")) + 64 <= CFG.context_window * 0.9
 
 

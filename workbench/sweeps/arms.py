@@ -41,6 +41,7 @@ from workbench.tokens import count_tokens, doc_tokens, serialize_docs
 FAMILY_KINDS = {"needle": "needle", "single-hop": "single-hop", "two-hop": "two-hop"}
 FAMILY_ALIASES = {"single": "single-hop", "two": "two-hop", "twohop": "two-hop", "2hop": "two-hop"}
 GOLD_ONLY = "two-hop-gold"
+TOKENIZER_HEADROOM = 0.95
 
 
 def seed_of(*parts: object) -> int:
@@ -48,9 +49,11 @@ def seed_of(*parts: object) -> int:
 
 
 def default_lengths(cfg: ModelConfig, max_tokens: int, kind: str) -> list[int]:
-    """Total input lengths scaled to the window: volume 1/8, 1/4, 1/2, 7/8 of it (8K: 1K, 2K, 4K, 7K);
+    """Total input lengths scaled to the window: volume 1/8, 1/4, 1/2, 7/8 of it (8K: 1K, 2K, 4K, ~7K);
     depth ten steps of 10%; distribution the full usable window."""
-    usable = window_budget(cfg) - max_tokens
+    # 5% below the usable window: the budgeting tokenizer is not the model's (SmolLM2 counts ~13%
+    # more tokens than cl100k on the sample corpus, more than the default safety margin alone covers)
+    usable = int((window_budget(cfg) - max_tokens) * TOKENIZER_HEADROOM)
     if kind == "volume":
         lengths = [cfg.context_window * f // 8 for f in (1, 2, 4, 7)]
         return [min(x, usable) for x in lengths]

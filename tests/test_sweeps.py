@@ -327,3 +327,25 @@ def test_distribution_summary_safety_tax_and_masking(sample_copy):
     assert any("masking under the strict prompt" in f for f in d["flags"])
     assert d["by_variant"]["standard"]["literal"]["n"] == 10
     assert "Safety tax" in sweeps_markdown(project)
+
+
+# ---------------------------------------------------------------- CLI
+
+
+def test_cli_dry_run_calls_nothing_and_bad_lengths_are_refused(sample_copy):
+    from click.testing import CliRunner
+
+    from workbench.cli import main
+
+    runner = CliRunner()
+    r = runner.invoke(main, ["sweep", "volume", str(sample_copy), "--cases", "1", "--repeats", "2", "--lengths", "1K,2K", "--dry-run"])
+    assert r.exit_code == 0, r.output
+    assert "dry run" in r.output and "gold only" in r.output
+    assert "14 arms (0 stored, 14 to run): 14 model calls" in r.output  # 3 families × 2 lengths × 2 repeats + 2 gold-only
+    assert not (sample_copy / ".workbench" / "sweeps").exists() or not any((sample_copy / ".workbench" / "sweeps").iterdir())
+    r = runner.invoke(main, ["sweep", "volume", str(sample_copy), "--lengths", "9000", "--dry-run"])
+    assert r.exit_code == 2 and "exceed the model's usable window" in r.output
+    r = runner.invoke(main, ["sweep", "distribution", str(sample_copy), "--distributions", "gamma", "--dry-run"])
+    assert r.exit_code == 2 and "unknown distribution" in r.output
+    r = runner.invoke(main, ["sweep", "list", str(sample_copy)])
+    assert r.exit_code == 0 and "no sweeps yet" in r.output

@@ -241,11 +241,10 @@ async def _execute(proj, spec, name, cfg, judge_name, judge_cfg, concurrency, us
 
 
 def _print(proj, meta) -> None:
-    from workbench.sweeps.report import KINDS, _MD
+    from workbench.sweeps.report import summary_markdown
     from workbench.sweeps.summary import summarize
 
-    assert meta.spec.kind in KINDS
-    click.echo(_MD[meta.spec.kind](summarize(proj, meta)))
+    click.echo(summary_markdown(summarize(proj, meta)))
 
 
 @sweep.command("list")

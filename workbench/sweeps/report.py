@@ -3,6 +3,7 @@
     sweeps_markdown(project) -> str   # "" when the project has no sweeps
     sweeps_svg(project) -> str        # "" likewise; <section> of inline <svg>, no external resources
     sweeps_dict(project) -> dict      # {} likewise; {"volume": {...}, "depth": {...}, "distribution": {...}}
+    summary_markdown(summary) -> str  # one sweep's section (the CLI prints this after a run)
 
 Each uses the latest stored sweep of each kind. Text from data is html-escaped in the SVG and
 kept out of Markdown tables except as escaped cells. Every figure carries its n.
@@ -129,11 +130,16 @@ def depth_markdown(s: dict) -> str:
 _MD = {"volume": volume_markdown, "depth": depth_markdown, "distribution": distribution_markdown}
 
 
+def summary_markdown(summary: dict) -> str:
+    """One sweep's summary (workbench.sweeps.summary.summarize) as a Markdown section."""
+    return _MD[summary["kind"]](summary)
+
+
 def sweeps_markdown(project: Project) -> str:
     data = sweeps_dict(project)
     if not data:
         return ""
-    return "## Sweeps\n\n" + "\n".join(_MD[k](v) for k, v in data.items())
+    return "## Sweeps\n\n" + "\n".join(summary_markdown(v) for v in data.values())
 
 
 # ---------------------------------------------------------------- SVG

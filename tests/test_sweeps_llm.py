@@ -27,12 +27,12 @@ def sample_copy(tmp_path) -> Path:
 
 def test_tiny_volume_and_distribution_sweeps_end_to_end(local_server, sample_copy):
     runner = CliRunner()
-    args = ["--lengths", "512,1024", "--max-tokens", "16", "--seed", "1"]
+    args = ["--lengths", "384,768", "--max-tokens", "24", "--seed", "1"]
     r = runner.invoke(main, ["sweep", "volume", str(sample_copy), "--families", "needle,two-hop", "--cases", "1", "--repeats", "1", *args])
     assert r.exit_code == 0, r.output
     assert "Volume sweep" in r.output and "Scored by" in r.output
-    r = runner.invoke(main, ["sweep", "distribution", str(sample_copy), "--distributions", "uniform", "--facts", "2", "--absent", "1",
-                             "--lengths", "1024", "--max-tokens", "16", "--seed", "1"])
+    r = runner.invoke(main, ["sweep", "distribution", str(sample_copy), "--distributions", "uniform", "--facts", "1", "--absent", "1",
+                             "--lengths", "768", "--max-tokens", "24", "--seed", "1"])
     assert r.exit_code == 0, r.output
     project = load_project(sample_copy)
     store = SweepStore(project)

@@ -70,9 +70,16 @@ async def run_sweep(
     if progress:
         progress("answers", finished, len(arms))
     queue = iter(todo)  # workers take arms in order: a shared context is read back to back
+    base_wall, last_save = meta.wall_s, time.perf_counter()
+
+    def save_wall(**changes) -> SweepMeta:
+        # wall time is kept as the sweep goes, so a stopped sweep still reports what it cost
+        m = msgspec.structs.replace(meta, wall_s=round(base_wall + time.perf_counter() - started, 1), **changes)
+        store.save_meta(m)
+        return m
 
     async def worker() -> None:
-        nonlocal finished, failed
+        nonlocal finished, failed, last_save
         for arm in queue:
             inp = planner.build(arm)
             try:
@@ -90,6 +97,9 @@ async def run_sweep(
             finished += 1
             if progress:
                 progress("answers", finished, len(arms))
+            if time.perf_counter() - last_save > 30:
+                save_wall()
+                last_save = time.perf_counter()
 
     await asyncio.gather(*(worker() for _ in range(max(1, workers or client.config.concurrency))))
 
@@ -102,12 +112,7 @@ async def run_sweep(
             failed += await _judge_all(store, sid, arms, judge_client, spec.judge_samples, progress)
     if not trusted:
         verdict += " — the deterministic match decides"
-    meta = msgspec.structs.replace(
-        store.load_meta(sid) or meta, calibration=verdict, judge_trusted=trusted,
-        wall_s=round((store.load_meta(sid) or meta).wall_s + time.perf_counter() - started, 1),
-    )
-    store.save_meta(meta)
-    return meta, failed
+    return save_wall(calibration=verdict, judge_trusted=trusted), failed
 
 
 async def _judge_all(store: SweepStore, sid: str, arms: list[Arm], judge: ChatClient, samples: int, progress: Progress | None) -> int:

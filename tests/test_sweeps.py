@@ -288,6 +288,13 @@ def test_resume_never_recomputes_finished_arms(sample_copy):
     assert [p["length"] for p in needle_pts] == [512, 1024] and all(p["mean"] == 1.0 and p["n"] == 2 for p in needle_pts)
     assert data["volume"]["families"]["two-hop-gold"][0]["n"] == 2
     svg = sweeps_svg(project)
+    from rich.console import Console
+
+    from workbench.sweeps.charts import sweep_panels
+
+    console = Console(width=120, record=True, color_system=None)
+    console.print(*sweep_panels(project))
+    assert "█" * 24 in console.export_text()  # the needle scores 1.0: a full bar
     assert svg.startswith('<section class="sweeps">') and "<svg" in svg and "http://" not in svg.replace('xmlns="http://www.w3.org/2000/svg"', "")
 
 
@@ -327,6 +334,17 @@ def test_distribution_summary_safety_tax_and_masking(sample_copy):
     assert any("masking under the strict prompt" in f for f in d["flags"])
     assert d["by_variant"]["standard"]["literal"]["n"] == 10
     assert "Safety tax" in sweeps_markdown(project)
+
+    from rich.console import Console
+
+    from workbench.sweeps.charts import sweep_panels
+
+    console = Console(width=120, record=True, color_system=None)
+    for panel in sweep_panels(project):
+        console.print(panel)
+    text = console.export_text()
+    assert "share correct by distribution" in text and "safety tax" in text and "masking under the strict prompt" in text
+    assert "10/10" in text and "0/10" in text  # standard literal all right, strict all refused
 
 
 # ---------------------------------------------------------------- CLI

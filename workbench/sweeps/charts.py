@@ -131,3 +131,10 @@ CHARTS = {"volume": volume_chart, "distribution": distribution_chart, "depth": d
 
 def sweep_chart(summary: dict) -> Group:
     return CHARTS[summary["kind"]](summary)
+
+
+def sweep_panels(project) -> list[Group]:
+    """The latest sweep of each kind as terminal charts ([] when the project has none)."""
+    from workbench.sweeps.report import sweeps_dict
+
+    return [sweep_chart(s) for s in sweeps_dict(project).values()]

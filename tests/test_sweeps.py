@@ -191,6 +191,27 @@ def test_distribution_arms_plant_facts_at_sentence_boundaries(sample):
     assert len(paddings) == 1, "every distribution gets the same padding: only placement varies"
 
 
+def test_depth_grid_plants_the_needle_sentence_at_each_depth(sample):
+    s = spec(sample, "depth", lengths=[1024, 2048], depths=[0.1, 0.5, 1.0], cases=2, variants=["standard", "strict"])
+    planner = Planner(sample, s, CFG)
+    arms = planner.arms()
+    assert len(arms) == 2 * 2 * 3 * 2  # cases × lengths × depths × prompts
+    for a in arms:
+        q = sample.query(a.case_id)
+        assert q.kind == "needle" and a.gold == q.answer
+        inp = planner.build(a)
+        text = inp.messages[-1]["content"]
+        assert text.count(q.answer) == 1, "the fact is planted once; its own document is not in the haystack"
+        assert q.gold_doc_ids[0] not in inp.context_doc_ids
+        assert {sample.documents[i].domain for i in inp.context_doc_ids} == {q.domain}
+        assert abs(inp.evidence_depths[0] - a.depth) < 0.1, (a.depth, inp.evidence_depths)
+    # the two prompts read the same haystack
+    pairs = {}
+    for a in arms:
+        pairs.setdefault(a.context_key, []).append(planner.build(a).context_doc_ids)
+    assert all(len(v) == 2 and v[0] == v[1] for v in pairs.values())
+
+
 def test_sentence_ends():
     assert sentence_ends("One. Two! Three") == [4, 9, 15]
 

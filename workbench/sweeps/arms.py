@@ -113,6 +113,7 @@ class Planner:
                         out.append(Arm(f"{GOLD_ONLY}/{q.query_id}/r{r}", seed, q.query, q.answer, GOLD_ONLY, q.query_id, 0, r))
         return [msgspec_replace(a, context_key=a.arm_id) for a in out]
 
+    @lru_cache(maxsize=1)
     def depth_cases(self) -> list[tuple[str, str, str, str, Query | None]]:
         """(case id, fact sentence, question, answer, query) for Protocol A: the project's needle
         queries whose gold document states the answer in one sentence; else the seeded fact bank."""

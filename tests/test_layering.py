@@ -12,6 +12,7 @@ CORE_MODULES = [
     "workbench.cli", "workbench.project", "workbench.importers", "workbench.ladder", "workbench.metrics",
     "workbench.indexing", "workbench.retrievers", "workbench.evaluate", "workbench.runs", "workbench.trec",
     "workbench.inspect", "workbench.worddiff", "workbench.evidence", "workbench.llm.tasks", "workbench.llm.report",
+    "workbench.sweeps.runner", "workbench.sweeps.report", "workbench.sweeps.charts", "workbench.sweeps.cli",
 ]
 
 

@@ -169,6 +169,9 @@ def test_distribution_arms_plant_facts_at_sentence_boundaries(sample):
     for a in arms:
         contexts.setdefault(a.context_key, planner.build(a))
     paddings = set()
+    # the two prompts differ only in the final sentence, after a shared context
+    std, strict = contexts["normal/standard"].messages, contexts["normal/strict"].messages
+    assert std[0] == strict[0] and strict[-1]["content"] == std[-1]["content"] + " If the answer is not in the documents, say you do not know."
     for key, inp in contexts.items():
         text = inp.messages[-1]["content"]
         for f in planner.planted:

@@ -165,11 +165,11 @@ class Planner:
             docs, depths = self._depth_docs(arm)
         else:
             docs, depths = self._distribution_docs(arm.distribution, arm.seed)
-        messages = prompts.qa_messages(serialize_docs(docs), arm.question, arm.variant)
+        messages = prompts.sweep_qa_messages(serialize_docs(docs), arm.question, arm.variant)
         return ArmInput(messages, messages_tokens(messages, self.cfg), [d.doc_id for d in docs], depths)
 
     def _wrapper(self, question: str, variant: str) -> int:
-        return messages_tokens(prompts.qa_messages("", question, variant), self.cfg)
+        return messages_tokens(prompts.sweep_qa_messages("", question, variant), self.cfg)
 
     @lru_cache(maxsize=256)
     def _pool(self, query_id: str) -> list[int]:

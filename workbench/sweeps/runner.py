@@ -33,7 +33,7 @@ Progress = Callable[[str, int, int], None]
 def make_spec(project: Project, kind: str, model: str, cfg: ModelConfig, judge: str, judge_cfg: ModelConfig, **params) -> SweepSpec:
     return SweepSpec(
         kind=kind, model=model, model_identity=_model_identity(cfg), judge=judge, judge_identity=_model_identity(judge_cfg),
-        prompt_version=prompts.PROMPT_VERSION, corpus_hash=project.corpus_hash(), **params,
+        prompt_version=f"{prompts.PROMPT_VERSION}+{prompts.SWEEP_PROMPT_VERSION}", corpus_hash=project.corpus_hash(), **params,
     )
 
 

@@ -325,6 +325,12 @@ def test_resume_never_recomputes_finished_arms(sample_copy):
 def test_report_is_empty_without_sweeps(sample_copy):
     project = load_project(sample_copy)
     assert sweeps_markdown(project) == "" and sweeps_svg(project) == "" and sweeps_dict(project) == {}
+    # a started sweep with nothing finished says so, and draws nothing
+    from workbench.sweeps.runner import open_sweep
+
+    open_sweep(project, spec(project, "distribution"), CFG)
+    assert "No finished arms yet." in sweeps_markdown(project)
+    assert "<figure" not in sweeps_svg(project)
 
 
 def test_svg_escapes_data_text():

@@ -130,6 +130,8 @@ CHARTS = {"volume": volume_chart, "distribution": distribution_chart, "depth": d
 
 
 def sweep_chart(summary: dict) -> Group:
+    if not summary["done"]:
+        return Group(header(summary), Text("no finished arms yet", style="dim"))
     return CHARTS[summary["kind"]](summary)
 
 

@@ -68,8 +68,12 @@ def _table(head: list[str], rows: list[list[str]]) -> list[str]:
     return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head), *("| " + " | ".join(r) + " |" for r in rows), ""]
 
 
+_TITLES = {"volume": "Volume sweep (context rot)", "depth": "Depth × length grid (Protocol A)",
+           "distribution": "Fact placement by distribution (Protocol B)"}
+
+
 def volume_markdown(s: dict) -> str:
-    lines = ["### Volume sweep (context rot)", "", *_md_header(s)]
+    lines = [f"### {_TITLES['volume']}", "", *_md_header(s)]
     lines.append("Score (share correct) by total input tokens, mean [95% interval over cases × repeats] (n answers / cases):")
     lines.append("")
     rows = []
@@ -108,7 +112,7 @@ def _prompt_markdown(s: dict) -> list[str]:
 
 
 def distribution_markdown(s: dict) -> str:
-    lines = ["### Fact placement by distribution (Protocol B)", "", *_md_header(s)]
+    lines = [f"### {_TITLES['distribution']}", "", *_md_header(s)]
     lines += _table(["distribution", "prompt", "literal", "inference", "faithfulness", "refusals (answerable)"],
                     [[r["distribution"], r["variant"], _prop(r["literal"]), _prop(r["inference"]), _prop(r["faithfulness"]),
                       _prop(r["refusals_answerable"])] for r in s["rows"]])
@@ -117,7 +121,7 @@ def distribution_markdown(s: dict) -> str:
 
 
 def depth_markdown(s: dict) -> str:
-    lines = ["### Depth × length grid (Protocol A)", "", *_md_header(s)]
+    lines = [f"### {_TITLES['depth']}", "", *_md_header(s)]
     for v, grid in s["grid"].items():
         lines.append(f"Share correct, {v} prompt (rows: input tokens; columns: depth):")
         lines.append("")
@@ -132,6 +136,9 @@ _MD = {"volume": volume_markdown, "depth": depth_markdown, "distribution": distr
 
 def summary_markdown(summary: dict) -> str:
     """One sweep's summary (workbench.sweeps.summary.summarize) as a Markdown section."""
+    if not summary["done"]:
+        lines = [f"### {_TITLES[summary['kind']]}", "", *_md_header(summary), "No finished arms yet."]
+        return "\n".join(lines) + "\n"
     return _MD[summary["kind"]](summary)
 
 
@@ -261,5 +268,5 @@ def sweeps_svg(project: Project) -> str:
     data = sweeps_dict(project)
     if not data:
         return ""
-    body = "\n".join(f'<figure class="sweep sweep-{k}">\n{_SVG[k](v)}\n</figure>' for k, v in data.items())
+    body = "\n".join(f'<figure class="sweep sweep-{k}">\n{_SVG[k](v)}\n</figure>' for k, v in data.items() if v["done"])
     return f'<section class="sweeps">\n<h2>Sweeps</h2>\n{body}\n</section>\n'

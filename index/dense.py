@@ -18,6 +18,7 @@ import contextlib
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from usearch.index import Index
@@ -42,7 +43,7 @@ EXACT_MAX_CELLS = 100_000 * 384
 ADD_BATCH = 10_000
 
 
-_blas: object | None = None
+_blas: Any = None
 
 
 def _one_blas_thread() -> contextlib.AbstractContextManager:
@@ -180,7 +181,7 @@ class DenseIndex:
                 raise OSError(f"cannot read {path / VECTORS_FILE}")
             if len(index) != len(ids):
                 raise ValueError(f"{path}: {len(index)} vectors but {len(ids)} chunk doc ids")
-            index.expansion_search = expansion_search
+            index.expansion_search = expansion_search  # type: ignore[misc]  # settable; usearch's stub says read-only
         return cls(path, index, ids, int(meta["dims"]), exact_max_chunks=exact_max_chunks)
 
     @property

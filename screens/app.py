@@ -1,8 +1,10 @@
 """The Nearmiss Workbench TUI. `make_app(path)` is the one factory used by the CLI and the tests.
 
-All blocking work (project loading, index building, evaluation, inspection, model calls, export)
-runs in thread workers owned by the app; they post typed messages (screens.messages) and never
-touch widgets. Worker failures are handled in one place (`_worker_state`).
+Blocking work runs in thread workers that call the application layer (workbench.session) and
+post typed messages (screens.messages); they never touch widgets. The app owns the project-wide
+workers (load, build, evaluate, use); the query inspector owns its own (inspect, estimate, model
+run, export). Worker outcomes of both go through one place, `track_worker`, and a failure a
+user can cause (WorkbenchError) is shown in one modal with its hint.
 """
 
 from __future__ import annotations
@@ -15,13 +17,15 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from workbench import session as core
+
 from screens import messages as m
 from screens.commands import WorkbenchCommands
 from screens.inspector import QueryScreen
 from screens.keymap import KeymapError, load_keymap, unknown_ids
 from screens.main import MainScreen
 from screens.modals import ConfirmModal, ErrorModal, HelpScreen
-from screens.session import Cancelled, Session
+from workbench.session import Cancelled, Progress, Session, WorkbenchError
 
 CSS = """
 TabbedContent { height: 1fr; }
@@ -52,7 +56,7 @@ ModalScreen { align: center middle; }
 """
 
 
-class WorkbenchApp(App):
+class WorkbenchApp(App[None]):
     TITLE = "Nearmiss Workbench"
     CSS = CSS
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
@@ -63,6 +67,7 @@ class WorkbenchApp(App):
         Binding("ctrl+r", "reevaluate", "Re-evaluate", id="app.reevaluate", show=False),
         Binding("x", "cancel", "Cancel task", id="app.cancel", show=False),
     ]
+    LONG_TASKS = frozenset({"build", "eval", "model"})  # shown in the task bar, cancelled by x
 
     task_state: reactive[tuple[str, int, int]] = reactive(("", 0, 0))
 
@@ -95,13 +100,21 @@ class WorkbenchApp(App):
 
     # ------------------------------------------------------------------ helpers
 
+    @property
+    def current(self) -> Session:
+        """The loaded session (workers and screens run only once it is)."""
+        assert self.session is not None, "no project loaded yet"
+        return self.session
+
     def main_screen(self) -> MainScreen | None:
         return next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
 
     def query_screen(self) -> QueryScreen | None:
         return next((s for s in reversed(self.screen_stack) if isinstance(s, QueryScreen)), None)
 
-    def _progress(self, label_prefix: str = ""):
+    def progress_reporter(self, label_prefix: str = "") -> Progress:
+        """The progress + cancel callback for the calling worker thread: feeds the task bar, and
+        raises Cancelled once the worker is cancelled (x)."""
         worker = get_current_worker()
 
         def progress(stage: str, done: int, total: int) -> None:
@@ -115,136 +128,57 @@ class WorkbenchApp(App):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="load")
     def load_project(self) -> None:
-        from screens.session import open_session
-
-        session, stale = open_session(self.project_path)
+        session, stale = core.open_session(self.project_path)
         self.post_message(m.ProjectLoaded(session, stale))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="build")
     def build(self) -> None:
-        from screens.session import build_all
-
-        summary = build_all(self.session, self._progress())
+        summary = core.build(self.current, self.progress_reporter())
         self.post_message(m.IndexesBuilt(summary))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="eval")
     def evaluate(self) -> None:
-        from screens.session import evaluate_all, use_table
-
-        results = evaluate_all(self.session, self._progress("evaluating "))
+        s = self.current
+        results = core.evaluate_all(s, self.progress_reporter("evaluating "))
         self.post_message(m.AccessReady(results))
-        self.post_message(m.UseReady(use_table(self.session.project, self.session.tiers)))
+        self.post_message(m.UseReady(core.use_table(s.project, s.tiers)))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="use")
     def refresh_use(self) -> None:
-        from screens.session import use_table
-
-        self.post_message(m.UseReady(use_table(self.session.project, self.session.tiers)))
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="inspect")
-    def inspect(self, query_id: str, tier_name: str) -> None:
-        from screens.session import known_results
-        from workbench.inspect import inspect_stored
-        from workbench.worddiff import word_diff
-
-        s = self.session
-        tier, query = s.tier(tier_name), s.project.query(query_id)
-        ins = inspect_stored(s.project, tier, query)
-        docs = s.project.documents
-        diffs = {}
-        for nm in ins.near_misses:
-            a, b = docs[nm.doc_id], docs[nm.imitates]
-            diffs[nm.doc_id] = word_diff(f"{a.title}\n{a.text}", f"{b.title}\n{b.text}")
-        known = known_results(s, tier, query_id)
-        self.call_from_thread(self._merge_results, query_id, tier_name, known)
-        self.post_message(m.InspectionReady(query_id, tier_name, (ins, diffs)))
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="estimate")
-    def estimate(self, query_id: str, tier_name: str, model: str) -> None:
-        from screens.session import estimate_prompts
-
-        s = self.session
-        cfg = dict(s.models())[model]
-        est = estimate_prompts(s, s.tier(tier_name), s.project.query(query_id), model, cfg)
-        self.post_message(m.PromptEstimates(query_id, tier_name, model, est))
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="model")
-    def run_model(self, query_id: str, tier_name: str, model: str, task: str) -> None:
-        from screens.session import run_model_task
-
-        worker = get_current_worker()
-        s = self.session
-        cfg = dict(s.models())[model]
-        self.post_message(m.TaskProgress(f"{model}: {task} on {tier_name} (starting the model server if needed)", 0, 0))
-        ev = run_model_task(
-            s, s.tier(tier_name), s.project.query(query_id), model, cfg, task,
-            on_update=lambda e: self.post_message(m.ModelUpdate((query_id, e), final=False)),
-            is_cancelled=lambda: worker.is_cancelled,
-        )
-        if ev is not None:
-            self.post_message(m.ModelUpdate((query_id, ev), final=True))
-        else:
-            self.post_message(m.ModelUpdate((query_id, None), final=True))
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="export")
-    def export_evidence(self, query_id: str) -> None:
-        from workbench.evidence import evidence_dict, write_evidence
-        from workbench.inspect import inspect_stored
-
-        s = self.session
-        query = s.project.query(query_id)
-        tiers = s.tiers_for(query_id)
-        inspections = [inspect_stored(s.project, t, query) for t in tiers]
-        models = [ev for t in tiers for ev in s.model_results.get((query_id, t.name), {}).values()]
-        doc = evidence_dict(s.project, query, inspections, models)
-        out = self.export_dir or (s.root / "exports")
-        out.mkdir(parents=True, exist_ok=True)
-        self.post_message(m.Exported(list(write_evidence(out, doc))))
+        s = self.current
+        self.post_message(m.UseReady(core.use_table(s.project, s.tiers)))
 
     # ------------------------------------------------------------------ one place for worker outcomes
 
     @on(Worker.StateChanged)
     def _worker_state(self, event: Worker.StateChanged) -> None:
-        w = event.worker
-        long_tasks = {"build", "eval", "model"}
-        if event.state == WorkerState.RUNNING and w.group in long_tasks:
+        self.track_worker(event.worker, event.state)
+
+    def track_worker(self, w: Worker, state: WorkerState) -> None:
+        """Every worker's state change, the app's and the screens' alike."""
+        if state == WorkerState.RUNNING and w.group in self.LONG_TASKS:
             self._busy_groups.add(w.group)
-        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+        if state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             self._busy_groups.discard(w.group)
-            if w.group in long_tasks and not self._busy_groups:
+            if w.group in self.LONG_TASKS and not self._busy_groups:
                 self.task_state = ("", 0, 0)
-        if event.state == WorkerState.ERROR:
-            self._worker_failed(w.group, w.error)
-        if event.state == WorkerState.CANCELLED and w.group in long_tasks:
+        if state == WorkerState.ERROR:
+            self.worker_failed(w.group, w.error)
+        if state == WorkerState.CANCELLED and w.group in self.LONG_TASKS:
             self.notify(f"{w.group} cancelled", timeout=3)
 
-    def _worker_failed(self, group: str, error: BaseException | None) -> None:
-        from workbench.indexing import StaleIndexError
-        from workbench.ladder import StaleTiersError
-        from workbench.project import ProjectError
-
+    def worker_failed(self, group: str, error: BaseException | None) -> None:
         if isinstance(error, Cancelled):
             self.notify(str(error), timeout=3)
-            if group == "model":
-                qs = self.query_screen()
-                if qs:
-                    qs.render_model()
             return
-        if isinstance(error, ProjectError):
-            self.push_screen(ErrorModal("This project cannot be opened", f"{len(error.problems)} problem(s):\n\n{error}"))
-            return
-        if isinstance(error, (StaleIndexError, StaleTiersError)):
-            self.notify(f"{error}\nPress Ctrl+B to build.", title="Index stale", severity="warning", timeout=8)
+        if isinstance(error, WorkbenchError):
+            self.push_screen(ErrorModal(error.title, str(error), error.hint))
             return
         what = {"load": "Opening the project", "build": "Building indexes", "eval": "Evaluating",
                 "inspect": "Inspecting the query", "estimate": "Counting prompt tokens", "model": "The model run",
                 "export": "Exporting", "use": "Reading use results"}.get(group, group)
         text = f"{type(error).__name__}: {error}" if error else "unknown error"
-        self.notify(text[:500], title=f"{what} failed", severity="error", timeout=10)
-        if group == "model":
-            qs = self.query_screen()
-            if qs:
-                qs.render_model()
+        self.notify(text[:500], title=f"{what} failed", severity="error", timeout=10, markup=False)
 
     # ------------------------------------------------------------------ message handlers
 
@@ -282,7 +216,7 @@ class WorkbenchApp(App):
         self.evaluate()
 
     def on_access_ready(self, msg: m.AccessReady) -> None:
-        self.session.set_results(msg.results)
+        self.current.set_results(msg.results)
         ms = self.main_screen()
         if ms:
             ms.refresh_queries()
@@ -293,38 +227,10 @@ class WorkbenchApp(App):
             qs.load()
 
     def on_use_ready(self, msg: m.UseReady) -> None:
-        self.session.use = msg.use
+        self.current.use = msg.use
         ms = self.main_screen()
         if ms:
             ms.refresh_diagnosis()
-
-    def on_inspection_ready(self, msg: m.InspectionReady) -> None:
-        qs = self.query_screen()
-        if qs and qs.query_id == msg.query_id:
-            ins, diffs = msg.inspection
-            qs.show_inspection(ins, diffs)
-            qs.render_model()
-
-    def on_prompt_estimates(self, msg: m.PromptEstimates) -> None:
-        qs = self.query_screen()
-        if qs and qs.query_id == msg.query_id:
-            qs.show_estimates(msg.tier, msg.model, msg.estimates)
-
-    def _merge_results(self, query_id: str, tier: str, results: dict) -> None:
-        self.session.model_results.setdefault((query_id, tier), {}).update(results)
-
-    def on_model_update(self, msg: m.ModelUpdate) -> None:
-        query_id, ev = msg.evidence
-        if ev is not None:
-            self._merge_results(query_id, ev.tier, {ev.system: ev})
-        qs = self.query_screen()
-        if qs and qs.query_id == query_id:
-            qs.render_model(running=None if msg.final else (ev.task if ev else None))
-        if msg.final:
-            self.refresh_use()
-
-    def on_exported(self, msg: m.Exported) -> None:
-        self.notify("\n".join(str(p) for p in msg.paths), title="Evidence exported", timeout=8)
 
     # ------------------------------------------------------------------ actions (also in the command palette)
 
@@ -335,14 +241,17 @@ class WorkbenchApp(App):
         self.push_screen(QueryScreen(query_id, tier))
 
     def binding_sets(self) -> list[tuple[str, list[Binding]]]:
-        return [("Everywhere", self.BINDINGS), ("Main screen", MainScreen.BINDINGS),
-                ("Query inspector", QueryScreen.BINDINGS)]
+        def bindings(items: list) -> list[Binding]:
+            return [b for b in items if isinstance(b, Binding)]  # ours are all Binding (with ids)
+
+        return [("Everywhere", bindings(self.BINDINGS)), ("Main screen", bindings(MainScreen.BINDINGS)),
+                ("Query inspector", bindings(QueryScreen.BINDINGS))]
 
     def action_help(self) -> None:
         """Keys as they are now (user keymap applied), each with the id a keymap file uses."""
         sections: list[tuple[str, list[tuple[str, str]]]] = []
         for title, bindings in self.binding_sets():
-            rows = [(self.user_keymap.get(b.id, b.key).replace("_", " "), f"{b.description}  [dim]{b.id}[/]")
+            rows = [(self.user_keymap.get(b.id or "", b.key).replace("_", " "), f"{b.description}  [dim]{b.id}[/]")
                     for b in bindings]
             sections.append((title, rows))
         sections[1][1].append(("enter", "open the selected query"))
@@ -362,7 +271,7 @@ class WorkbenchApp(App):
     def action_cancel(self) -> None:
         cancelled = 0
         for w in self.workers:
-            if w.group in ("build", "eval", "model") and w.is_running:
+            if w.group in self.LONG_TASKS and w.is_running:
                 w.cancel()
                 cancelled += 1
         if not cancelled:

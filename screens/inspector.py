@@ -1,4 +1,8 @@
-"""The query inspector: rankings per system on a tier, the near-miss stepper, the model panel."""
+"""The query inspector: rankings per system on a tier, the near-miss stepper, the model panel.
+
+The screen owns its workers (inspect, estimate, model run, export): they call the application
+layer and post typed messages back to this screen; their outcomes go to the app's one handler.
+"""
 
 from __future__ import annotations
 
@@ -7,24 +11,30 @@ from typing import TYPE_CHECKING
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
+from textual.worker import Worker, WorkerState
 
+from screens import messages as m
 from screens.render import KIND_LABEL, KIND_STYLE, diff_text, figure_glyph, rank_text
 from screens.widgets import TaskBar
-from workbench.worddiff import salient_changes
+from workbench import session as core
+from workbench.session import TASKS, PromptEstimate, QueryInspection, Session, preferred, salient_changes, system_label
 
 if TYPE_CHECKING:
-    from screens.session import Session
-    from workbench.inspect import QueryInspection
-
-TASK_KEYS = {"localize": "l", "qa": "a", "oracle": "o", "rag": "g"}
+    from screens.app import WorkbenchApp
 
 
-class QueryScreen(Screen):
+def task_bindings() -> list[BindingType]:
+    """One key per registered task (workbench.names.TASKS): id inspector.<task>."""
+    return [Binding(t.key, f"run('{t.name}')", t.short, id=f"inspector.{t.name}", show=t.in_footer) for t in TASKS.values()]
+
+
+class QueryScreen(Screen[None]):
     AUTO_FOCUS = None
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="inspector.back"),
@@ -36,10 +46,7 @@ class QueryScreen(Screen):
         Binding("2", "tab('nearmiss')", "Near misses", id="inspector.nearmiss", show=False),
         Binding("3", "tab('model')", "Model", id="inspector.model", show=False),
         Binding("m", "cycle_model", "Model", id="inspector.cycle_model", show=False),
-        Binding("l", "run('localize')", "Localize", id="inspector.localize"),
-        Binding("a", "run('qa')", "QA", id="inspector.qa"),
-        Binding("o", "run('oracle')", "Oracle", id="inspector.oracle"),
-        Binding("g", "run('rag')", "Retrieve+read", id="inspector.rag", show=False),
+        *task_bindings(),
         Binding("e", "export", "Export", id="inspector.export"),
     ]
 
@@ -50,24 +57,30 @@ class QueryScreen(Screen):
         self.tiers = [t.name for t in session.tiers_for(query_id)]
         self.tier = tier if tier in self.tiers else self._default_tier()
         self.inspection: QueryInspection | None = None
-        self.diffs: dict = {}
         self.miss_index = 0
         models = session.models()
         self.model = models[0][0]
-        self.estimates: dict = {}
+        self.estimates: dict[str, PromptEstimate] = {}
 
     @property
-    def session(self) -> "Session":
-        return self.app.session  # type: ignore[attr-defined]
+    def wb(self) -> "WorkbenchApp":
+        from screens.app import WorkbenchApp
+
+        assert isinstance(self.app, WorkbenchApp)
+        return self.app
 
     @property
-    def q(self):
+    def session(self) -> Session:
+        return self.wb.current
+
+    @property
+    def q(self) -> core.Query:
         return self.session.project.query(self.query_id)
 
     def _default_tier(self) -> str:
         # the first tier where the query breaks with the best retriever, else the largest
         s = self.session
-        for system in ("hybrid", "dense", "bm25"):
+        for system in preferred(s.systems):
             b = s.breaks_at(system, self.q)
             if b is not None and s.tiers[b].name in self.tiers:
                 return s.tiers[b].name
@@ -107,23 +120,81 @@ class QueryScreen(Screen):
         self.render_head()
         if not self.tier:
             return
-        self.app.inspect(self.query_id, self.tier)  # type: ignore[attr-defined]
-        self.app.estimate(self.query_id, self.tier, self.model)  # type: ignore[attr-defined]
+        self.inspect(self.tier)
+        self.estimate(self.tier, self.model)
         self.render_model()
 
-    def show_inspection(self, inspection: "QueryInspection", diffs: dict) -> None:
-        if inspection.tier != self.tier:
+    # ------------------------------------------------------------------ workers (threads; post messages only)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="inspect")
+    def inspect(self, tier: str) -> None:
+        s = self.session
+        inspection = core.inspect(s, self.query_id, tier)
+        known = core.known_results(s, s.tier(tier), self.query_id)
+        self.post_message(m.InspectionReady(inspection, known))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="estimate")
+    def estimate(self, tier: str, model: str) -> None:
+        s = self.session
+        estimates = core.estimate_prompts(s, s.tier(tier), self.q, model)
+        self.post_message(m.PromptEstimates(self.query_id, tier, model, estimates))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="model")
+    def run_model(self, tier: str, model: str, task: str) -> None:
+        s = self.session
+        ev = core.run_model_task(
+            s, s.tier(tier), self.q, model, task,
+            on_update=lambda e: self._post(m.ModelUpdate(self.query_id, e, final=False)),
+            progress=self.wb.progress_reporter(),
+        )
+        self.post_message(m.ModelUpdate(self.query_id, ev, final=True))
+
+    def _post(self, message: m.ModelUpdate) -> None:
+        self.post_message(message)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="export")
+    def export_evidence(self) -> None:
+        s = self.session
+        paths = core.export_evidence(s, self.query_id, self.wb.export_dir or (s.root / "exports"))
+        self.post_message(m.Exported(paths))
+
+    @on(Worker.StateChanged)
+    def _worker_state(self, event: Worker.StateChanged) -> None:
+        event.stop()
+        self.wb.track_worker(event.worker, event.state)
+        ended = event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED)
+        if event.worker.group == "model" and ended and self.is_attached:
+            self.render_model()
+
+    # ------------------------------------------------------------------ messages from the workers
+
+    def on_inspection_ready(self, msg: m.InspectionReady) -> None:
+        ins = msg.inspection
+        self.session.merge_results(ins.query_id, ins.tier, msg.known)
+        if ins.tier != self.tier:
             return
-        self.inspection, self.diffs = inspection, diffs
+        self.inspection = ins
         self.miss_index = 0
         self.render_rankings()
         self.render_miss()
         self.render_head()
+        self.render_model()
 
-    def show_estimates(self, tier: str, model: str, estimates: dict) -> None:
-        if tier == self.tier and model == self.model:
-            self.estimates = estimates
+    def on_prompt_estimates(self, msg: m.PromptEstimates) -> None:
+        if msg.tier == self.tier and msg.model == self.model:
+            self.estimates = msg.estimates
             self.render_model()
+
+    def on_model_update(self, msg: m.ModelUpdate) -> None:
+        ev = msg.evidence
+        if ev is not None:
+            self.session.merge_results(msg.query_id, ev.tier, {ev.system: ev})
+        self.render_model(running=None if msg.final else (ev.task if ev else None))
+        if msg.final:
+            self.wb.refresh_use()
+
+    def on_exported(self, msg: m.Exported) -> None:
+        self.notify("\n".join(str(p) for p in msg.paths), title="Evidence exported", timeout=8, markup=False)
 
     # ------------------------------------------------------------------ actions
 
@@ -155,20 +226,25 @@ class QueryScreen(Screen):
         names = [n for n, _ in self.session.models()]
         self.model = names[(names.index(self.model) + 1) % len(names)]
         self.estimates = {}
-        self.app.estimate(self.query_id, self.tier, self.model)  # type: ignore[attr-defined]
+        self.estimate(self.tier, self.model)
         self.render_model()
 
     def action_run(self, task: str) -> None:
         self.action_tab("model")
         est = self.estimates.get(task)
-        if est is not None and not est["fits"]:
-            self.notify(f"{task} does not fit: {est['reason']}", severity="warning")
+        if est is not None and not est.fits:
+            self.notify(f"{task} does not fit: {est.reason}", severity="warning", markup=False)
             return
-        self.app.run_model(self.query_id, self.tier, self.model, task)  # type: ignore[attr-defined]
+        self.run_model(self.tier, self.model, task)
         self.render_model(running=task)
 
     def action_export(self) -> None:
-        self.app.export_evidence(self.query_id)  # type: ignore[attr-defined]
+        self.export_evidence()
+
+    def switch_tier(self, name: str) -> None:
+        if name in self.tiers:
+            self.tier = name
+            self.load()
 
     # ------------------------------------------------------------------ rendering
 
@@ -183,7 +259,7 @@ class QueryScreen(Screen):
         for name in self.tiers:
             style = "reverse bold" if name == self.tier else ""
             head.append(f" {name} ", style)
-            head.append_text(figure_glyph(s.figure("hybrid", name, q) if s.per_query.get("hybrid") else None))
+            head.append_text(figure_glyph(s.figure(s.best_retriever, name, q) if s.per_query else None))
         head.append("   [ ] to switch", "dim")
         self.query_one("#q-head", Static).update(head)
 
@@ -199,10 +275,10 @@ class QueryScreen(Screen):
         if not ins.systems:
             await box.mount(Static("No stored runs for this tier yet: wait for the evaluation, or build indexes (Ctrl+B)."))
             return
-        tables = []
+        tables: list[tuple[DataTable[Text], core.SystemRanking]] = []
         for sr in ins.systems:
-            t = DataTable(cursor_type="row", classes="ranking")
-            t.border_title = sr.system.replace("model:", "").replace(":localize", " (loc)")
+            t: DataTable[Text] = DataTable(cursor_type="row", classes="ranking")
+            t.border_title = system_label(sr.system)
             tables.append((t, sr))
         await box.mount(*[t for t, _ in tables])
         for t, sr in tables:
@@ -222,7 +298,7 @@ class QueryScreen(Screen):
         tbl.add_column(style="green", no_wrap=True)
         for sr in ins.systems:
             tbl.add_column(no_wrap=True)
-        tbl.add_row(Text("gold rank", "dim"), *[Text(sr.system.replace("model:", "")[:14], "bold") for sr in ins.systems])
+        tbl.add_row(Text("gold rank", "dim"), *[Text(system_label(sr.system)[:14], "bold") for sr in ins.systems])
         for g in ins.gold:
             title = self.session.project.documents[g].title
             tbl.add_row(Text(f"{g} {title}"[:30]), *[rank_text(sr.gold_ranks.get(g), ins.k, sr.depth) for sr in ins.systems])
@@ -243,9 +319,9 @@ class QueryScreen(Screen):
         m = ins.near_misses[self.miss_index]
         docs = self.session.project.documents
         gold = docs[m.imitates]
-        ranks = "  ".join(f"{s.replace('model:', '')} #{r}" for s, r in m.ranks.items())
+        ranks = "  ".join(f"{system_label(s)} #{r}" for s, r in m.ranks.items())
         kind = Text(" hard negative ", "bold white on red") if m.kind == "hard_negative" else Text(" distractor ", "reverse")
-        d = self.diffs.get(m.doc_id)
+        d = ins.diffs.get(m.doc_id)
         t = Text.assemble(
             (f"Near miss {self.miss_index + 1}/{len(ins.near_misses)} ", "bold"), kind, " ", (f"{m.doc_id} {m.title}", "red"),
             "  ", (ranks, "yellow"), "\n",
@@ -266,19 +342,17 @@ class QueryScreen(Screen):
     def render_model(self, running: str | None = None) -> None:
         s = self.session
         head = Text.assemble(("model ", "dim"), (self.model, "bold"), (" (m: next)", "dim"), ("  tier ", "dim"), (self.tier, "bold"), "\n")
-        for task, key in TASK_KEYS.items():
-            from screens.session import TASK_LABELS
-
-            est = self.estimates.get(task)
-            head.append(f" {key} ", "reverse")
-            head.append(f" {TASK_LABELS[task]:<24}")
+        for spec in TASKS.values():
+            est = self.estimates.get(spec.name)
+            head.append(f" {self.wb.user_keymap.get(f'inspector.{spec.name}', spec.key)} ", "reverse")
+            head.append(f" {spec.label:<28}")
             if est is None:
                 head.append("counting tokens…", "dim")
-            elif est["tokens"] is None:
-                head.append(f"unavailable: {est['reason'][:60]}", "yellow")
+            elif est.tokens is None:
+                head.append(f"unavailable: {est.reason[:60]}", "yellow")
             else:
-                head.append(f"{est['tokens']:>7,} / {est['budget']:,} tokens ", "")
-                head.append("fits" if est["fits"] else "does not fit", "green" if est["fits"] else "red")
+                head.append(f"{est.tokens:>7,} / {est.budget:,} tokens ", "")
+                head.append("fits" if est.fits else "does not fit", "green" if est.fits else "red")
             head.append("\n")
         if running:
             head.append(f"running {running}… (x to cancel)\n", "yellow")
@@ -291,13 +365,13 @@ class QueryScreen(Screen):
         parts = []
         for system, ev in sorted(results.items()):
             t = Text()
-            t.append(system.replace("model:", ""), "bold")
+            t.append(system_label(system), "bold")
             t.append(f"  ({ev.task}{', cached' if ev.cached else ''})\n", "dim")
             if not ev.fits:
                 t.append(f"does not fit: {ev.note}\n", "red")
                 parts.append(t)
                 continue
-            if ev.task == "localize":
+            if TASKS[ev.task].localizes:
                 t.append("DocIDs: ")
                 for i in ev.doc_ids:
                     t.append(f"{i} ", "bold green" if i in gold else "")
@@ -319,6 +393,3 @@ class QueryScreen(Screen):
             parts.append(t)
         self.query_one("#model-results", Static).update(Group(*parts))
 
-
-def _safe_id(name: str) -> str:
-    return "".join(c if c.isalnum() else "-" for c in name)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual import on
@@ -15,9 +16,11 @@ from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedCont
 
 from screens.render import bar, figure_glyph, fmt
 from screens.widgets import TaskBar
+from workbench import session as core
+from workbench.session import Session, UseRow
 
 if TYPE_CHECKING:
-    from screens.session import Session
+    from screens.app import WorkbenchApp
 
 SORTS = ("ladder", "breaks")
 
@@ -36,11 +39,25 @@ class MainScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self.sort = "ladder"
-        self.system = "hybrid"
+        self._system: str | None = None  # the user's choice (y); default: the session's best retriever
 
     @property
-    def session(self) -> "Session | None":
-        return self.app.session  # type: ignore[attr-defined]
+    def wb(self) -> "WorkbenchApp":
+        from screens.app import WorkbenchApp
+
+        assert isinstance(self.app, WorkbenchApp)
+        return self.app
+
+    @property
+    def session(self) -> Session | None:
+        return self.wb.session
+
+    @property
+    def system(self) -> str:
+        """Whose access figures the query list shows."""
+        if self._system is not None:
+            return self._system
+        return self.session.best_retriever if self.session else core.preferred()[0]
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -86,7 +103,7 @@ class MainScreen(Screen):
         systems = self.session.systems if self.session else []
         if systems:
             i = systems.index(self.system) if self.system in systems else -1
-            self.system = systems[(i + 1) % len(systems)]
+            self._system = systems[(i + 1) % len(systems)]
             self.refresh_queries()
 
     @on(Input.Changed, "#filter")
@@ -99,7 +116,8 @@ class MainScreen(Screen):
 
     @on(DataTable.RowSelected, "#query-table")
     def _open_query(self, event: DataTable.RowSelected) -> None:
-        self.app.open_query(event.row_key.value)  # type: ignore[attr-defined]
+        if event.row_key.value is not None:
+            self.wb.open_query(event.row_key.value)
 
     # ------------------------------------------------------------------ refresh
 
@@ -128,11 +146,9 @@ class MainScreen(Screen):
             tiers.add_column(f"fits {name}", justify="center")
         if s.tierset is None:
             tiers.add_row("[yellow]no tiers yet[/]", "", "", "", "", "", "")
-        from workbench.indexing import index_status
-        from workbench.llm.tasks import window_budget
-
+        window_budget = core.window_budget
         for t in s.tiers:
-            st = index_status(p, t)
+            st = core.index_status(p, t)
             doms = ", ".join(t.domains) if len(t.domains) <= 2 else f"{len(t.domains)} domains"
             fits = [
                 Text("yes", "green") if t.tokens + cfg.max_tokens + 400 <= window_budget(cfg) else Text("no", "red")
@@ -152,8 +168,7 @@ class MainScreen(Screen):
                     "the model panel counts the exact prompt).", style="dim")
         body.update(Group(head, tiers, mt, note))
 
-    def _matches(self, q, words: list[str]) -> bool:
-        s = self.session
+    def _matches(self, s: Session, q: core.Query, words: list[str]) -> bool:
         for w in words:
             lw = w.lower()
             if lw == "multi":
@@ -183,7 +198,7 @@ class MainScreen(Screen):
         if s is None:
             return
         words = self.query_one("#filter", Input).value.split()
-        queries = [q for q in s.project.queries if self._matches(q, words)]
+        queries = [q for q in s.project.queries if self._matches(s, q, words)]
         if self.sort == "breaks":
             n = len(s.tiers)
             queries.sort(key=lambda q: (b if (b := s.breaks_at(self.system, q)) is not None else n + 1, q.query_id))
@@ -226,9 +241,10 @@ class MainScreen(Screen):
         t.add_column("SR−FR\n(best)", justify="right")
         t.add_column("QA", justify="right")
         t.add_column("oracle", justify="right")
-        use = s.use or {}
+        use = s.use.rows if s.use else {}
         chart = Text()
-        best_sys = max(systems, key=lambda x: sum((by.get((x, tt.name)).fr_at_k or 0) for tt in s.tiers if by.get((x, tt.name))), default=None)
+        best_sys = max(systems, key=lambda x: sum(sm.fr_at_k or 0.0 for tt in s.tiers if (sm := by.get((x, tt.name)))),
+                       default=None)
         for tier in s.tiers:
             cells = []
             for sys_ in systems:
@@ -248,7 +264,7 @@ class MainScreen(Screen):
         legend = Text.assemble(("Chart", "bold"), f" ({best_sys}): ", ("SR@10", "cyan"), " · ", ("FR@10", "magenta"),
                                " · ", ("QA/5", "green"), "\n")
         reading = Text(_provisional_reading(s, best_sys, by, use), style="italic")
-        parts = [t, legend, chart]
+        parts: list[RenderableType] = [t, legend, chart]
         if any(_distrusted(row, task) for row in use.values() for task in ("qa", "oracle")):
             parts.append(Text("* judged by a judge that cannot tell right answers from wrong ones (calibration "
                               "failed): treat these QA figures as noise; set a capable `judge` in workbench.toml.",
@@ -261,30 +277,25 @@ def _status(s: str) -> Text:
     return Text(s, "green" if s == "ok" else "yellow")
 
 
-def _use_value(row: dict, task: str) -> float | None:
-    vals = [v.get("QA") for name, v in row.items() if v.get("QA") is not None and _task_of(name) == task]
+def _use_value(row: dict[str, UseRow], task: str) -> float | None:
+    vals = [v.QA for v in row.values() if v.QA is not None and v.task == task]
     return max(vals) if vals else None
 
 
-def _task_of(system: str) -> str:
-    parts = system.split(":")
-    return parts[2].split("-")[0] if len(parts) > 2 else ""
-
-
-def _distrusted(row: dict, task: str) -> bool:
+def _distrusted(row: dict[str, UseRow], task: str) -> bool:
     """Scored by a judge that failed its calibration (cannot tell right answers from wrong)."""
-    return any(v.get("judge_ok") is False and _task_of(n) == task for n, v in row.items())
+    return any(v.distrusted and v.task == task for v in row.values())
 
 
-def _use_figures(row: dict) -> tuple[str, str]:
+def _use_figures(row: dict[str, UseRow]) -> tuple[str, str]:
     qa, oracle = _use_value(row, "qa"), _use_value(row, "oracle")
     marked_oracle = fmt(oracle) + ("*" if oracle is not None and _distrusted(row, "oracle") else "")
-    if qa is None and any(v.get("fits") is False and _task_of(n) == "qa" for n, v in row.items()):
+    if qa is None and any(not v.fits and v.task == "qa" for v in row.values()):
         return "no fit", marked_oracle
     return fmt(qa) + ("*" if qa is not None and _distrusted(row, "qa") else ""), marked_oracle
 
 
-def _provisional_reading(s, best_sys, by, use) -> str:
+def _provisional_reading(s, best_sys, by, use: dict[str, dict[str, UseRow]]) -> str:
     lines = []
     for tier in s.tiers:
         sm = by.get((best_sys, tier.name))
@@ -301,7 +312,7 @@ def _provisional_reading(s, best_sys, by, use) -> str:
         label = f"QA {qa:.2f}"
         if _distrusted(row, "qa"):
             # the judge cannot separate right from wrong: read the deterministic match instead
-            contains = [v.get("contains") for n, v in row.items() if _task_of(n) == "qa" and v.get("contains") is not None]
+            contains = [v.contains for v in row.values() if v.task == "qa" and v.contains is not None]
             if not contains:
                 lines.append(f"{tier.name}: access {access:.2f}, QA unreadable (uncalibrated judge, no short answers)")
                 continue

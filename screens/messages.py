@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
 
 from textual.message import Message
 
+from workbench.session import ModelEvidence, PromptEstimate, QueryInspection, Session, SystemResult, UseTable
+
 
 class ProjectLoaded(Message):
-    def __init__(self, session: Any, stale: list[str]) -> None:
+    def __init__(self, session: Session, stale: list[str]) -> None:
         super().__init__()
         self.session = session
         self.stale = stale  # readable reasons the tiers/indexes need building; [] = ready
@@ -35,44 +36,41 @@ class IndexesBuilt(Message):
 class AccessReady(Message):
     """Access results for every tier × system (evaluate)."""
 
-    def __init__(self, results: list) -> None:
+    def __init__(self, results: list[SystemResult]) -> None:
         super().__init__()
         self.results = results
 
 
 class UseReady(Message):
-    def __init__(self, use: dict) -> None:
+    def __init__(self, use: UseTable | None) -> None:
         super().__init__()
         self.use = use
 
 
 class InspectionReady(Message):
-    def __init__(self, query_id: str, tier: str, inspection: Any) -> None:
+    """One query on one tier, and the model results already stored for it."""
+
+    def __init__(self, inspection: QueryInspection, known: dict[str, ModelEvidence]) -> None:
         super().__init__()
-        self.query_id, self.tier, self.inspection = query_id, tier, inspection
+        self.inspection, self.known = inspection, known
 
 
 class PromptEstimates(Message):
-    def __init__(self, query_id: str, tier: str, model: str, estimates: dict) -> None:
+    def __init__(self, query_id: str, tier: str, model: str, estimates: dict[str, PromptEstimate]) -> None:
         super().__init__()
         self.query_id, self.tier, self.model, self.estimates = query_id, tier, model, estimates
 
 
 class ModelUpdate(Message):
-    """A model result for (query, tier) arrived or changed (live, from the run's saves)."""
+    """A model result for (query, tier) arrived or changed (live, from the run's saves);
+    ``final``: the run ended (``evidence`` None: it produced nothing for this query)."""
 
-    def __init__(self, evidence: Any, final: bool) -> None:
+    def __init__(self, query_id: str, evidence: ModelEvidence | None, final: bool) -> None:
         super().__init__()
-        self.evidence, self.final = evidence, final
+        self.query_id, self.evidence, self.final = query_id, evidence, final
 
 
 class Exported(Message):
-    def __init__(self, paths: list) -> None:
+    def __init__(self, paths: list[Path]) -> None:
         super().__init__()
         self.paths = paths
-
-
-@dataclass
-class Failure:
-    title: str
-    message: str

@@ -38,15 +38,17 @@ class ConfirmModal(ModalScreen[bool]):
 class ErrorModal(ModalScreen[None]):
     BINDINGS = [Binding("escape,enter,q", "dismiss", "Close", id="error.close")]
 
-    def __init__(self, title: str, message: str) -> None:
+    def __init__(self, title: str, message: str, hint: str = "") -> None:
         super().__init__()
-        self.title_text, self.message = title, message
+        self.title_text, self.message, self.hint = title, message, hint
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog error"):
-            yield Static(self.title_text, classes="dialog-title")
+            yield Static(self.title_text, markup=False, classes="dialog-title")
             with VerticalScroll(classes="dialog-scroll"):
                 yield Static(self.message, markup=False, classes="dialog-body")
+            if self.hint:
+                yield Static(self.hint, markup=False, classes="dialog-hint")
             yield Static("[dim]Esc / Enter to close[/]")
 
 

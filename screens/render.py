@@ -7,8 +7,7 @@ from functools import partial
 from rich.text import Text
 
 from workbench.display import fmt as fmt_figure
-
-from workbench.worddiff import Span
+from workbench.session import Span
 
 KIND_STYLE = {"gold": "bold green", "hard_negative": "bold red", "other": ""}
 KIND_LABEL = {"gold": "GOLD", "hard_negative": "HN", "other": ""}

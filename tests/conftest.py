@@ -7,7 +7,11 @@ import os
 import shutil
 from pathlib import Path
 
+from typing import Callable
+
 import pytest
+
+from build_cache import cached_build
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -56,36 +60,42 @@ def source_files(tmp_path_factory) -> tuple[Path, Path]:
     return write_hotpot_subset(tmp_path_factory.mktemp("hotpot-src"))
 
 
+def _build_hotpot(source_files: tuple[Path, Path], evaluate_too: bool) -> Callable[[Path], None]:
+    def build(root: Path) -> None:
+        from workbench.importers import import_dataset
+        from workbench.indexing import build_indexes
+        from workbench.ladder import write_ladder
+        from workbench.project import init_project, load_project
+        from workbench.session import evaluate_access
+
+        init_project(root)
+        (root / "workbench.toml").write_text(SMALL_LADDER)
+        import_dataset(root, *source_files)
+        project = load_project(root)
+        tiers = write_ladder(project).tiers
+        build_indexes(project, tiers)
+        if evaluate_too:
+            evaluate_access(project, tiers)
+
+    return build
+
+
+def _hotpot_inputs(source_files: tuple[Path, Path]) -> list[bytes]:
+    return [SMALL_LADDER.encode(), *(p.read_bytes() for p in source_files)]
+
+
 @pytest.fixture(scope="session")
 def built_project(tmp_path_factory, source_files) -> Path:
-    """Imported, laddered and indexed once; tests that change it must copy it first."""
-    from workbench.importers import import_dataset
-    from workbench.indexing import build_indexes
-    from workbench.ladder import write_ladder
-    from workbench.project import init_project, load_project
-
-    root = tmp_path_factory.mktemp("proj") / "hotpot-small"
-    init_project(root)
-    (root / "workbench.toml").write_text(SMALL_LADDER)
-    import_dataset(root, *source_files)
-    project = load_project(root)
-    build_indexes(project, write_ladder(project).tiers)
-    return root
+    """Imported, laddered and indexed once (tests/build_cache.py); tests that change it must copy it first."""
+    dest = tmp_path_factory.mktemp("proj") / "hotpot-small"
+    return cached_build("hotpot-built", "hotpot", _hotpot_inputs(source_files), _build_hotpot(source_files, False), dest)
 
 
 @pytest.fixture(scope="session")
-def evaluated(built_project, tmp_path_factory) -> Path:
-    """A copy of built_project with every retriever run stored (what the TUI and inspector read)."""
-    from workbench.evaluate import evaluate
-    from workbench.ladder import load_tiers
-    from workbench.project import load_project
-    from workbench.retrievers import make_retrievers
-
-    root = tmp_path_factory.mktemp("tui") / "hotpot-small"
-    shutil.copytree(built_project, root)
-    project = load_project(root)
-    evaluate(project, load_tiers(project).tiers, make_retrievers(project, ["bm25", "dense", "hybrid"]))
-    return root
+def evaluated(tmp_path_factory, source_files) -> Path:
+    """built_project with every retriever run stored (what the TUI and inspector read); read-only."""
+    dest = tmp_path_factory.mktemp("tui") / "hotpot-small"
+    return cached_build("hotpot-evaluated", "hotpot", _hotpot_inputs(source_files), _build_hotpot(source_files, True), dest)
 
 
 @pytest.fixture
@@ -95,19 +105,41 @@ def project_copy(built_project, tmp_path) -> Path:
     return dst
 
 
-@pytest.fixture(scope="session")
-def sample_project(tmp_path_factory) -> Path:
-    """A copy of the bundled demo project, laddered, indexed and evaluated once per session."""
-    from workbench.evaluate import evaluate
+SAMPLE_FILES = ("workbench.toml", "documents.jsonl", "queries.jsonl")
+
+
+def _build_sample(root: Path) -> None:
     from workbench.indexing import build_indexes
     from workbench.ladder import write_ladder
     from workbench.project import load_project
-    from workbench.retrievers import make_retrievers
+    from workbench.session import evaluate_access
 
-    root = tmp_path_factory.mktemp("demo") / "sample_corpus"
-    shutil.copytree(REPO / "sample_corpus", root, ignore=shutil.ignore_patterns(".workbench", "exports", "trec", "__pycache__"))
+    for name in SAMPLE_FILES:
+        shutil.copy2(REPO / "sample_corpus" / name, root / name)
     project = load_project(root)
     tiers = write_ladder(project).tiers
     build_indexes(project, tiers)
-    evaluate(project, tiers, make_retrievers(project, ["bm25", "dense", "hybrid"]))
-    return root
+    evaluate_access(project, tiers)
+
+
+@pytest.fixture(scope="session")
+def sample_project(tmp_path_factory) -> Path:
+    """The bundled demo project, laddered, indexed and evaluated (built once: tests/build_cache.py)."""
+    dest = tmp_path_factory.mktemp("demo") / "sample_corpus"
+    inputs = [(REPO / "sample_corpus" / name).read_bytes() for name in SAMPLE_FILES]
+    return cached_build("sample", "sample", inputs, _build_sample, dest)
+
+
+@pytest.hookimpl(trylast=True)  # after -m / -k deselection: only when the test will run
+def pytest_collection_modifyitems(config, items) -> None:
+    """Start mypy now if its test is selected, so it runs beside the suite (tests/checks.py)."""
+    if not hasattr(config, "workerinput") and any(item.name == "test_mypy_passes" for item in items):
+        from checks import start_mypy
+
+        start_mypy()
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    from checks import stop_mypy
+
+    stop_mypy()  # a run stopped early (-x, Ctrl+C) leaves no mypy behind

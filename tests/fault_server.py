@@ -4,6 +4,7 @@ Each request takes the next scripted action from ``script`` (then ``default``), 
 ``rules`` entry matches text in the request body. Actions:
   "ok"                 200 with a well-formed completion from ``responder(messages)``
   ("delay", seconds)   sleep, then ok (the client times out if it is too long)
+  "hold"               wait until ``release()``, then ok (lets a test act while a call is in flight)
   429 / 500 / 503      that status with an OpenAI-style error body
   "cut"                close the connection without answering
   "garbage"            200 with a body that is not JSON
@@ -39,6 +40,10 @@ class FaultServer:
         self.rules: list[tuple[str, object]] = []
         self.requests: list[dict] = []
         self.headers: list[dict] = []
+        self.retry_after_ms = 5
+        self.in_flight = 0  # requests being answered now
+        self.max_in_flight = 0
+        self.gate = threading.Event()  # opened by release(): "hold" requests answer
         self.lock = threading.Lock()
         outer = self
 
@@ -70,6 +75,18 @@ class FaultServer:
                             break
                     if action is None:
                         action = outer.script.pop(0) if outer.script else outer.default
+                    outer.in_flight += 1
+                    outer.max_in_flight = max(outer.max_in_flight, outer.in_flight)
+                try:
+                    self._answer(action, req, text)
+                finally:
+                    with outer.lock:
+                        outer.in_flight -= 1
+
+            def _answer(self, action, req, text):
+                if action == "hold":
+                    outer.gate.wait()
+                    action = "ok"
                 if isinstance(action, tuple) and action[0] == "delay":
                     time.sleep(action[1])
                     action = "ok"
@@ -85,7 +102,8 @@ class FaultServer:
                     self._send(200, body)
                 elif isinstance(action, int):
                     body = json.dumps({"error": {"message": f"injected {action}", "type": "injected", "code": action}}).encode()
-                    self._send(action, body, {"retry-after": "0"} if action == 429 else None)
+                    # a short server-directed delay, as real endpoints send: the SDK's retries honour it
+                    self._send(action, body, {"retry-after-ms": str(outer.retry_after_ms)})
                 elif action == "cut":
                     self.close_connection = True
                     try:
@@ -120,10 +138,15 @@ class FaultServer:
     def chat_requests(self) -> int:
         return len(self.requests)
 
+    def release(self) -> None:
+        """Answer every held request, now and later."""
+        self.gate.set()
+
     def __enter__(self) -> "FaultServer":
         self.thread.start()
         return self
 
     def __exit__(self, *exc) -> None:
+        self.gate.set()  # a held request must not outlive the test
         self.httpd.shutdown()
         self.httpd.server_close()

@@ -64,15 +64,30 @@ async def test_client_errors_are_not_retried(fault_server, tmp_path):
     assert err.value.kind == "client_error" and fault_server.chat_requests == 1
 
 
+async def until(condition, what: str) -> None:
+    """Wait for a condition the test cannot be notified of (polled; the limit only guards a hang)."""
+    async def poll():
+        while not condition():
+            await asyncio.sleep(0.005)
+
+    try:
+        await asyncio.wait_for(poll(), 30)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"never happened: {what}") from None
+
+
 async def test_concurrency_limit(fault_server, tmp_path):
-    fault_server.default = ("delay", 0.3)
+    fault_server.default = "hold"
     client, _ = make_client(fault_server, tmp_path, concurrency=2)
     async with client:
-        loop = asyncio.get_running_loop()
-        t0 = loop.time()
-        await asyncio.gather(*(client.complete([{"role": "user", "content": str(i)}]) for i in range(4)))
-        elapsed = loop.time() - t0
-    assert 0.55 < elapsed < 3.0  # 4 calls, 2 at a time, 0.3 s each
+        calls = [asyncio.ensure_future(client.complete([{"role": "user", "content": str(i)}])) for i in range(4)]
+        await until(lambda: fault_server.in_flight == 2, "two requests reach the server")
+        # the other two are parked on the client's semaphore, so nothing more can be sent
+        await until(lambda: len(client.semaphore._waiters or ()) == 2, "two calls wait for a free slot")
+        assert fault_server.chat_requests == 2
+        fault_server.release()
+        await asyncio.gather(*calls)
+    assert fault_server.chat_requests == 4 and fault_server.max_in_flight == 2
 
 
 async def test_no_cache_bypasses_reads(fault_server, tmp_path):
@@ -154,20 +169,29 @@ async def test_judge_outage_is_a_failure_not_a_score(fault_server, tiny_project)
 async def test_interrupted_run_resumes_from_saved_queries(fault_server, tiny_project):
     p = load_project(tiny_project)
     tier = next(t for t in ensure_tiers(p).tiers if t.name == "shared")
-    fault_server.default = ("delay", 0.4)
-    cfg = ModelConfig(model="fault", base_url=fault_server.base_url, timeout_s=5, concurrency=1)
+    fault_server.script = ["ok"]  # the first query is answered, the next one hangs until cancelled
+    fault_server.default = "hold"
+    cfg = ModelConfig(model="fault", base_url=fault_server.base_url, timeout_s=30, concurrency=1)
     cache = ResponseCache.for_state_dir(p.state_dir)
+    first_saved = asyncio.Event()
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if done == 1:
+            first_saved.set()
+
     async with ChatClient("fake", cfg, fault_server.base_url, cache=cache) as c:
-        task = asyncio.ensure_future(run_tier(p, tier, "fake", c, TaskOptions("localize")))
-        await asyncio.sleep(1.0)  # ~2 of 3 queries done
-        task.cancel()
+        task = asyncio.ensure_future(run_tier(p, tier, "fake", c, TaskOptions("localize"), progress=progress))
+        await first_saved.wait()
+        await until(lambda: fault_server.in_flight == 1, "the second query is in flight")
+        task.cancel()  # an interrupt (Ctrl+C) while a call is in flight
         with pytest.raises(asyncio.CancelledError):
             await task
     saved = LLMRunStore(p).load("model:fake:localize", "shared")
-    assert saved is not None and 1 <= len(saved.localize) < 3 and not saved.complete
-    fault_server.default = "ok"
+    assert saved is not None and len(saved.localize) == 1 and not saved.complete
+    fault_server.script, fault_server.default = [], "ok"
+    fault_server.release()
     cache2 = ResponseCache.for_state_dir(p.state_dir)
     async with ChatClient("fake", cfg, fault_server.base_url, cache=cache2) as c:
         run = await run_tier(p, tier, "fake", c, TaskOptions("localize"))
     assert run.complete and sorted(r.query_id for r in run.localize) == ["q1", "q2", "q3"]
-    assert c.stats.calls + c.stats.cache_hits == 3 - len(saved.localize)
+    assert c.stats.calls + c.stats.cache_hits == 2  # the saved query is not asked again

@@ -5,7 +5,16 @@ import itertools
 import pytest
 
 from workbench.llm.client import ChatClient
-from workbench.llm.judge import contains_match, exact_match, judge_answer, normalize, parse_score, short_answer
+from workbench.llm.judge import (
+    JudgeResult,
+    JudgeUnavailable,
+    contains_match,
+    exact_match,
+    judge_answer,
+    normalize,
+    parse_score,
+    short_answer,
+)
 from workbench.llm.prompts import is_refusal, judge_messages
 from workbench.records import ModelConfig
 
@@ -88,3 +97,12 @@ async def test_all_unparseable_means_no_score(fault_server):
     async with _client(fault_server) as c:
         j = await judge_answer(c, "q", "gold", "pred", samples=2, parse_retries=1)
     assert j.failure and j.median is None and j.scores == [] and j.failures == 2
+
+
+async def test_a_failed_judge_call_is_its_own_outcome_not_a_score(fault_server):
+    fault_server.default = 503
+    async with _client(fault_server) as c:
+        j = await judge_answer(c, "q", "gold", "pred", samples=3)
+    assert isinstance(j, JudgeUnavailable) and not isinstance(j, JudgeResult)
+    assert j.kind == "server_error" and "503" in j.error
+    assert fault_server.chat_requests == 3  # one sample's retries (max_retries=2), then it stops asking

@@ -113,7 +113,7 @@ def test_end_to_end_on_a_tiny_project(local_server, tmp_path):
     """localize + qa + oracle with the real model; the rerun costs zero calls."""
     from workbench.evaluate import model_runs, score_run
     from workbench.ladder import ensure_tiers
-    from workbench.llm.cli import run_command
+    from workbench.cli import main
     from workbench.llm.report import use_rows
     from workbench.project import load_project
     from workbench.runs import RunStore
@@ -122,8 +122,8 @@ def test_end_to_end_on_a_tiny_project(local_server, tmp_path):
 
     # a short answer budget keeps the slow CPU model to a few seconds per call
     root = make_tiny_project(tmp_path / "tiny", models={"local": ModelConfig(max_tokens=24)})
-    args = [str(root), "--task", "localize,qa,oracle", "--tiers", "base:geo,base:food", "--queries", "q1,q3", "--judge-samples", "1"]
-    res = CliRunner().invoke(run_command, args)
+    args = ["run", str(root), "--task", "localize,qa,oracle", "--tiers", "base:geo,base:food", "--queries", "q1,q3", "--judge-samples", "1"]
+    res = CliRunner().invoke(main, args)
     assert res.exit_code == 0, res.output
     p = load_project(root)
     tiers = [t for t in ensure_tiers(p).tiers if t.name in ("base:geo", "base:food")]
@@ -137,8 +137,8 @@ def test_end_to_end_on_a_tiny_project(local_server, tmp_path):
     for tier in tiers:
         for system in ("model:local:qa", "model:local:oracle"):
             row = use[tier.name][system]
-            assert row["fits"] is True and row["n"] == 1
-            assert row["QA"] is None or 0.0 <= row["QA"] <= 5.0
-            assert row["p50_s"] > 0 and row["prompt_tokens"] > 0
-    again = CliRunner().invoke(run_command, args)
+            assert row.fits is True and row.n == 1
+            assert row.QA is None or 0.0 <= row.QA <= 5.0
+            assert row.p50_s > 0 and row.prompt_tokens > 0
+    again = CliRunner().invoke(main, args)
     assert again.exit_code == 0 and "model calls 0" in again.output, again.output

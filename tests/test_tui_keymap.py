@@ -11,11 +11,11 @@ from screens.modals import HelpScreen
 from test_tui_support import settle
 
 
-async def test_keymap_file_remaps_a_binding(built_project, tmp_path, monkeypatch):
+async def test_keymap_file_remaps_a_binding(project_copy, tmp_path, monkeypatch):
     keymap = tmp_path / "keymap.toml"
     keymap.write_text('"main.overview" = "w"\n"main.queries" = "e"\n')
     monkeypatch.setenv("NEARMISS_KEYMAP", str(keymap))
-    app = make_app(built_project)
+    app = make_app(project_copy)  # opening evaluates: it writes runs, so not into the shared fixture
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         tabs = app.screen.query_one("#tabs", TabbedContent)

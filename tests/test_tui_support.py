@@ -39,3 +39,23 @@ def first_near_miss_case(root: Path):
             if q.is_multi_source and ins.near_misses:
                 return p, q, tier, ins
     raise AssertionError("no near miss in the fixture project")
+
+
+def with_fixed_scores(src: Path, dest: Path) -> Path:
+    """A copy of a project whose stored runs carry rank-derived scores (1.000, 0.999, …):
+    snapshots then show what the code ranks, not float noise that a torch or BLAS version
+    moves in the third decimal. Run keys are kept, so opening the app reuses these runs."""
+    import shutil
+
+    import msgspec
+
+    from workbench.records import Hit, RankedList
+    from workbench.runs import SystemRun
+
+    shutil.copytree(src, dest)
+    for path in sorted((dest / ".workbench" / "runs").glob("*/*.json")):
+        run = msgspec.json.decode(path.read_bytes(), type=SystemRun)
+        fixed = [RankedList(r.query_id, [Hit(h.doc_id, round(1.0 - i / 1000, 3)) for i, h in enumerate(r.hits)])
+                 for r in run.rankings]
+        path.write_bytes(msgspec.json.encode(msgspec.structs.replace(run, rankings=fixed)))
+    return dest

@@ -5,7 +5,7 @@ from __future__ import annotations
 MISSING = "–"
 
 
-def fmt(value: float | int | bool | None, digits: int = 3) -> str:
+def fmt(value: float | int | bool | str | None, digits: int = 3) -> str:
     """None → "–" (undefined, e.g. R@1 over no single-source query); floats to `digits` places."""
     if value is None:
         return MISSING

@@ -7,15 +7,20 @@ Both are scored by the same metrics code, so they sit in one table.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import msgspec
 
 from workbench.metrics import query_access, summarize
+from workbench.names import SystemName
+from workbench.progress import Progress
 from workbench.project import Project
 from workbench.records import AccessSummary, QueryAccess, RankedList, Tier
 from workbench.retrievers import Retriever
 from workbench.runs import RunStore, SystemRun, tier_hash
+
+if TYPE_CHECKING:
+    from workbench.llm.report import UseTable
 
 DEFAULT_DEPTH = 100  # ranks kept per query: deep enough to show where a gold document fell
 
@@ -63,7 +68,14 @@ def score_run(project: Project, run: SystemRun, k: int) -> tuple[AccessSummary, 
 
 def model_runs(project: Project, tier: Tier, store: RunStore) -> list[SystemRun]:
     """Stored model localization runs that match the tier's current contents."""
-    return [run for run in store.runs(tier) if run.system.startswith("model:")]
+    return [run for run in store.runs(tier) if SystemName.parse(run.system).kind != "retriever"]
+
+
+def _per_query(progress: Progress | None, stage: str, total: int) -> Callable[[int], None] | None:
+    if progress is None:
+        return None
+    report = progress
+    return lambda n: report(stage, n, total)
 
 
 def evaluate(
@@ -73,17 +85,14 @@ def evaluate(
     k: int = 10,
     depth: int = DEFAULT_DEPTH,
     include_models: bool = True,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> list[SystemResult]:
     store = RunStore(project)
     results = []
     for tier in tiers:
         for name, retriever in retrievers.items():
-            label = f"{name} {tier.name}"
-            run, reused = retrieve_tier(
-                retriever, tier, project, max(depth, k), store,
-                (lambda n, label=label, total=len(tier.query_ids): progress(label, n, total)) if progress else None,
-            )
+            run, reused = retrieve_tier(retriever, tier, project, max(depth, k), store,
+                                        _per_query(progress, f"{name} {tier.name}", len(tier.query_ids)))
             summary, per_query = score_run(project, run, k)
             results.append(SystemResult(name, tier.name, summary, per_query, reused))
         if include_models:
@@ -108,7 +117,7 @@ def summary_figures(s: AccessSummary) -> dict[str, float | int | None]:
     }
 
 
-def results_json(results: list[SystemResult], k: int, use: dict | None = None) -> dict:
+def results_json(results: list[SystemResult], k: int, use: UseTable | None = None) -> dict:
     """The stable machine-readable eval document (see README: `eval --json`)."""
     tiers: dict[str, dict] = {}
     queries: dict[str, dict] = {}
@@ -125,5 +134,5 @@ def results_json(results: list[SystemResult], k: int, use: dict | None = None) -
         }
     doc = {"k": k, "tiers": tiers, "queries": queries}
     if use:
-        doc["use"] = use
+        doc["use"] = msgspec.to_builtins(use)
     return doc

@@ -9,6 +9,7 @@ judge score and reason, extracted DocIDs). Headless: no Rich, no Textual.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Sequence
 
 import msgspec
 
@@ -16,7 +17,8 @@ from workbench.fsutil import atomic_write_bytes
 from workbench.inspect import QueryInspection
 from workbench.project import Project
 from workbench.records import Query
-from workbench.worddiff import salient_changes, word_diff
+from workbench.names import TaskName
+from workbench.worddiff import salient_changes
 
 FORMAT_VERSION = 1
 
@@ -26,7 +28,7 @@ class ModelEvidence(msgspec.Struct, frozen=True):
 
     system: str
     tier: str
-    task: str  # localize | qa | oracle | rag
+    task: TaskName
     fits: bool = True
     prompt_tokens: int = 0
     budget_tokens: int = 0
@@ -43,7 +45,7 @@ def _rank(r: int | None, depth: int) -> str:
     return f"#{r}" if r is not None else f">{depth} (not retrieved)"
 
 
-def evidence_dict(project: Project, query: Query, inspections: list[QueryInspection], models: list[ModelEvidence] = ()) -> dict:
+def evidence_dict(project: Project, query: Query, inspections: list[QueryInspection], models: Sequence[ModelEvidence] = ()) -> dict:
     tiers = []
     for ins in inspections:
         systems = {}
@@ -58,7 +60,7 @@ def evidence_dict(project: Project, query: Query, inspections: list[QueryInspect
             }
         misses = []
         for m in ins.near_misses:
-            d = word_diff(_doc_text(project, m.doc_id), _doc_text(project, m.imitates))
+            d = ins.diffs[m.doc_id]
             left, right = salient_changes(d)
             misses.append({
                 "doc_id": m.doc_id, "title": m.title, "kind": m.kind, "ranks": m.ranks, "above_gold": m.above_gold,
@@ -80,11 +82,6 @@ def evidence_dict(project: Project, query: Query, inspections: list[QueryInspect
         "tiers": tiers,
         "models": [msgspec.to_builtins(m) for m in models],
     }
-
-
-def _doc_text(project: Project, doc_id: int) -> str:
-    d = project.documents[doc_id]
-    return f"{d.title}\n{d.text}"
 
 
 def _md_cell(text: str) -> str:
@@ -128,9 +125,9 @@ def evidence_markdown(doc: dict) -> str:
             out.append("Near misses (non-gold documents ranked above a gold document):")
             out.append("")
             for m in t["near_misses"]:
-                ranks = ", ".join(f"{s} #{r}" for s, r in m["ranks"].items())
+                miss_ranks = ", ".join(f"{s} #{r}" for s, r in m["ranks"].items())
                 kind = " (hard negative)" if m["kind"] == "hard_negative" else ""
-                out.append(f"- **{m['doc_id']}** {_md_cell(m['title'])}{kind}: {ranks}; imitates gold "
+                out.append(f"- **{m['doc_id']}** {_md_cell(m['title'])}{kind}: {miss_ranks}; imitates gold "
                            f"{m['imitates']} ({_md_cell(m['imitates_title'])}), word overlap {m['similarity']:.2f}")
                 d = m["diff"]
                 sal_l, sal_r = d["salient_distractor"] or d["distractor_only"][:8], d["salient_gold"] or d["gold_only"][:8]

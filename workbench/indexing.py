@@ -13,11 +13,13 @@ import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Literal
 
 import msgspec
 
+from workbench.errors import WorkbenchError
 from workbench.fsutil import atomic_replace_dir, atomic_write_bytes, fresh_temp_dir, safe_name
+from workbench.progress import Progress
 from workbench.project import Project
 from workbench.records import Tier
 from workbench.runs import tier_hash
@@ -27,15 +29,15 @@ SPARSE_FORMAT = 1
 DENSE_FORMAT = 1
 
 # progress(stage, done, total): stage is e.g. "bm25 base:finance", "embed", "dense full"
-Progress = Callable[[str, int, int], None]
 
 
-class StaleIndexError(Exception):
-    pass
+class StaleIndexError(WorkbenchError):
+    title = "Index missing or stale"
+    hint = "Build the indexes: `workbench index PROJECT` (Ctrl+B in the TUI)."
 
 
 class IndexManifest(msgspec.Struct, frozen=True):
-    kind: str  # "sparse" | "dense"
+    kind: Literal["sparse", "dense"]
     format: int
     tier: str
     tier_hash: str
@@ -117,8 +119,8 @@ def make_project_embedder(project: Project):
 class ChunkTable:
     """Every chunk of the pool: its document and its vector (rows aligned)."""
 
-    doc_ids: "object"  # np.ndarray[int64]
-    vectors: "object"  # np.ndarray[float32]
+    doc_ids: Any  # np.ndarray[int64] (numpy is imported lazily)
+    vectors: Any  # np.ndarray[float32]
 
 
 def embed_pool(project: Project, doc_ids: list[int], progress: Progress | None = None, embedder=None) -> ChunkTable:

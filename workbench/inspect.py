@@ -13,15 +13,21 @@ over title + text), the one it imitates.
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 import msgspec
 
+from workbench.metrics import unique_in_order
 from workbench.project import Project
 from workbench.records import Document, Hit, Query, Tier
-from workbench.runs import RunStore, tier_hash
+from workbench.retrievers import system_order
+from workbench.runs import RunStore
+from workbench.worddiff import WordDiff, word_diff
 
-GOLD, HARD_NEGATIVE, OTHER = "gold", "hard_negative", "other"
-RETRIEVER_ORDER = ("bm25", "dense", "hybrid")
+RowKind = Literal["gold", "hard_negative", "other"]
+GOLD: RowKind = "gold"
+HARD_NEGATIVE: RowKind = "hard_negative"
+OTHER: RowKind = "other"
 _WORD = re.compile(r"\w+")
 
 
@@ -30,7 +36,7 @@ class RankedRow(msgspec.Struct, frozen=True):
     doc_id: int
     title: str
     score: float
-    kind: str  # gold | hard_negative | other
+    kind: RowKind
 
 
 class SystemRanking(msgspec.Struct, frozen=True):
@@ -49,7 +55,7 @@ class SystemRanking(msgspec.Struct, frozen=True):
 class NearMiss(msgspec.Struct, frozen=True):
     doc_id: int
     title: str
-    kind: str  # hard_negative | other
+    kind: RowKind  # hard_negative | other
     ranks: dict[str, int]  # system -> rank, for each system where it outranks a gold document
     above_gold: list[int]  # gold DocIDs it outranks in at least one system
     imitates: int  # the gold DocID it most resembles
@@ -69,12 +75,14 @@ class QueryInspection(msgspec.Struct, frozen=True):
     systems: list[SystemRanking]
     near_misses: list[NearMiss]
     gold_in_tier: list[int]  # gold documents present in this tier (all of them, by construction)
+    # near-miss DocID -> word diff against the gold document it imitates (computed once, here)
+    diffs: dict[int, WordDiff] = {}
 
     def system(self, name: str) -> SystemRanking | None:
         return next((s for s in self.systems if s.system == name), None)
 
 
-def row_kind(doc_id: int, query: Query) -> str:
+def row_kind(doc_id: int, query: Query) -> RowKind:
     if doc_id in query.gold_doc_ids:
         return GOLD
     if doc_id in query.hard_negative_ids:
@@ -82,23 +90,14 @@ def row_kind(doc_id: int, query: Query) -> str:
     return OTHER
 
 
-def system_order(name: str) -> tuple[int, str]:
-    return (RETRIEVER_ORDER.index(name), name) if name in RETRIEVER_ORDER else (len(RETRIEVER_ORDER), name)
-
-
 def stored_rankings(project: Project, tier: Tier, query_id: str, store: RunStore | None = None) -> dict[str, list[Hit]]:
     """Every stored system's ranking of this query on this tier (current runs only), retrievers first."""
     store = store or RunStore(project)
-    th = tier_hash(project, tier)
     out: dict[str, list[Hit]] = {}
-    for system in sorted(store.systems(tier), key=system_order):
-        run = store.load(system, tier.name)
-        if run is None or run.tier_hash != th:
-            continue
-        for r in run.rankings:
-            if r.query_id == query_id:
-                out[system] = list(r.hits)
-                break
+    for run in sorted(store.runs(tier), key=lambda r: system_order(r.system)):  # each file decoded once
+        hits = run.hits(query_id)
+        if hits is not None:
+            out[run.system] = hits
     return out
 
 
@@ -110,16 +109,6 @@ def jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
 
 
-def _unique(hits: list[Hit]) -> list[Hit]:
-    seen: set[int] = set()
-    out = []
-    for h in hits:
-        if h.doc_id not in seen:
-            seen.add(h.doc_id)
-            out.append(h)
-    return out
-
-
 def inspect_query(
     project: Project, tier: Tier, query: Query, rankings: dict[str, list[Hit]], k: int = 10
 ) -> QueryInspection:
@@ -127,7 +116,7 @@ def inspect_query(
     systems: list[SystemRanking] = []
     near: dict[int, dict] = {}
     for system in sorted(rankings, key=system_order):
-        hits = _unique(rankings[system])
+        hits = unique_in_order(rankings[system], key=lambda h: h.doc_id)
         position = {h.doc_id: n for n, h in enumerate(hits, 1)}
         gold_ranks = {g: position.get(g) for g in gold}
         rows = []
@@ -158,19 +147,18 @@ def inspect_query(
     # Hard negatives first (verified distractors), then by best rank, then DocID.
     misses.sort(key=lambda m: (m.kind != HARD_NEGATIVE, m.best_rank, m.doc_id))
     in_tier = set(tier.doc_ids)
+    diffs = {m.doc_id: word_diff(_doc_text(project.documents[m.doc_id]), _doc_text(project.documents[m.imitates]))
+             for m in misses}
     return QueryInspection(
         query_id=query.query_id, tier=tier.name, k=k, gold=gold, hard_negatives=sorted(query.hard_negative_ids),
-        systems=systems, near_misses=misses, gold_in_tier=[g for g in gold if g in in_tier],
+        systems=systems, near_misses=misses, gold_in_tier=[g for g in gold if g in in_tier], diffs=diffs,
     )
+
+
+def _doc_text(doc: Document) -> str:
+    return f"{doc.title}\n{doc.text}"
 
 
 def inspect_stored(project: Project, tier: Tier, query: Query, k: int = 10, store: RunStore | None = None) -> QueryInspection:
     return inspect_query(project, tier, query, stored_rankings(project, tier, query.query_id, store), k)
 
-
-def query_failure_tiers(per_tier: dict[str, float | None]) -> str | None:
-    """The first tier (in ladder order) where an access figure is below 1, or None."""
-    for tier, value in per_tier.items():
-        if value is not None and value < 1.0:
-            return tier
-    return None

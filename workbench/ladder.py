@@ -22,16 +22,18 @@ from pathlib import Path
 
 import msgspec
 
+from workbench.errors import BadInput, WorkbenchError
 from workbench.fsutil import atomic_write_bytes, sha256_bytes
 from workbench.project import Project
-from workbench.records import LadderConfig, Tier, TierSet
+from workbench.records import LadderConfig, Tier, TierKind, TierSet
 from workbench.tokens import doc_tokens
 
 TIERS_FILE = Path("tiers") / "tiers.json"
 
 
-class StaleTiersError(Exception):
-    pass
+class StaleTiersError(WorkbenchError):
+    title = "Tiers missing or stale"
+    hint = "Build the ladder: `workbench ladder PROJECT` (Ctrl+B in the TUI)."
 
 
 def spec_hash(config: LadderConfig, tokenizer: str) -> str:
@@ -65,7 +67,7 @@ class _Builder:
                 used += self.tokens[c]
         return members
 
-    def tier(self, name: str, kind: str, budget: int, ids: set[int], query_ids: list[str], domain: str = "") -> Tier:
+    def tier(self, name: str, kind: TierKind, budget: int, ids: set[int], query_ids: list[str], domain: str = "") -> Tier:
         docs = sorted(ids)
         return Tier(
             name=name,
@@ -101,8 +103,8 @@ def build_ladder(project: Project) -> TierSet:
     for q in project.queries:
         by_domain_queries.setdefault(q.domain, []).append(q)
     docs_by_domain: dict[str, list[int]] = {}
-    for i, d in project.documents.items():
-        docs_by_domain.setdefault(d.domain, []).append(i)
+    for i, doc in project.documents.items():
+        docs_by_domain.setdefault(doc.domain, []).append(i)
     domains = sorted(by_domain_queries)
 
     tiers: list[Tier] = []
@@ -178,5 +180,5 @@ def select_tiers(tierset: TierSet, spec: str) -> list[Tier]:
     kinds = {t.kind for t in tierset.tiers}
     unknown = [w for w in wanted if w not in names and w not in kinds]
     if unknown:
-        raise ValueError(f"unknown tier(s) {unknown}; known: {sorted(names)} or kinds {sorted(kinds)}")
+        raise BadInput(f"unknown tier(s) {unknown}; known: {sorted(names)} or kinds {sorted(kinds)}")
     return [t for t in tierset.tiers if t.name in wanted or t.kind in wanted]

@@ -12,18 +12,22 @@ from __future__ import annotations
 
 import math
 from statistics import fmean
-from typing import Iterable
+from typing import Callable, Hashable, Iterable, TypeVar
 
 from workbench.records import AccessSummary, QueryAccess
 
+T = TypeVar("T")
 
-def unique_in_order(ids: Iterable[int]) -> list[int]:
-    seen: set[int] = set()
+
+def unique_in_order(items: Iterable[T], key: Callable[[T], Hashable] | None = None) -> list[T]:
+    """The first occurrence of each item (or of each ``key(item)``), in order."""
+    seen: set[Hashable] = set()
     out = []
-    for i in ids:
-        if i not in seen:
-            seen.add(i)
-            out.append(i)
+    for item in items:
+        k = item if key is None else key(item)
+        if k not in seen:
+            seen.add(k)
+            out.append(item)
     return out
 
 

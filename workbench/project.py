@@ -13,6 +13,7 @@ from typing import Iterator, TypeVar
 
 import msgspec
 
+from workbench.errors import WorkbenchError
 from workbench.fsutil import atomic_write_bytes, sha256_bytes
 from workbench.records import Document, ProjectConfig, Query
 
@@ -36,8 +37,11 @@ class Problem(msgspec.Struct, frozen=True):
         return f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
 
 
-class ProjectError(Exception):
+class ProjectError(WorkbenchError):
     """Bad input. ``problems`` lists every problem found (file, line, field)."""
+
+    title = "The project has problems"
+    hint = "Fix the lines above and rerun; nothing was written."
 
     def __init__(self, problems: list[Problem]):
         self.problems = problems
@@ -46,7 +50,7 @@ class ProjectError(Exception):
         text = "\n".join(str(p) for p in shown)
         if more > 0:
             text += f"\n… and {more} more problem(s)"
-        super().__init__(text)
+        super().__init__(text, title=f"{len(problems)} problem(s) in the project")
 
 
 def _field_of(err: msgspec.ValidationError) -> tuple[str | None, str]:

@@ -6,7 +6,12 @@ writing it is deterministic (field order is declaration order).
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
+
+# base (C_d), mix (C_d^S), shared (C^shared), global (C^S), full: see workbench/ladder.py
+TierKind = Literal["base", "mix", "shared", "global", "full"]
 
 
 class Document(msgspec.Struct, frozen=True):
@@ -111,8 +116,7 @@ class Tier(msgspec.Struct, frozen=True):
     """One rung of the reference-corpus ladder (BRIEF §2.1)."""
 
     name: str
-    # "base" (C_d), "mix" (C_d^S), "shared" (C^shared), "global" (C^S), "full"
-    kind: str
+    kind: TierKind
     budget: int
     tokens: int
     doc_ids: list[int]

@@ -12,9 +12,11 @@ import msgspec
 
 from workbench.fsutil import atomic_write_bytes, safe_name, sha256_bytes
 from workbench.project import Project
-from workbench.records import RankedList, Tier
+from workbench.records import Hit, RankedList, Tier
 
 RUNS_DIR = "runs"
+_DECODED: dict[tuple, object] = {}  # see JsonRunStore._decode
+_DECODED_MAX = 256
 
 
 class SystemRun(msgspec.Struct, frozen=True):
@@ -25,11 +27,15 @@ class SystemRun(msgspec.Struct, frozen=True):
     k: int
     rankings: list[RankedList]
 
-    def ranking(self, query_id: str) -> list[int] | None:
+    def hits(self, query_id: str) -> list[Hit] | None:
         for r in self.rankings:
             if r.query_id == query_id:
-                return [h.doc_id for h in r.hits]
+                return list(r.hits)
         return None
+
+    def ranking(self, query_id: str) -> list[int] | None:
+        hits = self.hits(query_id)
+        return None if hits is None else [h.doc_id for h in hits]
 
 
 def tier_hash(project: Project, tier: Tier) -> str:
@@ -62,10 +68,24 @@ class JsonRunStore:
         return self._dir(tier) / f"{safe_name(system)}.json"
 
     def _decode(self, path: Path):
+        # Decoded files are remembered by (path, inode, size, mtime): every write is a rename,
+        # so a changed file misses; inspecting query after query re-decodes nothing.
         try:
-            return msgspec.json.decode(path.read_bytes(), type=self.record_type)
-        except (OSError, msgspec.DecodeError):
+            st = path.stat()
+        except OSError:
             return None
+        memo = (str(path), st.st_ino, st.st_size, st.st_mtime_ns, self.record_type)
+        if memo in _DECODED:
+            return _DECODED[memo]
+        run: object
+        try:
+            run = msgspec.json.decode(path.read_bytes(), type=self.record_type)
+        except (OSError, msgspec.DecodeError):
+            run = None
+        if len(_DECODED) >= _DECODED_MAX:
+            _DECODED.pop(next(iter(_DECODED)))  # oldest first
+        _DECODED[memo] = run
+        return run
 
     def load(self, system: str, tier: str):
         return self._decode(self.path(system, tier))
@@ -78,6 +98,17 @@ class JsonRunStore:
 
     def save(self, run) -> None:
         atomic_write_bytes(self.path(run.system, run.tier), msgspec.json.encode(run))
+
+    def fingerprint(self, tier: str) -> tuple:
+        """Changes whenever a run of this tier is written, added or removed (reads no file)."""
+        out = []
+        for p in sorted(self._dir(tier).glob("*.json")):
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            out.append((p.name, st.st_ino, st.st_size, st.st_mtime_ns))
+        return tuple(out)
 
     def runs(self, tier: Tier) -> list:
         """Stored runs that match the tier's current contents, by system name."""

@@ -16,7 +16,7 @@ import msgspec
 
 from workbench.fsutil import atomic_write_bytes, safe_name
 from workbench.llm.client import ChatClient
-from workbench.llm.judge import judge_answer, normalize
+from workbench.llm.judge import JudgeResult, judge_answer, normalize
 from workbench.project import Project
 from workbench.records import Query
 
@@ -68,9 +68,9 @@ async def calibrate_judge(
     for q, wrong_answer in pairs:
         r = await judge_answer(judge, q.query, q.answer, q.answer, samples=samples)
         w = await judge_answer(judge, q.query, q.answer, wrong_answer, samples=samples)
-        if r.median is not None:
+        if isinstance(r, JudgeResult) and r.median is not None:  # an unreachable judge gives no evidence
             right.append(r.median)
-        if w.median is not None:
+        if isinstance(w, JudgeResult) and w.median is not None:
             wrong.append(w.median)
     right_mean = fmean(right) if right else None
     wrong_mean = fmean(wrong) if wrong else None

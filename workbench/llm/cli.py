@@ -1,7 +1,7 @@
 """`workbench run` (a model on tiers: localize | qa | oracle | rag) and `workbench serve`.
 
 Registered on the main group by workbench/cli.py: `main.add_command(run_command)`,
-`main.add_command(serve_command)`.
+`main.add_command(serve_command)`. Errors (WorkbenchError) go to that group's one handler.
 """
 
 from __future__ import annotations
@@ -15,17 +15,16 @@ from rich.console import Console
 from rich.table import Table
 
 from workbench.display import MISSING, fmt
-from workbench.llm.tasks import TASKS, TaskOptions
+from workbench.errors import BadInput
+from workbench.llm.tasks import TaskOptions
+from workbench.names import TASKS
 
 console = Console(stderr=True)
-
-
-
 
 @click.command("run")
 @click.argument("project", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--model", "model_name", default=None, help="A [models.NAME] of workbench.toml; default: the first one, else 'local' (embedded SmolLM2).")
-@click.option("--task", "tasks", multiple=True, required=True, help="localize | qa | oracle | rag (repeat or comma-separate).")
+@click.option("--task", "tasks", multiple=True, required=True, help=f"{' | '.join(TASKS)} (repeat or comma-separate).")
 @click.option("--tiers", default="all", show_default=True, help="Tier names or kinds, comma-separated, or 'all'.")
 @click.option("--queries", default="", help="Comma-separated query ids (default: every query of each tier).")
 @click.option("--variant", type=click.Choice(["standard", "strict"]), default="standard", show_default=True, help="QA prompt: strict = 'if the answer is not in the documents, say you do not know'.")
@@ -41,40 +40,33 @@ def run_command(project: Path, model_name, tasks, tiers, queries, variant, k, re
     """Run a long-context model on the project's tiers and store its results beside the retriever runs."""
     from workbench.ladder import ensure_tiers, select_tiers
     from workbench.llm.client import ResponseCache
-    from workbench.llm.providers import ModelNotFound, resolve_judge, resolve_model
-    from workbench.llm.server import LocalServerError
-    from workbench.project import ProjectError, load_project
+    from workbench.llm.providers import resolve_judge, resolve_model
+    from workbench.project import load_project
 
     task_list = [t.strip() for spec in tasks for t in spec.split(",") if t.strip()]
     bad = [t for t in task_list if t not in TASKS]
     if bad:
         raise click.BadParameter(f"unknown task(s) {bad}; known: {list(TASKS)}", param_hint="--task")
-    if "rag" in task_list and not retriever:
+    if any(TASKS[t].context == "retrieved" for t in task_list) and not retriever:
         raise click.BadParameter("rag needs --retriever (e.g. bm25)", param_hint="--retriever")
-    try:
-        proj = load_project(project)
-        tier_list = select_tiers(ensure_tiers(proj), tiers)
-        name, cfg = resolve_model(proj, model_name)
-        judge_name, judge_cfg = resolve_judge(proj, name, judge)
-    except (ProjectError, ModelNotFound, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
+    proj = load_project(project)
+    tier_list = select_tiers(ensure_tiers(proj), tiers)
+    name, cfg = resolve_model(proj, model_name)
+    judge_name, judge_cfg = resolve_judge(proj, name, judge)
     qids = tuple(q.strip() for q in queries.split(",") if q.strip()) or None
     if qids:
         unknown = [q for q in qids if q not in {x.query_id for x in proj.queries}]
         if unknown:
-            raise click.ClickException(f"unknown query id(s): {unknown[:10]}")
+            raise BadInput(f"unknown query id(s): {unknown[:10]}", title="Unknown query")
     k = k or proj.config.retrievers.k
     seed = proj.config.ladder.seed if seed is None else seed
-    try:
-        needs_judge = bool(set(task_list) - {"localize"})
-        if not cfg.base_url or (needs_judge and not judge_cfg.base_url):
-            console.print("[dim]starting the embedded model server…[/]")
-            # Started up front so a missing model or package fails before any work is queued.
-            from workbench.llm import server
+    needs_judge = any(not TASKS[t].localizes for t in task_list)
+    if not cfg.base_url or (needs_judge and not judge_cfg.base_url):
+        console.print("[dim]starting the embedded model server…[/]")
+        # Started up front so a missing model or package fails before any work is queued.
+        from workbench.llm import server
 
-            server.default_server()
-    except LocalServerError as exc:
-        raise click.ClickException(str(exc)) from None
+        server.default_server()
 
     started = time.perf_counter()
     try:
@@ -96,7 +88,7 @@ def run_command(project: Path, model_name, tasks, tiers, queries, variant, k, re
 async def _run_all(proj, tier_list, name, cfg, judge_name, judge_cfg, task_list, variant, k, seed, retriever, rag_k, judge_samples, qids, concurrency, use_cache, ResponseCache):
     from workbench.llm.client import ChatClient
     from workbench.llm.providers import endpoint
-    from workbench.llm.tasks import RetrieverRunMissing, run_tier
+    from workbench.llm.tasks import run_tier
     from workbench.progress import stage_progress
 
     cache = ResponseCache.for_state_dir(proj.state_dir)
@@ -114,14 +106,10 @@ async def _run_all(proj, tier_list, name, cfg, judge_name, judge_cfg, task_list,
                 for tier in tier_list:
                     if qids and not set(qids) & set(tier.query_ids):
                         continue  # none of the chosen queries is evaluated on this tier
-                    label = f"{task} {tier.name}"
-                    try:
-                        run = await run_tier(proj, tier, name, client, opts, judge_client if task != "localize" else None,
-                                             progress=lambda n, total, label=label: progress(label, n, total))
-                    except RetrieverRunMissing as exc:
-                        raise click.ClickException(str(exc)) from None
+                    run = await run_tier(proj, tier, name, client, opts,
+                                         judge_client if not TASKS[task].localizes else None, progress=progress)
                     runs.append(run)
-        if set(task_list) - {"localize"}:
+        if any(not TASKS[t].localizes for t in task_list):
             from workbench.llm.calibration import calibrate_judge, save_calibration
 
             calibration = await calibrate_judge(judge_client, proj.queries, seed=seed)
@@ -152,12 +140,13 @@ def _print_summary(proj, runs) -> None:
             table.add_row(r.tier, r.system, f"no ({r.input_tokens}>{r.budget_tokens})", *[MISSING] * 13)
             continue
         c = call_figures(r)
-        if r.task == "localize":
+        if TASKS[r.task].localizes:
             per = [query_access(x.query_id, x.doc_ids, proj.query(x.query_id).gold_doc_ids, r.k) for x in r.localize]
             s = summarize(per, r.k) if per else None
             lf = localize_figures(r)
-            table.add_row(r.tier, r.system, "yes", fmt(s and s.r_at_1), fmt(s and s.sr_at_k), fmt(s and s.fr_at_k),
-                          MISSING, fmt(lf["n"]), MISSING, MISSING, MISSING, MISSING, fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
+            table.add_row(r.tier, r.system, "yes", fmt(s.r_at_1 if s else None), fmt(s.sr_at_k if s else None),
+                          fmt(s.fr_at_k if s else None), MISSING, fmt(lf["n"]), MISSING, MISSING, MISSING, MISSING,
+                          fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
         else:
             q = qa_figures(r)
             table.add_row(r.tier, r.system, "yes", MISSING, MISSING, MISSING, fmt(q["QA"], 2), fmt(q["n"]), fmt(q["judge_failures"]),
@@ -172,10 +161,7 @@ def _print_summary(proj, runs) -> None:
 @click.option("--n-threads", type=int, default=None, help="CPU threads (default: all cores, up to 8).")
 def serve_command(host, port, n_ctx, n_threads):
     """Serve the embedded SmolLM2 model (OpenAI-compatible /v1) in the foreground until Ctrl-C."""
-    from workbench.llm.server import LocalServerError, serve_foreground
+    from workbench.llm.server import serve_foreground
 
-    try:
-        code = serve_foreground(host=host, port=port or None, n_ctx=n_ctx, n_threads=n_threads, echo=lambda s: console.print(s))
-    except LocalServerError as exc:
-        raise click.ClickException(str(exc)) from None
+    code = serve_foreground(host=host, port=port or None, n_ctx=n_ctx, n_threads=n_threads, echo=lambda s: console.print(s))
     raise SystemExit(code)

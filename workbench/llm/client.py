@@ -1,7 +1,12 @@
 """One async chat interface over the `openai` client for any OpenAI-compatible endpoint.
 
-- concurrency limit (semaphore), request timeout, retries with exponential backoff and jitter
-  on 429 / 5xx / timeouts / dropped connections / malformed responses;
+- concurrency limit (semaphore), request timeout, and one retry policy shared with the embedding
+  client (index/embedders.py): transport faults (429, 408/409, 5xx, timeouts, dropped
+  connections) are retried by the openai SDK itself (``max_retries``: exponential backoff with
+  jitter, Retry-After honoured). Why the SDK's: it already implements exactly that, the embedding
+  client has used it from the start, and a second hand-written loop drifted from it (it ignored
+  retry-after-ms and x-should-retry). On top, a small loop retries what the SDK counts as success
+  but we cannot use: a 200 whose body is not a completion (no choices, no text, not JSON);
 - a persistent response cache (sqlite) keyed by a hash of (endpoint identity, model, messages,
   parameters) — never the API key. Only well-formed completions are cached, so a fault is
   never replayed from the cache;
@@ -19,10 +24,11 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import msgspec
 
+from workbench.errors import BAD_INPUT, ExternalError
 from workbench.fsutil import sha256_bytes
 from workbench.records import ModelConfig
 
@@ -31,13 +37,17 @@ CACHE_FILE = "responses.sqlite"
 PLACEHOLDER_KEY = "sk-no-key-needed"
 
 
-class LLMCallError(RuntimeError):
+class LLMCallError(ExternalError):
     """A call that failed after all retries. ``kind``: rate_limit, server_error, timeout,
     connection, bad_response, client_error, config."""
+
+    title = "A model call failed"
 
     def __init__(self, kind: str, message: str, attempts: int):
         self.kind = kind
         self.attempts = attempts
+        if kind == "config":  # e.g. the API key's variable is not set: the user fixes it
+            self.exit_code = BAD_INPUT
         super().__init__(f"{kind} after {attempts} attempt(s): {message}")
 
 
@@ -150,14 +160,14 @@ class ChatClient:
         # What identifies the endpoint in the cache key (the embedded server's port changes).
         if endpoint_id is None and not isinstance(base_url, str):
             raise ValueError("a lazily resolved base_url needs an explicit endpoint_id")
-        self.endpoint_id = endpoint_id or base_url
+        self.endpoint_id: str = endpoint_id or str(base_url)
         self.cache = cache
         self.use_cache = use_cache
         self.semaphore = asyncio.Semaphore(concurrency or config.concurrency)
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
         self.stats = CallStats()
-        self._client = None
+        self._client: Any = None
 
     def _api_key(self) -> str:
         env = self.config.api_key_env
@@ -178,8 +188,13 @@ class ChatClient:
         if self._client is None:
             import openai
 
+            async def count_request(request) -> None:  # every attempt the SDK sends, retries included
+                self.stats.calls += 1
+
             self._client = openai.AsyncOpenAI(
-                api_key=self._api_key(), base_url=self.base_url, timeout=self.config.timeout_s, max_retries=0
+                api_key=self._api_key(), base_url=self.base_url, timeout=self.config.timeout_s,
+                max_retries=self.config.max_retries,
+                http_client=openai.DefaultAsyncHttpxClient(event_hooks={"request": [count_request]}),
             )
         return self._client
 
@@ -224,49 +239,31 @@ class ChatClient:
         return result
 
     async def _call_with_retries(self, messages: list[dict], params: dict) -> Completion:
-        attempts = 0
-        last_kind, last_msg = "connection", ""
-        max_attempts = self.config.max_retries + 1
-        while attempts < max_attempts:
-            attempts += 1
+        """The SDK retries transport faults inside one ``create``; this loop retries only
+        unusable answers (bad_response), up to max_retries more times."""
+        unusable = 0
+        while True:
             async with self.semaphore:
-                self.stats.calls += 1
                 start = time.perf_counter()
                 try:
-                    resp = await asyncio.wait_for(
-                        self._openai().chat.completions.create(model=self.config.model, messages=messages, **params),
-                        timeout=self.config.timeout_s + 5.0,
-                    )
-                    result = _parse(resp, time.perf_counter() - start)
+                    resp = await self._openai().chat.completions.create(model=self.config.model, messages=messages, **params)
+                    return _parse(resp, time.perf_counter() - start)
                 except LLMCallError:
                     raise
                 except Exception as exc:  # noqa: BLE001 - classified below
-                    last_kind, retryable = _classify(exc)
-                    last_msg = f"{type(exc).__name__}: {exc}"[:500]
-                    if not retryable:
-                        break
-                    retry_after = _retry_after(exc)
-                else:
-                    return result
-            if attempts < max_attempts:
-                delay = min(self.backoff_max_s, self.backoff_base_s * 2 ** (attempts - 1))
-                delay = max(delay * (0.5 + random.random() / 2), retry_after or 0.0)
-                await asyncio.sleep(min(delay, self.backoff_max_s))
-        self.stats.failures += 1
-        err = LLMCallError(last_kind, last_msg, attempts)
-        self.stats.errors.append(str(err))
-        raise err
-
-
-def _retry_after(exc: BaseException) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if not headers:
-        return None
-    try:
-        return min(float(headers.get("retry-after", "")), 60.0)
-    except (TypeError, ValueError):
-        return None
+                    kind, retryable = _classify(exc)
+                    message = f"{type(exc).__name__}: {exc}"[:500]
+            if kind == "bad_response" and unusable < self.config.max_retries:
+                unusable += 1
+                delay = min(self.backoff_max_s, self.backoff_base_s * 2 ** (unusable - 1))
+                await asyncio.sleep(delay * (0.5 + random.random() / 2))
+                continue
+            # attempts: the SDK gave up after max_retries retries of a retryable fault
+            attempts = unusable + 1 if kind == "bad_response" else (self.config.max_retries + 1 if retryable else 1)
+            self.stats.failures += 1
+            err = LLMCallError(kind, message, attempts)
+            self.stats.errors.append(str(err))
+            raise err
 
 
 def _parse(resp, latency: float) -> Completion:

@@ -4,6 +4,10 @@ N judge samples per answer: the first greedy (temperature 0), the others sampled
 SAMPLE_TEMPERATURE with their own seeds so they can differ; the median is kept and the spread (max − min) reported. An unparseable judge output is retried
 with a new seed; a sample still unparseable is a judge failure, never a score. If every
 sample fails, the answer has no judge score (``median`` None, ``failure`` True).
+
+A judge call that fails after the client's retries is a different outcome, ``JudgeUnavailable``:
+no verdict at all (the endpoint is down), which the caller records as a failed query and retries
+on the next run — never a score, never an unparseable reply.
 """
 
 from __future__ import annotations
@@ -55,6 +59,13 @@ class JudgeResult(msgspec.Struct, frozen=True):
     completion_tokens: int = 0
 
 
+class JudgeUnavailable(msgspec.Struct, frozen=True):
+    """A judge call failed after all retries (see module doc)."""
+
+    error: str  # the LLMCallError's text
+    kind: str  # its kind: rate_limit, server_error, timeout, connection, …
+
+
 async def judge_answer(
     client: ChatClient,
     query: str,
@@ -62,7 +73,7 @@ async def judge_answer(
     predicted: str,
     samples: int = 3,
     parse_retries: int = 2,
-) -> JudgeResult:
+) -> JudgeResult | JudgeUnavailable:
     messages = judge_messages(query, gold, predicted)
     scores: list[int] = []
     raw: list[str] = []
@@ -78,8 +89,7 @@ async def judge_answer(
                     seed=1000 * i + attempt, extra_key={"judge_sample": i, "judge_attempt": attempt},
                 )
             except LLMCallError as exc:
-                raw.append(f"<call failed: {exc}>")
-                break
+                return JudgeUnavailable(str(exc), exc.kind)
             pt += c.prompt_tokens
             ct += c.completion_tokens
             raw.append(c.text)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 
+from workbench.names import VARIANTS  # standard | strict (anti-hallucination)
+
 PROMPT_VERSION = "p2"
-VARIANTS = ("standard", "strict")  # strict = anti-hallucination
 
 _DOCS_SYSTEM = (
     "You are given a collection of documents. Each document starts with a header "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 from typing import AsyncIterator, Callable
 
+from workbench.errors import BadInput
 from workbench.llm.client import ChatClient, ResponseCache
 from workbench.project import Project
 from workbench.records import ModelConfig
@@ -12,8 +13,8 @@ from workbench.records import ModelConfig
 DEFAULT_MODEL = "local"
 
 
-class ModelNotFound(ValueError):
-    pass
+class ModelNotFound(BadInput):
+    title = "Unknown model"
 
 
 def resolve_model(project: Project, name: str | None) -> tuple[str, ModelConfig]:

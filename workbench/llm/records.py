@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import msgspec
 
+from workbench.names import Stage, TaskName, Variant
+
 
 class LocalizeResult(msgspec.Struct, frozen=True):
     query_id: str
@@ -41,7 +43,7 @@ class QAResult(msgspec.Struct, frozen=True):
 
 class QueryFailure(msgspec.Struct, frozen=True):
     query_id: str
-    stage: str  # "model" or "judge"
+    stage: Stage
     error: str
 
 
@@ -50,8 +52,8 @@ class TierRun(msgspec.Struct, frozen=True):
 
     system: str  # model:<name>:localize | :qa | :qa-strict | :oracle | :rag:<retriever>@<k>
     model: str
-    task: str  # localize | qa | oracle | rag
-    variant: str
+    task: TaskName  # a name of workbench.names.TASKS
+    variant: Variant
     tier: str
     tier_hash: str
     key: str

@@ -5,9 +5,12 @@ from __future__ import annotations
 from statistics import fmean
 from typing import Callable
 
+import msgspec
+
 from workbench.llm.calibration import load_calibration
 from workbench.llm.records import TierRun
 from workbench.llm.store import LLMRunStore
+from workbench.names import TASKS, TaskName
 from workbench.project import Project
 from workbench.records import Tier
 
@@ -25,7 +28,8 @@ def percentile(values: list[float], p: float) -> float | None:
 
 def call_figures(run: TierRun) -> Row:
     """Latency and token totals of the model-under-test calls (judge calls reported apart)."""
-    items = run.localize if run.task == "localize" else run.qa
+    localizes = TASKS[run.task].localizes
+    items = run.localize if localizes else run.qa
     lat = [r.latency_s for r in items]
     row: Row = {
         "p50_s": percentile(lat, 50),
@@ -36,7 +40,7 @@ def call_figures(run: TierRun) -> Row:
         "budget_tokens": run.budget_tokens,
         "failures": len(run.failures),
     }
-    if run.task != "localize":
+    if not localizes:
         row["judge_prompt_tokens"] = sum(r.judge_prompt_tokens for r in run.qa)
         row["judge_completion_tokens"] = sum(r.judge_completion_tokens for r in run.qa)
     return row
@@ -86,7 +90,7 @@ def _rows(project: Project, tiers: list[Tier], localize: bool, figures: Callable
     out: dict[str, dict[str, Row]] = {}
     for tier in tiers:
         for run in store.runs(tier):
-            if (run.task == "localize") != localize:
+            if TASKS[run.task].localizes != localize:
                 continue
             row: Row = {"fits": run.fits, **figures(run)}
             if not run.fits:
@@ -95,24 +99,75 @@ def _rows(project: Project, tiers: list[Tier], localize: bool, figures: Callable
     return out
 
 
-NOT_RUN: Row = {"QA": None, "n": 0, "judge_failures": None, "refusals": None, "EM": None, "p50_s": None, "p95_s": None}
-
-
-def use_rows(project: Project, tiers: list[Tier]) -> dict[str, dict[str, Row]]:
-    """tier name → system ("model:local:qa", "model:local:oracle", …) → figures.
+class UseRow(msgspec.Struct, frozen=True):
+    """One (tier, model QA system) row of the use side. None = not measured (or not run).
 
     QA = mean over answered queries of the median judge score (0–5; judge failures excluded
     and counted); n = answered (judged) queries; fits False = not run ("does not fit"), with
-    every figure None. judge_ok = whether the judge passed its calibration (None: not checked).
-    Only QA-type systems (qa, oracle, rag) — localization is scored on the access side."""
+    every figure None. judge_ok = whether the judge passed its calibration (None: not checked)."""
+
+    task: TaskName
+    fits: bool
+    judge: str | None = None
+    judge_ok: bool | None = None
+    QA: float | None = None
+    n: int = 0
+    scored: int | None = None
+    judge_failures: int | None = None
+    judge_spread_max: int | None = None
+    refusals: int | None = None
+    EM: float | None = None
+    contains: float | None = None
+    complete: int | None = None
+    p50_s: float | None = None
+    p95_s: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    input_tokens: int | None = None
+    budget_tokens: int | None = None
+    failures: int | None = None
+    judge_prompt_tokens: int | None = None
+    judge_completion_tokens: int | None = None
+
+    @property
+    def distrusted(self) -> bool:
+        """Scored by a judge that failed its calibration (cannot tell right answers from wrong)."""
+        return self.judge_ok is False
+
+
+UseRows = dict[str, dict[str, UseRow]]  # tier name -> system name -> row
+
+
+class UseTable(msgspec.Struct, frozen=True):
+    """The use side of a set of tiers: rows, and one line per judge saying whether to believe it."""
+
+    rows: UseRows
+    judges: dict[str, str]
+
+
+def use_rows(project: Project, tiers: list[Tier]) -> UseRows:
+    """tier name → system ("model:local:qa", "model:local:oracle", …) → UseRow.
+
+    Only QA-type systems (qa, oracle, rag): localization is scored on the access side."""
 
     def figures(run: TierRun) -> Row:
         cal = load_calibration(project, run.judge) if run.judge else None
-        row: Row = {"judge": run.judge, "judge_ok": cal.separates if cal else None}
-        row.update({**qa_figures(run), **call_figures(run)} if run.fits else NOT_RUN)
+        row: Row = {"task": run.task, "judge": run.judge, "judge_ok": cal.separates if cal else None}
+        if run.fits:
+            row.update({**qa_figures(run), **call_figures(run)})
         return row
 
-    return _rows(project, tiers, False, figures)
+    return {tier: {system: msgspec.convert(row, UseRow) for system, row in systems.items()}
+            for tier, systems in _rows(project, tiers, False, figures).items()}
+
+
+def use_table(project: Project, tiers: list[Tier]) -> UseTable | None:
+    """Use rows of these tiers and a verdict on each judge behind them (None: no model runs)."""
+    rows = use_rows(project, tiers)
+    if not rows:
+        return None
+    judges = {r.judge for systems in rows.values() for r in systems.values() if r.judge}
+    return UseTable(rows, judge_verdicts(project, judges))
 
 
 def localize_rows(project: Project, tiers: list[Tier]) -> dict[str, dict[str, Row]]:

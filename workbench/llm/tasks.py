@@ -21,27 +21,28 @@ from __future__ import annotations
 import asyncio
 import random
 from dataclasses import dataclass
-from typing import Callable
-
 import msgspec
 
+from workbench.errors import BadInput, WorkbenchError
 from workbench.llm import prompts
 from workbench.llm.client import ChatClient, LLMCallError
 from workbench.llm.docids import extract_docids, out_of_tier
-from workbench.llm.judge import contains_match, exact_match, judge_answer, short_answer
+from workbench.llm.judge import JudgeUnavailable, contains_match, exact_match, judge_answer, short_answer
 from workbench.llm.records import LocalizeResult, QAResult, QueryFailure, TierRun
 from workbench.llm.store import LLMRunStore
+from workbench.names import TASKS, Stage, SystemName
+from workbench.progress import Progress
 from workbench.project import Project
 from workbench.records import Document, ModelConfig, Query, Tier
 from workbench.runs import RunStore, run_key, tier_hash
 from workbench.tokens import count_tokens, serialize_docs
 
-TASKS = ("localize", "qa", "oracle", "rag")
 MESSAGE_OVERHEAD_TOKENS = 8  # chat-template tokens per message (role markers), budgeted generously
 
 
-class RetrieverRunMissing(LookupError):
-    pass
+class RetrieverRunMissing(WorkbenchError, LookupError):
+    title = "No stored retriever run"
+    hint = "Run `workbench eval` on that tier first (the TUI evaluates on opening)."
 
 
 @dataclass(frozen=True)
@@ -57,20 +58,19 @@ class TaskOptions:
 
     def __post_init__(self):
         if self.task not in TASKS:
-            raise ValueError(f"unknown task {self.task!r}; known: {list(TASKS)}")
+            raise BadInput(f"unknown task {self.task!r}; known: {list(TASKS)}", title="Unknown task")
         if self.variant not in prompts.VARIANTS:
-            raise ValueError(f"unknown prompt variant {self.variant!r}; known: {list(prompts.VARIANTS)}")
-        if self.task == "rag" and not self.retriever:
-            raise ValueError("task rag needs a retriever (e.g. --retriever bm25)")
+            raise BadInput(f"unknown prompt variant {self.variant!r}; known: {list(prompts.VARIANTS)}")
+        if self.spec.context == "retrieved" and not self.retriever:
+            raise BadInput(f"task {self.task} needs a retriever (e.g. --retriever bm25)")
+
+    @property
+    def spec(self):
+        return TASKS[self.task]
 
 
 def system_name(model: str, opts: TaskOptions) -> str:
-    if opts.task == "localize":
-        return f"model:{model}:localize"
-    suffix = "" if opts.variant == "standard" else f"-{opts.variant}"
-    if opts.task == "rag":
-        return f"model:{model}:rag{suffix}:{opts.retriever}@{opts.rag_k}"
-    return f"model:{model}:{opts.task}{suffix}"
+    return str(SystemName.for_model(model, opts.task, opts.variant, opts.retriever or "", opts.rag_k))
 
 
 def window_budget(cfg: ModelConfig) -> int:
@@ -87,7 +87,7 @@ def _model_identity(cfg: ModelConfig) -> list:
 
 
 def _build_messages(opts: TaskOptions, context: str, query: Query) -> list[dict]:
-    if opts.task == "localize":
+    if opts.spec.localizes:
         return prompts.localize_messages(context, query.query, opts.k)
     return prompts.qa_messages(context, query.query, opts.variant)
 
@@ -105,7 +105,7 @@ def _prepare(project: Project, tier: Tier, cfg: ModelConfig, opts: TaskOptions, 
     """Per-query prompts. Returns (prepared, extra key part, largest input tokens, reason if it does not fit)."""
     budget = window_budget(cfg)
     answer = cfg.max_tokens
-    if opts.task in ("localize", "qa"):
+    if opts.spec.context == "tier":
         # Cheap precheck with the ladder's own count before serialising a huge tier.
         if tier.tokens > 2 * budget:
             return [], "", tier.tokens + answer, f"tier has ~{tier.tokens} tokens; window budget {budget}"
@@ -126,7 +126,7 @@ def _prepare(project: Project, tier: Tier, cfg: ModelConfig, opts: TaskOptions, 
 
     extra = ""
     ranking: dict[str, list[int]] = {}
-    if opts.task == "rag":
+    if opts.spec.context == "retrieved":
         run = RunStore(project).load(opts.retriever, tier.name)  # type: ignore[arg-type]
         if run is None or run.tier_hash != tier_hash(project, tier):
             raise RetrieverRunMissing(
@@ -141,7 +141,7 @@ def _prepare(project: Project, tier: Tier, cfg: ModelConfig, opts: TaskOptions, 
             ranking[q.query_id] = r[: opts.rag_k]
     prepared, worst = [], 0
     for q in queries:
-        if opts.task == "oracle":
+        if opts.spec.context == "gold":
             ids = sorted(q.gold_doc_ids)
             random.Random(f"{opts.seed}:oracle:{q.query_id}").shuffle(ids)
         else:
@@ -178,12 +178,9 @@ def run_key_for(tier_h: str, model: str, cfg: ModelConfig, opts: TaskOptions, ju
         "llm", prompts.PROMPT_VERSION, tier_h, model, _model_identity(cfg),
         opts.task, opts.variant, opts.k, opts.seed, opts.retriever, opts.rag_k,
         list(opts.query_ids) if opts.query_ids else None,
-        [judge[0], _model_identity(judge[1]), opts.judge_samples] if judge and opts.task != "localize" else None,
+        [judge[0], _model_identity(judge[1]), opts.judge_samples] if judge and not opts.spec.localizes else None,
         extra,
     )
-
-
-Progress = Callable[[int, int], None]
 
 
 async def run_tier(
@@ -200,36 +197,38 @@ async def run_tier(
     store = store or LLMRunStore(project)
     cfg = client.config
     system = system_name(model, opts)
+    stage = f"{opts.task} {tier.name}"  # the progress bar's label
     wanted = set(opts.query_ids) if opts.query_ids else None
     queries = [project.query(q) for q in tier.query_ids if wanted is None or q in wanted]
     prepared, extra, worst, reason = _prepare(project, tier, cfg, opts, queries)
     th = tier_hash(project, tier)
     judge = (judge_client.name, judge_client.config) if judge_client is not None else None
-    if opts.task != "localize" and judge_client is None:
+    if not opts.spec.localizes and judge_client is None:
         raise ValueError("QA tasks need a judge client")
     key = run_key_for(th, model, cfg, opts, judge, extra)
     base = TierRun(
         system=system, model=model, task=opts.task, variant=opts.variant, tier=tier.name, tier_hash=th, key=key,
         fits=not reason, input_tokens=worst, budget_tokens=window_budget(cfg),
-        judge=judge[0] if judge and opts.task != "localize" else None, k=opts.rag_k if opts.task == "rag" else opts.k,
+        judge=judge[0] if judge and not opts.spec.localizes else None,
+        k=opts.rag_k if opts.spec.context == "retrieved" else opts.k,
         reason=reason,
     )
     if reason:
         run = msgspec.structs.replace(base, complete=True)
         store.save(run)
-        if opts.task == "localize":
+        if opts.spec.localizes:
             store.drop_localization(system, tier.name)  # an older run must not be scored as this one
         if progress:
-            progress(len(queries), len(queries))
+            progress(stage, len(queries), len(queries))
         return run
 
     previous = store.load_if_current(system, tier, key)
-    state = _State(store, previous or base, len(prepared), progress)
+    state = _State(store, previous or base, len(prepared), progress, stage)
     # failures are retried on every run; finished results are kept
     state.run = msgspec.structs.replace(state.run, failures=[], complete=False)
     state.report()
 
-    if opts.task == "localize":
+    if opts.spec.localizes:
         done = {r.query_id for r in state.run.localize}
         todo = [p for p in prepared if p.query.query_id not in done]
         await asyncio.gather(*(_localize_one(client, p, tier, opts, state) for p in todo))
@@ -255,16 +254,16 @@ async def run_tier(
 class _State:
     """The run being built; saved atomically after every change (single event-loop thread)."""
 
-    def __init__(self, store: LLMRunStore, run: TierRun, total: int, progress: Progress | None):
-        self.store, self.run, self.total, self.progress = store, run, total, progress
+    def __init__(self, store: LLMRunStore, run: TierRun, total: int, progress: Progress | None, stage: str):
+        self.store, self.run, self.total, self.progress, self.stage = store, run, total, progress, stage
 
     def save(self) -> None:
         self.store.save(self.run)
 
     def report(self) -> None:
         if self.progress:
-            n = len(self.run.localize) if self.run.task == "localize" else sum(r.judged for r in self.run.qa)
-            self.progress(n + len({f.query_id for f in self.run.failures}), self.total)
+            n = len(self.run.localize) if TASKS[self.run.task].localizes else sum(r.judged for r in self.run.qa)
+            self.progress(self.stage, n + len({f.query_id for f in self.run.failures}), self.total)
 
     def add_localize(self, r: LocalizeResult) -> None:
         self.run = msgspec.structs.replace(self.run, localize=[*self.run.localize, r])
@@ -278,8 +277,8 @@ class _State:
         if r.judged:
             self.report()
 
-    def fail(self, query_id: str, stage: str, exc: Exception) -> None:
-        self.run = msgspec.structs.replace(self.run, failures=[*self.run.failures, QueryFailure(query_id, stage, str(exc))])
+    def fail(self, query_id: str, stage: Stage, error: str) -> None:
+        self.run = msgspec.structs.replace(self.run, failures=[*self.run.failures, QueryFailure(query_id, stage, error)])
         self.save()
         self.report()
 
@@ -300,7 +299,7 @@ async def _localize_one(client: ChatClient, p: _Prepared, tier: Tier, opts: Task
     try:
         c = await client.complete(p.messages)
     except LLMCallError as exc:
-        state.fail(p.query.query_id, "model", exc)
+        state.fail(p.query.query_id, "model", str(exc))
         return
     ids = extract_docids(c.text, opts.k)
     state.add_localize(LocalizeResult(
@@ -315,7 +314,7 @@ async def _answer_one(client: ChatClient, p: _Prepared, state: _State) -> None:
     try:
         c = await client.complete(p.messages)
     except LLMCallError as exc:
-        state.fail(p.query.query_id, "model", exc)
+        state.fail(p.query.query_id, "model", str(exc))
         return
     answer = c.text.strip()
     short = short_answer(p.query.answer)
@@ -331,9 +330,8 @@ async def _answer_one(client: ChatClient, p: _Prepared, state: _State) -> None:
 
 async def _judge_one(judge: ChatClient, q: Query, r: QAResult, opts: TaskOptions, state: _State) -> None:
     j = await judge_answer(judge, q.query, q.answer, r.answer, samples=opts.judge_samples)
-    failed_calls = [x for x in j.raw if x.startswith("<call failed")]
-    if failed_calls:  # an infrastructure failure is retried on the next run, never recorded as judged
-        state.fail(q.query_id, "judge", RuntimeError(failed_calls[-1]))
+    if isinstance(j, JudgeUnavailable):  # retried on the next run, never recorded as judged
+        state.fail(q.query_id, "judge", j.error)
         return
     state.put_qa(msgspec.structs.replace(
         r, judge_scores=j.scores, judge_median=j.median, judge_spread=j.spread, judge_failures=j.failures,

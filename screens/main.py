@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from screens.app import WorkbenchApp
 
 SORTS = ("ladder", "breaks")
+NO_SWEEPS = "No sweeps yet: run `workbench sweep volume PROJECT` (or depth, distribution; --dry-run first) and reopen."
 
 
 class MainScreen(Screen):
@@ -33,6 +34,7 @@ class MainScreen(Screen):
         Binding("1", "tab('overview')", "Overview", id="main.overview"),
         Binding("2", "tab('queries')", "Queries", id="main.queries"),
         Binding("3", "tab('diagnosis')", "Diagnosis", id="main.diagnosis"),
+        Binding("4", "tab('sweeps')", "Sweeps", id="main.sweeps"),
         Binding("slash", "focus_filter", "Filter", id="main.filter"),
         Binding("s", "cycle_sort", "Sort", id="main.sort"),
         Binding("y", "cycle_system", "System", id="main.system"),
@@ -78,6 +80,9 @@ class MainScreen(Screen):
             with TabPane("Diagnosis", id="diagnosis"):
                 with VerticalScroll(id="diagnosis-scroll"):
                     yield Static("Waiting for access results…", id="diagnosis-body")
+            with TabPane("Sweeps", id="sweeps"):
+                with VerticalScroll(id="sweeps-scroll"):
+                    yield Static(NO_SWEEPS, id="sweeps-body")
         yield TaskBar()
         yield Footer()
 
@@ -92,7 +97,8 @@ class MainScreen(Screen):
     def action_tab(self, tab: str) -> None:
         # Focus moves with the tab: a focused widget left in a hidden pane would pull the tab back.
         self.query_one("#tabs", TabbedContent).active = tab
-        target = {"queries": "#query-table", "overview": "#overview-scroll", "diagnosis": "#diagnosis-scroll"}[tab]
+        target = {"queries": "#query-table", "overview": "#overview-scroll", "diagnosis": "#diagnosis-scroll",
+                  "sweeps": "#sweeps-scroll"}[tab]
         self.query_one(target).focus()
 
     def action_focus_filter(self) -> None:
@@ -162,6 +168,19 @@ class MainScreen(Screen):
         self.refresh_overview()
         self.refresh_queries()
         self.refresh_diagnosis()
+        self.refresh_sweeps()
+
+    def refresh_sweeps(self) -> None:
+        if self.session is not None:
+            self.run_worker(self._load_sweeps(self.session), group="sweeps", exclusive=True, exit_on_error=False)
+
+    async def _load_sweeps(self, session: Session) -> None:
+        import asyncio
+
+        from rich.console import Group
+
+        panels = await asyncio.to_thread(core.sweep_panels, session)  # file reads and resampling, off the UI thread
+        self.query_one("#sweeps-body", Static).update(Group(*panels) if panels else NO_SWEEPS)
 
     def refresh_overview(self) -> None:
         s = self.session

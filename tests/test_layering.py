@@ -16,6 +16,7 @@ CORE_MODULES = [
     "workbench.inspect", "workbench.worddiff", "workbench.evidence", "workbench.llm.tasks", "workbench.llm.report",
     "workbench.query_sets", "workbench.collide.run", "workbench.collide.truth", "workbench.collide.export",
     "workbench.session", "workbench.names", "workbench.errors", "workbench.progress",
+    "workbench.sweeps.runner", "workbench.sweeps.report", "workbench.sweeps.charts", "workbench.sweeps.cli",
 ]
 CORE_MODULES += ["workbench.diagnosis_cli", "workbench.diagnosis.overview", "workbench.diagnosis.compare", "workbench.report.html",
                  "workbench.report.markdown"]

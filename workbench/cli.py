@@ -24,6 +24,7 @@ from workbench.errors import WorkbenchError
 from workbench.collide_cli import COLLIDE_COMMANDS, QUERIES_VERSION
 from workbench.diagnosis_cli import compare_command, diagnose_command, report_command
 from workbench.llm.cli import run_command, serve_command
+from workbench.sweeps.cli import sweep as sweep_group
 from workbench.project import init_project, load_project
 from workbench.safe_text import as_text, markup_escaped, visible
 
@@ -322,3 +323,4 @@ from workbench import cli_production  # noqa: E402,F401  (registers import-run, 
 main.add_command(diagnose_command, "diagnose")
 main.add_command(report_command, "report")
 main.add_command(compare_command, "compare")
+main.add_command(sweep_group, "sweep")

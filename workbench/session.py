@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 __all__ = [
     # operations
     "open_session", "build", "evaluate_access", "evaluate_all", "use_table", "inspect", "known_results",
-    "estimate_prompts", "run_model_task", "export_evidence", "evidence_from_run", "window_budget",
+    "estimate_prompts", "run_model_task", "export_evidence", "evidence_from_run", "window_budget", "sweep_panels",
     "label_document", "undo_label", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
     "access_line", "Relabelled", "MARKS",
     "ensure_tiers", "select_tiers", "build_indexes", "index_status", "load_project", "list_versions",
@@ -381,6 +381,15 @@ def run_model_task(
     run = asyncio.run(guarded())
     diagnosis_after_run(session, query.query_id)
     return evidence_from_run(run, query.query_id, session.project)
+
+
+def sweep_panels(session: Session) -> list:
+    """The latest stored sweep of each kind as terminal charts (Rich renderables); [] when none.
+
+    Reads files and resamples for intervals: call it from a worker."""
+    from workbench.sweeps.charts import sweep_panels as panels
+
+    return panels(session.project)
 
 
 def export_evidence(session: Session, query_id: str, directory: Path) -> list[Path]:

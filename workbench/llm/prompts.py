@@ -42,6 +42,23 @@ def qa_messages(context: str, query: str, variant: str = "standard") -> list[dic
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
+SWEEP_PROMPT_VERSION = "s1"  # part of every sweep's spec (with PROMPT_VERSION)
+
+
+def sweep_qa_messages(context: str, query: str, variant: str = "standard") -> list[dict]:
+    """QA for sweeps: the strict rule comes only at the very end, after the documents and question.
+
+    So the two prompts of a placement sweep differ in nothing but that last sentence — one confound
+    fewer than a different system prompt — and share the whole context as a prefix, which an inference
+    server caches. The standard variant is exactly ``qa_messages(..., "standard")``."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown prompt variant {variant!r}; known: {list(VARIANTS)}")
+    messages = qa_messages(context, query, "standard")
+    if variant == "strict":
+        messages[-1] = {**messages[-1], "content": f"{messages[-1]['content']} {STRICT_RULE}"}
+    return messages
+
+
 JUDGE_SYSTEM = "You grade answers to questions. You are strict, brief and consistent."
 
 JUDGE_RUBRIC = """Score the predicted answer against the gold answer on this scale:

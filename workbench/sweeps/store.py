@@ -1,0 +1,91 @@
+"""Sweeps on disk: .workbench/sweeps/<sweep id>/{meta.json, results.jsonl, judgements.jsonl}.
+
+The id is a hash of the spec: the same command finds its sweep again and continues it. Results
+are appended one line per finished arm (flushed and fsynced), so a stopped sweep loses at most
+the call in flight; a torn last line is ignored and that arm is simply run again. meta.json is
+rewritten atomically.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import msgspec
+
+from workbench.fsutil import atomic_write_bytes, sha256_bytes
+from workbench.project import Project
+from workbench.sweeps.records import ArmResult, Judgement, SweepMeta, SweepSpec
+
+SWEEPS_DIR = "sweeps"
+
+
+def sweep_id(spec: SweepSpec) -> str:
+    return f"{spec.kind}-{sha256_bytes(msgspec.json.encode(spec))[:12]}"
+
+
+class SweepStore:
+    def __init__(self, project: Project):
+        self.project = project
+        self.root = project.state_dir / SWEEPS_DIR
+
+    def dir(self, sid: str) -> Path:
+        return self.root / sid
+
+    def save_meta(self, meta: SweepMeta) -> None:
+        atomic_write_bytes(self.dir(meta.sweep_id) / "meta.json", msgspec.json.encode(meta))
+
+    def load_meta(self, sid: str) -> SweepMeta | None:
+        try:
+            return msgspec.json.decode((self.dir(sid) / "meta.json").read_bytes(), type=SweepMeta)
+        except (OSError, msgspec.DecodeError):
+            return None  # damaged or from an older schema: not trusted
+
+    def list(self) -> list[SweepMeta]:
+        """Every readable sweep, oldest first."""
+        if not self.root.is_dir():
+            return []
+        metas = [m for p in self.root.iterdir() if p.is_dir() and (m := self.load_meta(p.name)) is not None]
+        return sorted(metas, key=lambda m: (m.created, m.sweep_id))
+
+    def latest(self, kind: str) -> SweepMeta | None:
+        metas = [m for m in self.list() if m.spec.kind == kind]
+        return metas[-1] if metas else None
+
+    def _append(self, sid: str, name: str, record: msgspec.Struct) -> None:
+        path = self.dir(sid) / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "ab") as fh:
+            fh.write(msgspec.json.encode(record) + b"\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def _read(self, sid: str, name: str, typ: type) -> dict[str, object]:
+        path = self.dir(sid) / name
+        out: dict[str, object] = {}
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            return out
+        dec = msgspec.json.Decoder(typ)
+        for line in raw.split(b"\n"):
+            if not line.strip():
+                continue
+            try:
+                rec = dec.decode(line)
+            except msgspec.DecodeError:
+                continue  # a torn last line from an interrupted write: that arm runs again
+            out[rec.arm_id] = rec
+        return out
+
+    def append_result(self, sid: str, result: ArmResult) -> None:
+        self._append(sid, "results.jsonl", result)
+
+    def append_judgement(self, sid: str, j: Judgement) -> None:
+        self._append(sid, "judgements.jsonl", j)
+
+    def results(self, sid: str) -> dict[str, ArmResult]:
+        return self._read(sid, "results.jsonl", ArmResult)  # type: ignore[return-value]
+
+    def judgements(self, sid: str) -> dict[str, Judgement]:
+        return self._read(sid, "judgements.jsonl", Judgement)  # type: ignore[return-value]

@@ -101,7 +101,10 @@ def test_export_labels_as_beir_qrels_and_queries_jsonl(triage_project, tmp_path)
     result = CliRunner().invoke(main, ["export-labels", str(triage_project), "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert f"query-set version: {v1.name}" in result.output
-    qrels = read_beir_qrels(out / "qrels" / "test.tsv", [])
+    problems: list = []
+    rows = read_beir_qrels(out / "qrels" / "test.tsv", problems)
+    assert problems == []
+    qrels = {qid: [doc for doc, _where in docs] for qid, docs in rows.items()}
     labelled = load_project(triage_project, v1.name)
     source = {d.doc_id: d.source_id for d in labelled.documents.values()}
     assert qrels == {q.query_id: [source[d] for d in q.gold_doc_ids] for q in labelled.queries if q.gold_doc_ids}

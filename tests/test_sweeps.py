@@ -321,6 +321,18 @@ def test_resume_never_recomputes_finished_arms(sample_copy):
     assert "█" * 24 in console.export_text()  # the needle scores 1.0: a full bar
     assert svg.startswith('<section class="sweeps">') and "<svg" in svg and "http://" not in svg.replace('xmlns="http://www.w3.org/2000/svg"', "")
 
+    # the diagnosis report carries the sweep (whole-project reports only)
+    from workbench.ladder import ensure_tiers
+    from workbench.report import render
+    from workbench.report.build import build_report
+
+    tiers = list(ensure_tiers(project).tiers)
+    report = build_report(project, tiers)
+    assert report.sweeps == data
+    assert "### Volume sweep" in render(report, "md").decode()
+    assert '<section class="sweeps">' in render(report, "html").decode()
+    assert build_report(project, tiers, {project.queries[0].query_id}).sweeps == {}
+
 
 def test_report_is_empty_without_sweeps(sample_copy):
     project = load_project(sample_copy)

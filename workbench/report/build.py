@@ -21,6 +21,7 @@ from workbench.llm.store import LLMRunStore
 from workbench.project import Project
 from workbench.records import ModelConfig, Tier
 from workbench.runs import tier_hash
+from workbench.sweeps.report import sweeps_dict
 
 FORMAT_VERSION = 1
 ANSWER_RULE = (
@@ -89,6 +90,8 @@ class Report(msgspec.Struct, frozen=True):
     overview: Overview
     queries: list[QueryReport]
     empty_tiers: list[str] = []  # selected, but nothing stored for them yet
+    # the latest volume / depth / distribution sweep (workbench.sweeps.report.sweeps_dict); whole-project reports only
+    sweeps: dict = {}
 
 
 def _provenance(project: Project, tiers: list[Tier], collector: Collector, seed: int) -> Provenance:
@@ -158,6 +161,7 @@ def build_report(project: Project, tiers: list[Tier], query_ids: set[str] | None
         level_tiers=qv.level_tiers, systems=qv.systems, primary=qv.primary, rules=RULES, answer_rule=ANSWER_RULE,
         reading_rules=READING_RULES, arms=ARM_LABELS, overview=ov,
         queries=[query_report(project, qv, collector, tiers, q) for q in qids], empty_tiers=qv.empty_tiers,
+        sweeps=sweeps_dict(project) if query_ids is None else {},
     )
 
 

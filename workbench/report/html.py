@@ -11,6 +11,7 @@ from workbench.display import MISSING, fmt
 from workbench.report.build import QueryReport, Report
 from workbench.report.markdown import VERDICT_COLUMNS, judge_mark, ranks
 from workbench.safe_text import visible
+from workbench.sweeps.report import svg_section
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 COLORS = {"PASS": "#2e7d32", "ACCESS": "#ef6c00", "USE": "#6a1b9a", "USE-UNDER-DISTRACTORS": "#d81b60",
@@ -199,6 +200,8 @@ def report_html(r: Report) -> str:
     body += [_failing(q, primary) for q in failing[:MAX_FAILING]]
     if len(failing) > MAX_FAILING:
         body.append(f"<p class=muted>… and {len(failing) - MAX_FAILING} more in the JSON report.</p>")
+    if r.sweeps:
+        body.append(svg_section(r.sweeps))
     body.append("<h2>Verdict rules (first matching row wins)</h2><table><tr><th class=l>row</th><th class=l>verdict</th><th class=l>when</th></tr>")
     body += [f"<tr><td class=l>{k}</td><td class=l>{badge(v)}</td><td class=l>{h(w)}</td></tr>" for k, (v, w) in r.rules.items()]
     body.append("</table><h2>Reproduce</h2><ul>")

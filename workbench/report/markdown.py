@@ -8,6 +8,7 @@ from workbench.diagnosis.stats import Estimate
 from workbench.display import MISSING, fmt
 from workbench.report.build import QueryReport, Report
 from workbench.safe_text import visible
+from workbench.sweeps.report import markdown_section
 
 MAX_FAILING = 25
 _MD_SPECIAL = {c: "\\" + c for c in "\\`*_[]|#"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
@@ -128,6 +129,8 @@ def report_markdown(r: Report) -> str:
             out.append(f"- {len(some)} missing {md(missing)}; e.g. `{md(some[0].command)}`" + (f" (inspector key {some[0].key})" if some[0].key else ""))
         out.append("")
 
+    if r.sweeps:
+        out += [markdown_section(r.sweeps), ""]
     out += ["## Verdict rules (first matching row wins)", "", "| row | verdict | when |", "|---|---|---|"]
     out += [f"| {k} | {v} | {md(w)} |" for k, (v, w) in r.rules.items()]
     out += ["", "## Reproduce", "",

@@ -48,7 +48,7 @@ def _shade(k: int, n: int) -> Text:
 def header(s: dict) -> Text:
     t = Text()
     t.append(f"{s['kind']} sweep {s['sweep_id']}", "bold")
-    t.append(f" · model ")
+    t.append(" · model ")
     t.append_text(as_text(s["model"], one_line=True))
     t.append(f" · {s['done']}/{s['arms']} arms · {s['wall_s']:.0f} s · scored by {s['decided_by']}")
     return t

@@ -143,7 +143,11 @@ def summary_markdown(summary: dict) -> str:
 
 
 def sweeps_markdown(project: Project) -> str:
-    data = sweeps_dict(project)
+    return markdown_section(sweeps_dict(project))
+
+
+def markdown_section(data: dict) -> str:
+    """The "## Sweeps" section of sweeps_dict's output ("" when there are none)."""
     if not data:
         return ""
     return "## Sweeps\n\n" + "\n".join(summary_markdown(v) for v in data.values())
@@ -265,7 +269,11 @@ _SVG = {"volume": volume_svg, "depth": depth_svg, "distribution": distribution_s
 
 
 def sweeps_svg(project: Project) -> str:
-    data = sweeps_dict(project)
+    return svg_section(sweeps_dict(project))
+
+
+def svg_section(data: dict) -> str:
+    """The HTML <section> of inline SVG charts of sweeps_dict's output ("" when there are none)."""
     if not data:
         return ""
     body = "\n".join(f'<figure class="sweep sweep-{k}">\n{_SVG[k](v)}\n</figure>' for k, v in data.items() if v["done"])

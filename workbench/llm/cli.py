@@ -40,7 +40,6 @@ console = Console(stderr=True)
 def run_command(project: Path, model_name, tasks, tiers, queries, variant, k, retriever, rag_k, judge, judge_samples, seed, concurrency, no_cache):
     """Run a long-context model on the project's tiers and store its results beside the retriever runs."""
     from workbench.ladder import ensure_tiers, select_tiers
-    from workbench.llm.client import ResponseCache
     from workbench.llm.providers import resolve_judge, resolve_model
     from workbench.project import load_project
 
@@ -71,7 +70,7 @@ def run_command(project: Path, model_name, tasks, tiers, queries, variant, k, re
 
     started = time.perf_counter()
     try:
-        runs, stats = asyncio.run(_run_all(proj, tier_list, name, cfg, judge_name, judge_cfg, task_list, variant, k, seed, retriever, rag_k, judge_samples, qids, concurrency, not no_cache, ResponseCache))
+        runs, stats = asyncio.run(_run_all(proj, tier_list, name, cfg, judge_name, judge_cfg, task_list, variant, k, seed, retriever, rag_k, judge_samples, qids, concurrency, not no_cache))
     except KeyboardInterrupt:
         console.print("[yellow]interrupted: finished queries are saved; rerun the same command to resume[/]")
         raise SystemExit(130)
@@ -87,21 +86,13 @@ def run_command(project: Path, model_name, tasks, tiers, queries, variant, k, re
         raise SystemExit(1)
 
 
-async def _run_all(proj, tier_list, name, cfg, judge_name, judge_cfg, task_list, variant, k, seed, retriever, rag_k, judge_samples, qids, concurrency, use_cache, ResponseCache):
-    from workbench.llm.client import ChatClient
-    from workbench.llm.providers import endpoint
+async def _run_all(proj, tier_list, name, cfg, judge_name, judge_cfg, task_list, variant, k, seed, retriever, rag_k, judge_samples, qids, concurrency, use_cache):
+    from workbench.llm.providers import open_model_and_judge
     from workbench.llm.tasks import run_tier
     from workbench.progress import stage_progress
 
-    cache = ResponseCache.for_state_dir(proj.state_dir)
-    base_url, ident = endpoint(cfg)
-    client = ChatClient(name, cfg, base_url, ident, cache=cache, use_cache=use_cache, concurrency=concurrency)
-    judge_client = client
-    if judge_name != name:
-        jb, ji = endpoint(judge_cfg)
-        judge_client = ChatClient(judge_name, judge_cfg, jb, ji, cache=cache, use_cache=use_cache, concurrency=concurrency)
     runs = []
-    try:
+    async with open_model_and_judge(proj, name, cfg, judge_name, judge_cfg, use_cache, concurrency) as (client, judge_client):
         with stage_progress(console, unit="queries") as progress:
             for task in task_list:
                 opts = TaskOptions(task=task, variant=variant, k=k, seed=seed, retriever=retriever, rag_k=rag_k, judge_samples=judge_samples, query_ids=qids)
@@ -120,11 +111,6 @@ async def _run_all(proj, tier_list, name, cfg, judge_name, judge_cfg, task_list,
             calibration = await calibrate_judge(judge_client, proj.queries, seed=seed)
             save_calibration(proj, calibration)
             console.print(as_text(calibration.verdict(), "green" if calibration.separates else "yellow"))
-    finally:
-        await client.aclose()
-        if judge_client is not client:
-            await judge_client.aclose()
-        cache.close()
     stats = {
         "calls": client.stats.calls + (judge_client.stats.calls if judge_client is not client else 0),
         "cache_hits": client.stats.cache_hits + (judge_client.stats.cache_hits if judge_client is not client else 0),

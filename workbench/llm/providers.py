@@ -59,3 +59,21 @@ async def open_client(
         await client.aclose()
         if own_cache:
             cache.close()
+
+
+@asynccontextmanager
+async def open_model_and_judge(
+    project: Project, name: str, config: ModelConfig, judge_name: str, judge_config: ModelConfig,
+    use_cache: bool = True, concurrency: int | None = None,
+) -> AsyncIterator[tuple[ChatClient, ChatClient]]:
+    """The model under test and its judge on one response cache (one client when the judge is the model)."""
+    cache = ResponseCache.for_state_dir(project.state_dir)
+    try:
+        async with open_client(project, name, config, use_cache, concurrency, cache) as client:
+            if judge_name == name:
+                yield client, client
+            else:
+                async with open_client(project, judge_name, judge_config, use_cache, concurrency, cache) as judge:
+                    yield client, judge
+    finally:
+        cache.close()

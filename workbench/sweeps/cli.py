@@ -218,26 +218,13 @@ def _dry_run(proj, spec, arms, planner, cfg, store) -> None:
 
 
 async def _execute(proj, spec, name, cfg, judge_name, judge_cfg, concurrency, use_cache):
-    from workbench.llm.client import ChatClient, ResponseCache
-    from workbench.llm.providers import endpoint
+    from workbench.llm.providers import open_model_and_judge
     from workbench.progress import stage_progress
     from workbench.sweeps.runner import run_sweep
 
-    cache = ResponseCache.for_state_dir(proj.state_dir)
-    base_url, ident = endpoint(cfg)
-    client = ChatClient(name, cfg, base_url, ident, cache=cache, use_cache=use_cache, concurrency=concurrency)
-    judge_client = client
-    if judge_name != name:
-        jb, ji = endpoint(judge_cfg)
-        judge_client = ChatClient(judge_name, judge_cfg, jb, ji, cache=cache, use_cache=use_cache, concurrency=concurrency)
-    try:
+    async with open_model_and_judge(proj, name, cfg, judge_name, judge_cfg, use_cache, concurrency) as (client, judge_client):
         with stage_progress(err, unit="calls") as progress:
             return await run_sweep(proj, spec, client, judge_client, progress=progress, workers=concurrency)
-    finally:
-        await client.aclose()
-        if judge_client is not client:
-            await judge_client.aclose()
-        cache.close()
 
 
 def _print(proj, meta) -> None:

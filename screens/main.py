@@ -88,7 +88,7 @@ class MainScreen(Screen):
 
     def on_mount(self) -> None:
         table = self.query_one("#query-table", DataTable)
-        table.add_columns("query", "dom", "S/M", "tiers", "breaks", "verdict", "text")
+        table.add_columns("query", "dom", "S/M", "verdict", "tiers", "breaks", "text")  # the verdict stays in view at 80 columns
         table.focus()
         self.refresh_all()
 
@@ -290,8 +290,8 @@ class MainScreen(Screen):
             # IDs and domains whole (technology-07 … -10 must stay apart); the query text takes the rest
             table.add_row(
                 as_text(q.query_id, one_line=True), as_text(q.domain or "–", one_line=True),
-                "M" if q.is_multi_source else "S" if q.is_labelled else "U", glyphs, breaks,
-                verdict_cell(s, q.query_id), Text(visible(q.query, one_line=True), no_wrap=True, overflow="ellipsis"), key=q.query_id,
+                "M" if q.is_multi_source else "S" if q.is_labelled else "U",
+                verdict_cell(s, q.query_id), glyphs, breaks, Text(visible(q.query, one_line=True), no_wrap=True, overflow="ellipsis"), key=q.query_id,
             )
         if queries:
             table.move_cursor(row=min(max(current, 0), len(queries) - 1))

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from workbench.cli import main
 from workbench.evaluate import evaluate
+from workbench.fsutil import safe_name
 from workbench.ladder import load_tiers
 from workbench.project import load_project
 from workbench.retrievers import make_retrievers
@@ -41,7 +42,7 @@ def test_exported_bm25_reimported_equals_bm25_on_every_tier(evaluated_copy, tmp_
     project = load_project(evaluated_copy)
     tiers = load_tiers(project).tiers
     for tier in tiers:
-        path = out / f"{tier.name.replace(':', '_')}.bm25.run"
+        path = out / f"{safe_name(tier.name)}.{safe_name('bm25')}.run"  # as export-trec names it
         result = cli("import-run", evaluated_copy, path, "--name", "bm25-again", "--tier", tier.name)
         assert result.exit_code == 0, result.output
     results = evaluate(load_project(evaluated_copy), tiers, make_retrievers(project, ["bm25"]))
@@ -50,7 +51,7 @@ def test_exported_bm25_reimported_equals_bm25_on_every_tier(evaluated_copy, tmp_
     assert again == bm25
     # the imported run is a stored system like the others: export-trec writes it too
     assert cli("export-trec", evaluated_copy, "--out", tmp_path / "again").exit_code == 0
-    assert (tmp_path / "again" / "full.run_bm25-again.run").read_text().split("\n")[0].split()[:4] == \
+    assert (tmp_path / "again" / f"{safe_name('full')}.{safe_name('run:bm25-again')}.run").read_text().split("\n")[0].split()[:4] == \
         (out / "full.bm25.run").read_text().split("\n")[0].split()[:4]
 
 

@@ -14,6 +14,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from workbench.query_sets import LabelRecord
 from workbench.safe_text import as_text
 
 console = Console() if sys.stdout.isatty() else Console(width=120)
@@ -175,6 +176,7 @@ def collide_score_command(project: Path, queries_version: str, truth: Path, dept
     ours = {x.query_id for x in p.original_queries}
     truth_queries = [q for q in truth_queries if q.query_id in ours]  # the truth of this project's queries only
     hidden = {q.query_id: sorted(set(q.gold_doc_ids) - set(p.original_query(q.query_id).gold_doc_ids)) for q in truth_queries}
+    labels: list[LabelRecord] | None
     if partial:
         from workbench.collide.run import saved_verdicts
 

@@ -162,7 +162,9 @@ class Collector:
 
     def access(self, tier: Tier, system: str, query: Query) -> QueryAccess | None:
         ranked = self.tier_store(tier).rankings.get(system, {}).get(query.query_id)
-        return None if ranked is None else query_access(query.query_id, ranked, query.gold_doc_ids, self.k)
+        if ranked is None or not query.is_labelled:
+            return None
+        return query_access(query.query_id, ranked, query.gold_doc_ids, self.k)
 
     def answer(self, tier: Tier, model: str, arm: str, query_id: str, retriever: str = "") -> AnswerCheck | None:
         return self.tier_store(tier).answers.get((model, arm, retriever), {}).get(query_id)
@@ -261,6 +263,8 @@ def collect(project: Project, tiers: list[Tier], query_ids: set[str] | None = No
             if query_ids is not None and qid not in query_ids:
                 continue
             q = project.query(qid)
+            if not q.is_labelled:
+                continue  # no gold yet: nothing to decide until it is labelled (eval leaves it out too)
             verdicts += [c.verdict(t, s, q) for s in systems]
     answered = {s.name: sum(v.answer is not None for v in verdicts if v.system == s.name) for s in systems}
     primary = min(systems, key=lambda s: (-answered[s.name], _preference(s))).name if systems else None

@@ -117,7 +117,7 @@ class Planner:
     def depth_cases(self) -> list[tuple[str, str, str, str, Query | None]]:
         """(case id, fact sentence, question, answer, query) for Protocol A: the project's needle
         queries whose gold document states the answer in one sentence; else the seeded fact bank."""
-        cases = []
+        cases: list[tuple[str, str, str, str, Query | None]] = []
         for q in pick_cases(self.project, "needle", self.spec.cases, self.spec.seed):
             sentence = answer_sentence(self.project.documents[q.gold_doc_ids[0]], q.answer)
             if sentence:

@@ -111,7 +111,7 @@ def bin_counts(name: str, n: int) -> list[int]:
 def depths(name: str, n: int, seed: int) -> list[float]:
     """n depths whose bins follow the density; within a bin, a seeded uniform depth."""
     rng = random.Random(f"{seed}:{name}")
-    out = []
+    out: list[float] = []
     for b, c in enumerate(bin_counts(name, n)):
         out.extend(round((b + 0.05 + 0.9 * rng.random()) * BIN_WIDTH, 4) for _ in range(c))
     rng.shuffle(out)  # which fact lands where is seeded too

@@ -111,7 +111,8 @@ def place_documents(padding: list[Document], evidence: list[tuple[Document, floa
 
 def doc_depths(docs: list[Document], ids: list[int], tokenizer: str) -> list[float]:
     """Token depth of the start of each listed document in the serialised context."""
-    starts, total = {}, 0
+    starts: dict[int, int] = {}
+    total = 0
     for d in docs:
         starts.setdefault(d.doc_id, total)
         total += doc_tokens(d, tokenizer)

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 import msgspec
 
 SweepKind = Literal["volume", "depth", "distribution"]
+SWEEP_KINDS: tuple[SweepKind, ...] = get_args(SweepKind)
+
+
+def sweep_kind(kind: str) -> SweepKind:
+    """``kind`` as a SweepKind; ValueError for anything else."""
+    for k in SWEEP_KINDS:
+        if k == kind:
+            return k
+    raise ValueError(f"unknown sweep kind {kind!r} (expected one of {', '.join(SWEEP_KINDS)})")
+
 Family = Literal["needle", "single-hop", "two-hop", "two-hop-gold"]
 QuestionType = Literal["literal", "inference", "absent"]
 Variant = Literal["standard", "strict"]

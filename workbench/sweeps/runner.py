@@ -17,13 +17,13 @@ import msgspec
 from workbench.llm import prompts
 from workbench.llm.calibration import calibrate_judge, save_calibration
 from workbench.llm.client import ChatClient, LLMCallError
-from workbench.llm.judge import judge_answer
+from workbench.llm.judge import JudgeUnavailable, judge_answer
 from workbench.llm.prompts import is_refusal
 from workbench.llm.tasks import _model_identity
 from workbench.project import Project
 from workbench.records import ModelConfig
 from workbench.sweeps.arms import Planner
-from workbench.sweeps.records import Arm, ArmResult, Judgement, SweepMeta, SweepSpec
+from workbench.sweeps.records import Arm, ArmResult, Judgement, SweepMeta, SweepSpec, sweep_kind
 from workbench.sweeps.scoring import answer_match
 from workbench.sweeps.store import SweepStore, sweep_id
 
@@ -32,7 +32,7 @@ Progress = Callable[[str, int, int], None]
 
 def make_spec(project: Project, kind: str, model: str, cfg: ModelConfig, judge: str, judge_cfg: ModelConfig, **params) -> SweepSpec:
     return SweepSpec(
-        kind=kind, model=model, model_identity=_model_identity(cfg), judge=judge, judge_identity=_model_identity(judge_cfg),
+        kind=sweep_kind(kind), model=model, model_identity=_model_identity(cfg), judge=judge, judge_identity=_model_identity(judge_cfg),
         prompt_version=f"{prompts.PROMPT_VERSION}+{prompts.SWEEP_PROMPT_VERSION}", corpus_hash=project.corpus_hash(), **params,
     )
 
@@ -121,8 +121,8 @@ async def _judge_all(store: SweepStore, sid: str, arms: list[Arm], judge: ChatCl
     failed, n = 0, 0
     for arm in todo:
         j = await judge_answer(judge, arm.question, arm.gold, results[arm.arm_id].answer, samples=samples)
-        if any(x.startswith("<call failed") for x in j.raw):
-            failed += 1  # retried on the next run, never recorded as judged
+        if isinstance(j, JudgeUnavailable):
+            failed += 1  # a judge failure, not a score: retried on the next run, never recorded as judged
             continue
         store.append_judgement(sid, Judgement(arm.arm_id, j.scores, j.median))
         n += 1

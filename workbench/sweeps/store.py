@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 
@@ -18,6 +19,9 @@ from workbench.project import Project
 from workbench.sweeps.records import ArmResult, Judgement, SweepMeta, SweepSpec
 
 SWEEPS_DIR = "sweeps"
+
+# what a per-arm jsonl file holds (each keyed by its arm_id)
+Record = TypeVar("Record", ArmResult, Judgement)
 
 
 def sweep_id(spec: SweepSpec) -> str:
@@ -60,14 +64,14 @@ class SweepStore:
             fh.flush()
             os.fsync(fh.fileno())
 
-    def _read(self, sid: str, name: str, typ: type) -> dict[str, object]:
+    def _read(self, sid: str, name: str, typ: type[Record]) -> dict[str, Record]:
         path = self.dir(sid) / name
-        out: dict[str, object] = {}
+        out: dict[str, Record] = {}
         try:
             raw = path.read_bytes()
         except OSError:
             return out
-        dec = msgspec.json.Decoder(typ)
+        dec: msgspec.json.Decoder[Record] = msgspec.json.Decoder(typ)
         for line in raw.split(b"\n"):
             if not line.strip():
                 continue
@@ -85,7 +89,7 @@ class SweepStore:
         self._append(sid, "judgements.jsonl", j)
 
     def results(self, sid: str) -> dict[str, ArmResult]:
-        return self._read(sid, "results.jsonl", ArmResult)  # type: ignore[return-value]
+        return self._read(sid, "results.jsonl", ArmResult)
 
     def judgements(self, sid: str) -> dict[str, Judgement]:
-        return self._read(sid, "judgements.jsonl", Judgement)  # type: ignore[return-value]
+        return self._read(sid, "judgements.jsonl", Judgement)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from typing import Any
 
 from workbench.llm.report import percentile
 from workbench.project import Project
@@ -85,15 +86,17 @@ def volume_summary(project: Project, meta: SweepMeta) -> dict:
                       for L in meta.spec.lengths if lat.get(L)]
     out["residue"] = []
     for L in meta.spec.lengths:
-        s, t = cells.get(("single-hop", L)), cells.get(("two-hop", L))
-        res = residue_bootstrap(s, t, seed) if s and t else None
-        if res is None:
+        single, two = cells.get(("single-hop", L)), cells.get(("two-hop", L))
+        if not single or not two:
             continue
-        sm = _ci(cluster_bootstrap(s, seed))["mean"]  # type: ignore[index]
-        tm = _ci(cluster_bootstrap(t, seed))["mean"]  # type: ignore[index]
+        res = residue_bootstrap(single, two, seed)
+        single_ci, two_ci = cluster_bootstrap(single, seed), cluster_bootstrap(two, seed)
+        if res is None or single_ci is None or two_ci is None:
+            continue
+        sm, tm = single_ci[0], two_ci[0]
         out["residue"].append({"length": L, "single_hop": sm, "expected_two_hop": sm * sm, "two_hop": tm,
                                "residue": res[0], "lo": res[1], "hi": res[2],
-                               "n_single": sum(map(len, s.values())), "n_two_hop": sum(map(len, t.values()))})
+                               "n_single": sum(map(len, single.values())), "n_two_hop": sum(map(len, two.values()))})
     out["flags"] = _volume_flags(out["families"])
     return out
 
@@ -126,7 +129,7 @@ def _prop(k: int, n: int) -> dict:
 
 def _prompt_block(rows, variants: list[str]) -> dict:
     """Accuracy, faithfulness and refusals per prompt; the safety tax with Fisher's test; masking."""
-    by_v = {}
+    by_v: dict[str, dict[str, Any]] = {}
     for v in variants:
         rv = [x for x in rows if x[0].variant == v]
         answerable = [x for x in rv if x[0].family != "absent"]

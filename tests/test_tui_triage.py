@@ -64,6 +64,8 @@ async def test_label_an_unlabelled_query_in_the_inspector(evaluated, tmp_path, m
             assert app.session.project.queries_version == f"labels-{n}"
         head = text_of(screen.query_one("#q-head"))
         assert f"gold in top 10 at {screen.tier}: bm25 2/2" in head  # figures recomputed for this query at once
+        verdict = app.session.diagnosis.at("log-1", screen.tier) if app.session.diagnosis else None
+        assert verdict is not None and f"verdict {verdict.verdict}" in head  # and its verdict, under the new labels
         assert [v.name for v in list_versions(root)] == ["original", "labels-1", "labels-2"]
         record = read_labels(root, "labels-2")[0]
         assert (record.action, record.doc_id, record.by, record.method) == ("add_gold", gold[1], "user:pilot", "tui")

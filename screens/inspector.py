@@ -367,8 +367,11 @@ class QueryScreen(Screen[None]):
             return Text("verdict: waiting for the diagnosis…", "dim")
         v = d.at(self.query_id, self.tier)
         style = VERDICT_STYLE.get(v.verdict, "") if v else "dim"
+        # The command that would fill a NOT-YET names the project by its folder: the line stays short
+        # (the inspector's own key runs it) and does not depend on where the project lies.
+        line = d.line(self.query_id, self.tier).replace(str(self.session.root), self.session.root.name)
         return Text.assemble(("verdict ", "dim"), (v.verdict if v else "–", style), "  ",
-                             (visible(d.line(self.query_id, self.tier), one_line=True), "italic"))
+                             (visible(line, one_line=True), "italic"))
 
     def render_rankings(self) -> None:
         self.run_worker(self._render_rankings(), group="render", exclusive=True, exit_on_error=False)

@@ -204,7 +204,8 @@ def test_production_answers_are_judged_by_the_project_judge(local_server, tiny_p
     run = LLMRunStore(load_project(tiny_project)).load("run:prod:answers", "full")
     assert run.complete and run.judge == "local" and all(r.judged for r in run.qa)
     assert all(r.judge_median is not None or r.judge_failure for r in run.qa)
-    stamp = (tiny_project / ".workbench" / "runs" / "full" / "llm" / "run_prod_answers.json").stat().st_mtime_ns
+    stored = LLMRunStore(load_project(tiny_project)).path("run:prod:answers", "full")
+    stamp = stored.stat().st_mtime_ns
     again = cli("import-answers", tiny_project, path, "--name", "prod", "--judge-samples", "1")
     assert again.exit_code == 0 and "n=2 judged" in " ".join(again.output.split())
-    assert (tiny_project / ".workbench" / "runs" / "full" / "llm" / "run_prod_answers.json").stat().st_mtime_ns == stamp
+    assert stored.stat().st_mtime_ns == stamp  # nothing judged again: the run was current

@@ -324,7 +324,7 @@ async def test_verdicts_in_the_list_filter_and_inspector(evaluated):
         table = app.screen.query_one("#query-table", DataTable)
         expected = [q.query_id for q in app.session.project.queries if d.summary(q.query_id).verdict == v.verdict]
         assert [k.value for k in table.rows] == expected and qid in expected
-        assert str(table.get_row_at(0)[3]) in (v.verdict, "USE-DISTR")
+        assert str(table.get_row_at(0)[[str(c.label) for c in table.columns.values()].index("verdict")]) in (v.verdict, "USE-DISTR")
         others = [x for x in VERDICTS if x != v.verdict and x not in ("USE-UNDER-DISTRACTORS",)]
         assert all(d.summary(q).verdict != others[0] for q in expected)
         tier = v.tier

@@ -30,7 +30,7 @@ async def test_partial_multi_source_access_shows_the_half_circle(evaluated):
         assert partial, "the fixture has multi-source queries with some but not all gold in the top K"
         table = app.screen.query_one("#query-table", DataTable)
         q, _ = partial[0]
-        glyphs = table.get_row(q.query_id)[3]
+        glyphs = table.get_row(q.query_id)[[str(c.label) for c in table.columns.values()].index("tiers")]
         assert "◐" in glyphs.plain
 
 

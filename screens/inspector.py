@@ -356,9 +356,11 @@ class QueryScreen(Screen[None]):
         head.append("   [ ] to switch", "dim")
         if self.tier:
             head.append("\n" + visible(core.access_line(s, self.query_id, self.tier)), "cyan" if q.is_labelled else "yellow")
-        head.append("\n")
-        head.append_text(self.verdict_line())
-        self.query_one("#q-head", Static).update(head)
+        # The verdict stays on one line (its full facts are in the report, `e`), so the rankings keep
+        # their rows at 80×24.
+        verdict = self.verdict_line()
+        verdict.no_wrap, verdict.overflow = True, "ellipsis"
+        self.query_one("#q-head", Static).update(Group(head, verdict))
 
     def verdict_line(self) -> Text:
         """One line: the diagnosis' verdict for this query on this tier, with the rule and its facts."""

@@ -124,6 +124,14 @@ def test_gold_only_arm_for_two_hop(sample):
         assert sample.query(a.case_id).kind == "two-hop"
 
 
+def test_a_sweep_stopped_after_one_repeat_holds_every_family_and_length(sample):
+    s = spec(sample)
+    arms = Planner(sample, s, CFG).arms()
+    first = arms[: len(arms) // s.repeats]
+    assert {a.repeat for a in first} == {0}
+    assert {(a.family, a.length) for a in first} == {(a.family, a.length) for a in arms}
+
+
 def test_the_spec_is_the_sweep_id(sample):
     assert sweep_id(spec(sample)) == sweep_id(spec(sample))
     assert sweep_id(spec(sample)) != sweep_id(spec(sample, repeats=2))

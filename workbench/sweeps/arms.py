@@ -102,10 +102,13 @@ class Planner:
 
     def _volume_arms(self) -> list[Arm]:
         s = self.spec
+        cases = {family: pick_cases(self.project, FAMILY_KINDS[family], s.cases, s.seed) for family in s.families}
         out = []
-        for family in s.families:
-            for q in pick_cases(self.project, FAMILY_KINDS[family], s.cases, s.seed):
-                for r in range(s.repeats):
+        # repeat-major: a sweep stopped part-way holds whole repeats of every family and length, so
+        # its partial curves are comparable across lengths rather than missing the last family
+        for r in range(s.repeats):
+            for family in s.families:
+                for q in cases[family]:
                     seed = seed_of(s.seed, q.query_id, r)
                     for length in s.lengths:
                         out.append(Arm(f"{family}/{q.query_id}/L{length}/r{r}", seed, q.query, q.answer, family, q.query_id, length, r))

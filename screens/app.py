@@ -81,6 +81,7 @@ class WorkbenchApp(App[None]):
         self.auto_build = auto_build
         self.export_dir = export_dir
         self._busy_groups: set[str] = set()
+        self._evaluate_again = False
         self.user_keymap: dict[str, str] = {}
 
     def on_mount(self) -> None:
@@ -136,7 +137,8 @@ class WorkbenchApp(App[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="build")
     def build(self) -> None:
-        summary = core.build(self.current, self.progress_reporter())
+        summary = core.build(self.current, self.progress_reporter(),
+                             ready=lambda kind, tiers: self.post_message(m.IndexesReady(kind, tiers)))
         self.post_message(m.IndexesBuilt(summary))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="eval")
@@ -167,6 +169,9 @@ class WorkbenchApp(App[None]):
             self._busy_groups.discard(w.group)
             if w.group in self.LONG_TASKS and not self._busy_groups:
                 self.task_state = ("", 0, 0)
+        if w.group == "eval" and w.is_finished and self._evaluate_again:
+            self._evaluate_again = False  # indexes became ready while that evaluation ran
+            self.evaluate()
         if state == WorkerState.ERROR:
             self.worker_failed(w.group, w.error)
         if state == WorkerState.CANCELLED and w.group in self.LONG_TASKS:
@@ -235,12 +240,28 @@ class WorkbenchApp(App[None]):
             return  # queued before its worker ended: the task bar must not come back
         self.task_state = (msg.label, msg.done, msg.total)
 
+    def on_indexes_ready(self, msg: m.IndexesReady) -> None:
+        """Part of a running build is usable: its systems join the figures now (BM25 in seconds,
+        dense tier by tier), the rest follows as it is built."""
+        ms = self.main_screen()
+        if ms:
+            ms.refresh_overview()
+        self.request_evaluation()
+
     def on_indexes_built(self, msg: m.IndexesBuilt) -> None:
         self.notify(msg.summary, title="Indexes ready", timeout=4)
         ms = self.main_screen()
         if ms:
             ms.refresh_overview()
-        self.evaluate()
+        self.request_evaluation()
+
+    def request_evaluation(self) -> None:
+        """Evaluate now, or right after the evaluation that is running (restarting it would throw
+        its work away and flash "cancelled")."""
+        if any(w.group == "eval" and not w.is_finished for w in self.workers):
+            self._evaluate_again = True
+        else:
+            self.evaluate()
 
     def on_access_ready(self, msg: m.AccessReady) -> None:
         self.current.set_results(msg.results)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -43,8 +43,8 @@ class QueryScreen(Screen[None]):
         Binding("escape", "app.pop_screen", "Back", id="inspector.back"),
         Binding("left_square_bracket", "tier(-1)", "Prev tier", id="inspector.prev_tier", key_display="["),
         Binding("right_square_bracket", "tier(1)", "Next tier", id="inspector.next_tier", key_display="]"),
-        Binding("n", "step(1)", "Next near miss", id="inspector.next_miss"),
-        Binding("p", "step(-1)", "Prev near miss", id="inspector.prev_miss"),
+        Binding("n", "step(1)", "Next miss", id="inspector.next_miss"),
+        Binding("p", "step(-1)", "Prev miss", id="inspector.prev_miss"),
         Binding("1", "tab('rankings')", "Rankings", id="inspector.rankings", show=False),
         Binding("2", "tab('nearmiss')", "Near misses", id="inspector.nearmiss", show=False),
         Binding("3", "tab('model')", "Model panel", id="inspector.model", show=False),
@@ -52,11 +52,11 @@ class QueryScreen(Screen[None]):
         *task_bindings(),
         Binding("e", "export", "Export", id="inspector.export"),
         # labelling the highlighted document (each change is a new query-set version at once)
-        Binding("G", "mark('gold')", "Gold", id="inspector.mark_gold"),
-        Binding("H", "mark('hard_negative')", "Hard neg", id="inspector.mark_hard_negative"),
-        Binding("N", "mark('not_relevant')", "Not relevant", id="inspector.mark_not_relevant"),
-        Binding("A", "edit_answer", "Answer", id="inspector.edit_answer"),
-        Binding("u", "undo_label", "Undo label", id="inspector.undo_label"),
+        Binding("G", "mark('gold')", "Gold", id="inspector.mark_gold", show=False),
+        Binding("H", "mark('hard_negative')", "Hard neg", id="inspector.mark_hard_negative", show=False),
+        Binding("N", "mark('not_relevant')", "Not relevant", id="inspector.mark_not_relevant", show=False),
+        Binding("A", "edit_answer", "Answer", id="inspector.edit_answer", show=False),
+        Binding("u", "undo_label", "Undo label", id="inspector.undo_label", show=False),
     ]
 
     def __init__(self, query_id: str, tier: str | None = None) -> None:
@@ -120,7 +120,7 @@ class QueryScreen(Screen[None]):
                     yield Static(id="model-head")
                     yield Static(id="model-results")
         yield TaskBar()
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.render_head()
@@ -311,6 +311,16 @@ class QueryScreen(Screen[None]):
 
     def action_undo_label(self) -> None:
         self.relabel("undo")
+
+    # The labelling keys are off the footer (it must fit 120 columns with f1 in view): the
+    # ranking table that has focus, whose highlighted row they act on, names them instead.
+    @on(events.DescendantFocus, "DataTable.ranking")
+    def _name_label_keys(self, event: events.DescendantFocus) -> None:
+        event.widget.border_subtitle = LABEL_KEYS
+
+    @on(events.DescendantBlur, "DataTable.ranking")
+    def _unname_label_keys(self, event: events.DescendantBlur) -> None:
+        event.widget.border_subtitle = ""
 
     def action_edit_answer(self) -> None:
         from screens.triage_forms import AnswerModal
@@ -525,6 +535,9 @@ class QueryScreen(Screen[None]):
                 t.append(f"{visible(ev.note)}\n", "yellow")
             parts.append(t)
         self.query_one("#model-results", Static).update(Group(*parts))
+
+
+LABEL_KEYS = "G gold · H hard neg · N not relevant · A answer · u undo"
 
 
 def _cut(text: str, width: int, style: str) -> Text:

@@ -84,7 +84,7 @@ class MainScreen(Screen):
                 with VerticalScroll(id="sweeps-scroll"):
                     yield Static(NO_SWEEPS, id="sweeps-body")
         yield TaskBar()
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         table = self.query_one("#query-table", DataTable)

@@ -29,6 +29,14 @@ class TaskProgress(Message):
         return isinstance(message, TaskProgress)
 
 
+class IndexesReady(Message):
+    """Some indexes of a running build are usable now (every sparse one, or one tier's dense)."""
+
+    def __init__(self, kind: str, tiers: list[str]) -> None:
+        super().__init__()
+        self.kind, self.tiers = kind, tiers
+
+
 class IndexesBuilt(Message):
     def __init__(self, summary: str) -> None:
         super().__init__()

@@ -42,12 +42,42 @@ def test_demo_opens_the_tui_at_once(tmp_path, monkeypatch):
     assert not (root / ".workbench" / "index").exists()  # nothing was built before the TUI opened
 
 
+def test_every_third_party_import_is_a_declared_dependency():
+    """What the wheel's requirements must cover: each top-level module that `workbench/`, `index/`
+    and `screens/` import from outside the standard library belongs to a distribution named in
+    pyproject's dependencies (so `pip install` of the wheel resolves everything the code needs)."""
+    import ast
+    import importlib.metadata as md
+    import re
+    import tomllib
+
+    declared = {re.split(r"[\[<>=!~ ]", d, maxsplit=1)[0].lower().replace("_", "-")
+                for d in tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]}
+    ours = {"workbench", "index", "screens"}
+    imported: dict[str, str] = {}
+    for pkg in sorted(ours):
+        for path in sorted((REPO / pkg).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                         else [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
+                for name in names:
+                    top = name.split(".")[0]
+                    if top not in ours and top not in sys.stdlib_module_names:
+                        imported.setdefault(top, str(path.relative_to(REPO)))
+    dists = md.packages_distributions()
+    undeclared = {top: (where, dists.get(top)) for top, where in imported.items()
+                  if not {d.lower().replace("_", "-") for d in dists.get(top, [])} & declared}
+    assert imported and not undeclared, f"imported but not declared in pyproject dependencies: {undeclared}"
+
+
 @pytest.mark.slow
 def test_built_wheel_installs_and_runs_the_demo(tmp_path):
     """Proves: the wheel built from this tree holds the sample corpus, and the *installed* package
     (not this checkout) runs `workbench demo --no-tui` from another folder, writing its state to the
     user data folder. The fresh venv gets the third-party dependencies through a .pth naming the main
-    venv's site-packages (offline machine; torch is large), so dependency resolution is not tested."""
+    venv's site-packages (torch alone is gigabytes): `pip check` then proves that every requirement
+    the wheel declares is met there, at a compatible version, and the test above that the
+    requirements cover every import."""
     dist = tmp_path / "dist"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(dist), str(REPO)], check=True)
     [wheel] = dist.glob("nearmiss_workbench-*.whl")
@@ -64,6 +94,8 @@ def test_built_wheel_installs_and_runs_the_demo(tmp_path):
     (site / "_deps_from_main_venv.pth").write_text(f"{main_site}\n")
     subprocess.run([sys.executable, "-m", "pip", "--python", str(vpy), "install", "--no-deps", "--quiet", str(wheel)], check=True)
 
+    check = subprocess.run([sys.executable, "-m", "pip", "--python", str(vpy), "check"], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env.update(XDG_DATA_HOME=str(tmp_path / "data"), HF_HUB_OFFLINE="1")
     where = subprocess.run([str(vpy), "-c", "import workbench; print(workbench.__file__)"], cwd=tmp_path,

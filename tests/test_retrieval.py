@@ -102,3 +102,33 @@ def test_interrupted_rebuild_leaves_the_previous_index_usable(project_copy):
     assert [p.name for p in sparse_dir(project, tier).parent.iterdir() if p.name.startswith(".")] == []
     after = make_retrievers(project, ["bm25"])["bm25"].search(tier, project.query(tier.query_ids[0]).query, 10)
     assert after == before
+
+
+def test_a_build_reports_indexes_usable_sparse_first_then_dense_smallest_tier_first(project_copy):
+    """What the TUI's background build relies on: each report comes once its indexes load, and
+    evaluating in between scores exactly the systems whose indexes are built."""
+    import shutil
+
+    from workbench.indexing import build_indexes
+
+    project = load_project(project_copy)
+    tiers = load_tiers(project).tiers
+    shutil.rmtree(project.state_dir / "index")
+    events: list[tuple[str, list[str], set[tuple[str, str]]]] = []
+
+    def ready(kind, names):
+        shown = evaluate(project, tiers, make_retrievers(project), built_only=True)
+        events.append((kind, names, {(r.system, r.tier) for r in shown}))
+        assert all(index_status(project, t)[kind] == "ok" for t in tiers if t.name in names)
+
+    build_indexes(project, tiers, ready=ready)
+    kind, names, shown = events[0]
+    assert kind == "sparse" and sorted(names) == sorted(t.name for t in tiers)
+    assert shown == {("bm25", t.name) for t in tiers}
+    dense_order = [names for kind, names, _ in events[1:]]
+    assert [k for k, _, _ in events[1:]] == ["dense"] * len(tiers) and all(len(n) == 1 for n in dense_order)
+    sizes = {t.name: len(t.doc_ids) for t in tiers}
+    assert [sizes[n[0]] for n in dense_order] == sorted(sizes.values())
+    for i, (_, names, shown) in enumerate(events[1:], 1):
+        done = {n for _, ns, _ in events[1:i + 1] for n in ns}
+        assert {t for s, t in shown if s == "dense"} == done == {t for s, t in shown if s == "hybrid"}

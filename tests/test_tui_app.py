@@ -13,7 +13,7 @@ from screens.app import make_app
 from screens.inspector import QueryScreen
 from screens.main import MainScreen
 from screens.modals import ConfirmModal, ErrorModal, HelpScreen
-from test_tui_support import first_near_miss_case, open_inspector, settle, until_set
+from test_tui_support import first_near_miss_case, open_inspector, settle, until, until_set
 
 SIZE = (100, 30)
 
@@ -331,3 +331,33 @@ async def test_verdicts_in_the_list_filter_and_inspector(evaluated):
         await open_inspector(pilot, qid, tier)
         head = text_of(app.screen.query_one("#q-head"))
         assert f"verdict {v.verdict}" in head and f"{v.verdict} at {tier} ({d.primary}, rule {v.rule})" in head
+
+
+async def test_bm25_is_usable_while_the_dense_indexes_still_build(project_copy, monkeypatch):
+    """A project opened before its indexes exist lists its queries with BM25 figures as soon as
+    the sparse indexes are built (seconds); dense and hybrid join once their indexes are."""
+    import workbench.indexing as ix
+
+    shutil.rmtree(project_copy / ".workbench" / "index")
+    release = threading.Event()
+    real_build_dense = ix.build_dense
+
+    def held_dense(*args, **kwargs):
+        release.wait(60)  # dense stays unbuilt until the test has looked at the BM25-only state
+        return real_build_dense(*args, **kwargs)
+
+    monkeypatch.setattr(ix, "build_dense", held_dense)
+    app = make_app(project_copy, auto_build=True)
+    async with app.run_test(size=SIZE) as pilot:
+        try:
+            await until(pilot, lambda: app.session is not None and bool(getattr(app.session, "results", None)),
+                        "figures before the dense indexes are built")
+            tiers = [t.name for t in app.session.tiers]
+            assert {(r.system, r.tier) for r in app.session.results} == {("bm25", t) for t in tiers}
+            table = app.screen.query_one("#query-table", DataTable)
+            await until(pilot, lambda: table.row_count == len(app.session.project.queries), "the query list")
+        finally:
+            release.set()
+        await settle(pilot)
+        shown = {(r.system, r.tier) for r in app.session.results}
+        assert {(s, t) for s in ("bm25", "dense", "hybrid") for t in tiers} <= shown

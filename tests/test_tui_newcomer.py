@@ -130,3 +130,32 @@ async def test_a_model_call_shows_elapsed_time_and_x_aborts_the_request(evaluate
         assert "running" not in text_of(qs.query_one("#model-head"))  # the state is cleared
         assert fault_server.disconnected.wait(30)  # the HTTP request was aborted: the server stops
         assert not qs.session.model_results.get((q.query_id, tier.name))  # nothing arrived after the cancel
+
+
+async def test_the_footer_fits_120_columns_with_help_in_view(evaluated):
+    """Every key the footer shows is inside 120 columns, f1 among them, on the main screen and in
+    the inspector; the labelling keys are named on the focused ranking table instead."""
+    from textual.widgets._footer import FooterKey
+
+    from screens.inspector import LABEL_KEYS
+
+    def footer_keys() -> list[FooterKey]:
+        keys = list(app.screen.query(FooterKey))
+        assert keys, "the footer shows keys"
+        return keys
+
+    app = make_app(evaluated)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for where in ("main screen", "inspector"):
+            keys = footer_keys()
+            cut = [f"{k.key_display} {k.description}" for k in keys if k.region.right > 120 or not k.region.width]
+            assert not cut, f"{where}: cut from the footer: {cut}"
+            assert "f1" in {k.key_display for k in keys}, where
+            if where == "main screen":
+                await open_inspector(pilot, app.session.project.queries[0].query_id, app.session.tiers[-1].name)
+        assert {"G", "H", "N"}.isdisjoint(k.key_display for k in footer_keys())
+        await pilot.press("tab")
+        await settle(pilot)
+        focused = app.focused
+        assert focused is not None and "ranking" in focused.classes and focused.border_subtitle == LABEL_KEYS

@@ -11,8 +11,13 @@ async def settle(pilot, rounds: int = 4) -> None:
     from textual.widgets import Input
 
     app = pilot.app
+    from textual.worker import WorkerCancelled
+
     for _ in range(rounds):
-        await app.workers.wait_for_complete()
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerCancelled:
+            pass  # an exclusive worker replaced by a newer one: the newer one is waited for next round
         await pilot.pause()
     for inp in app.query(Input):
         inp.cursor_blink = False
@@ -63,10 +68,15 @@ def with_fixed_scores(src: Path, dest: Path) -> Path:
 
 async def until_set(pilot, event, what: str) -> None:
     """Let the app run until a threading.Event is set (the bound only turns a hang into a failure)."""
+    await until(pilot, event.is_set, what)
+
+
+async def until(pilot, condition, what: str) -> None:
+    """Let the app run until condition() holds (the bound only turns a hang into a failure)."""
     import asyncio
 
     async def wait() -> None:
-        while not event.is_set():
+        while not condition():
             await pilot.pause()
 
     try:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Callable
 
 import msgspec
 
+from workbench.indexing import index_status
 from workbench.metrics import query_access, summarize
 from workbench.names import SystemName
 from workbench.progress import Progress
@@ -119,12 +120,18 @@ def evaluate(
     depth: int = DEFAULT_DEPTH,
     include_models: bool = True,
     progress: Progress | None = None,
+    built_only: bool = False,
 ) -> list[SystemResult]:
+    """Access figures per tier × system. With built_only, a retriever is left out of a tier whose
+    indexes it needs are not built (yet) instead of failing."""
     store = RunStore(project)
     results = []
     for tier in tiers:
         unlabelled = unlabelled_count(project, tier)
+        built = {kind for kind, state in index_status(project, tier).items() if state == "ok"} if built_only else set()
         for name, retriever in retrievers.items():
+            if built_only and not retriever.index_kinds <= built:
+                continue
             run, reused = retrieve_tier(retriever, tier, project, max(depth, k), store,
                                         _per_query(progress, f"{name} {tier.name}", len(tier.query_ids)))
             summary, per_query = score_run(project, run, k)

@@ -14,7 +14,7 @@ import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import msgspec
 
@@ -32,6 +32,8 @@ MANIFEST = "manifest.json"
 SPARSE_FORMAT = 2
 DENSE_FORMAT = 2
 
+IndexKind = Literal["sparse", "dense"]
+
 # progress(stage, done, total): stage is e.g. "bm25 base:finance", "embed", "dense full"
 
 
@@ -46,7 +48,7 @@ class StaleIndexError(WorkbenchError):
 
 
 class IndexManifest(msgspec.Struct, frozen=True):
-    kind: Literal["sparse", "dense"]
+    kind: IndexKind
     format: int
     tier: str
     tier_hash: str  # runs.tier_docs_hash: the tier's documents, not its queries
@@ -253,8 +255,14 @@ def build_indexes(
     kinds: tuple[str, ...] = ("sparse", "dense"),
     force: bool = False,
     progress: Progress | None = None,
+    ready: Callable[[IndexKind, list[str]], None] | None = None,
 ) -> dict[str, list[str]]:
-    """Build what is missing or stale. Returns {"built": [...], "kept": [...]} of "kind tier" labels."""
+    """Build what is missing or stale. Returns {"built": [...], "kept": [...]} of "kind tier" labels.
+
+    With ``ready``, indexes become usable as they are built rather than all at the end: every
+    sparse index first (seconds), reported once, then the dense ones smallest tier first, each
+    embedded and reported on its own (the embedding cache keeps a document from being embedded
+    twice). Without it, the pool is embedded in one pass (one progress bar in the CLI)."""
     built, kept = [], []
     todo_dense = []
     for kind in ("sparse", "dense"):
@@ -276,7 +284,14 @@ def build_indexes(
                 todo_dense.append(tier)
             else:
                 kept.append(f"dense {tier.name}")
-    if todo_dense:
+    if ready and "sparse" in kinds:
+        ready("sparse", [t.name for t in tiers])
+    if todo_dense and ready:
+        for tier in sorted(todo_dense, key=lambda t: len(t.doc_ids)):
+            build_dense(project, tier, embed_pool(project, sorted(tier.doc_ids), progress), progress)
+            built.append(f"dense {tier.name}")
+            ready("dense", [tier.name])
+    elif todo_dense:
         needed = sorted(set().union(*(t.doc_ids for t in todo_dense)))
         table = embed_pool(project, needed, progress)
         for tier in todo_dense:

@@ -38,7 +38,7 @@ from workbench.diagnosis.rules import VERDICTS
 from workbench.errors import BadInput, ExternalError, WorkbenchError
 from workbench.evaluate import SystemResult, evaluate
 from workbench.evidence import ModelEvidence, evidence_dict, write_evidence
-from workbench.indexing import build_indexes, index_status
+from workbench.indexing import IndexKind, build_indexes, index_status
 from workbench.inspect import GOLD, HARD_NEGATIVE, NearMiss, QueryInspection, RankedRow, SystemRanking, inspect_stored
 from workbench.labels import MARKS
 from workbench.ladder import StaleTiersError, ensure_tiers, load_tiers, select_tiers, write_ladder
@@ -185,15 +185,19 @@ def open_session(root: Path, queries_version: str | None = None) -> tuple[Sessio
     return session, stale
 
 
-def build(session: Session, progress: Progress = no_progress) -> str:
-    """Tiers (if stale) and every missing/stale index. Returns a one-line summary."""
+def build(session: Session, progress: Progress = no_progress,
+          ready: Callable[[IndexKind, list[str]], None] | None = None) -> str:
+    """Tiers (if stale) and every missing/stale index. Returns a one-line summary.
+
+    ``ready(kind, tier names)`` is called as indexes become usable (every sparse one first, then
+    dense tier by tier, smallest first), so a caller can evaluate what is there already."""
     try:
         session.tierset = load_tiers(session.project)
     except StaleTiersError:
         progress("ladder", 0, 1)
         session.tierset = write_ladder(session.project)
         progress("ladder", 1, 1)
-    done = build_indexes(session.project, session.tiers, progress=progress)
+    done = build_indexes(session.project, session.tiers, progress=progress, ready=ready)
     return f"built {len(done['built'])} index(es), {len(done['kept'])} already current"
 
 
@@ -208,9 +212,11 @@ def evaluate_access(
 
 
 def evaluate_all(session: Session, progress: Progress = no_progress) -> list[SystemResult]:
-    """Every registered retriever and stored model run on every tier of the session, at the
-    project's `[retrievers] k`."""
-    return evaluate_access(session.project, session.tiers, k=session.project.config.retrievers.k, progress=progress)
+    """Every registered retriever whose indexes are built, and every stored model run, on every
+    tier of the session, at the project's `[retrievers] k`. While a background build runs, dense
+    systems join tier by tier."""
+    p = session.project
+    return evaluate(p, session.tiers, make_retrievers(p), k=p.config.retrievers.k, progress=progress, built_only=True)
 
 
 def use_table(project: Project, tiers: list[Tier]) -> UseTable | None:

@@ -225,3 +225,53 @@ def test_eval_use_rows_show_f1_and_tui_runs_with_their_query_count(diag_copy):
     tui = rows["model:local:qa [TUI, 2 queries]"]
     assert tui.n == 2 and tui.F1 == 1.0 and tui.judge_ok is False
     assert "model:local:qa" not in rows  # no full-tier QA run: the TUI's stays labelled as such
+
+
+def test_a_query_set_version_is_diagnosed_on_its_own_labels(diag_copy):
+    """diagnose, report and compare take --queries-version. A query the version relabels does not
+    use the original's oracle and rag answers (their context came from the old labels) until the
+    version has a run of its own, stored apart; a query it leaves out is not listed; every output
+    names the version."""
+    import msgspec
+
+    from workbench.cli import main
+    from workbench.llm.store import store_for
+    from workbench.query_sets import write_version
+
+    p = load_project(diag_copy)
+    q3 = p.query("q3")
+    promoted = msgspec.structs.replace(q3, gold_doc_ids=[4, 5, 6], hard_negative_ids=[])  # 5 was a false negative
+    write_version(p, [p.query("q2"), promoted], [], made_by="test", name="v", excluded={"q1": "conflict"})
+    pv = load_project(diag_copy, "v")
+
+    def verdicts():
+        qv = collect(pv, load_tiers(pv).tiers)
+        return {(x.query_id, x.level): x for x in qv.of("hybrid+local")}
+
+    v = verdicts()
+    assert {q for q, _ in v} == {"q2", "q3"}
+    assert v[("q2", "full")].verdict == "USE-UNDER-DISTRACTORS"  # labels unchanged: the original's answers count
+    q3_full = v[("q3", "full")]
+    assert q3_full.verdict == "NOT-YET" and q3_full.oracle is None
+    assert "--task oracle" in q3_full.command and "--queries-version v" in q3_full.command
+
+    original_oracle = LLMRunStore(p).path("model:local:oracle", "full").read_bytes()
+    for tier in load_tiers(pv).tiers:
+        ds.store_answers(pv, tier, "oracle", {"q3": ("apple pie and cherry pie", [4, 5, 6])}, store=store_for(pv, "oracle"))
+    assert LLMRunStore(p).path("model:local:oracle", "full").read_bytes() == original_oracle
+    oracle = verdicts()[("q3", "full")].oracle
+    assert oracle is not None and oracle.correct and oracle.source == "version run"
+    assert _verdicts(diag_copy)[1][("q3", "full")].oracle.answer == ds.ORACLE["q3"]  # the original still reads its own
+
+    runner = CliRunner()
+    r = runner.invoke(main, ["diagnose", str(diag_copy), "--queries-version", "v", "--tiers", "full"])
+    assert r.exit_code == 0, r.output
+    assert "queries v" in r.output and "q1" not in r.output.split("rule and facts")[1]
+    r = runner.invoke(main, ["report", str(diag_copy), "--queries-version", "v"])
+    assert r.exit_code == 0, r.output
+    assert "Queries: version `v` (2 queries)" in (diag_copy / "reports" / "diagnosis-v.md").read_text()
+    r = runner.invoke(main, ["compare", str(diag_copy), "hybrid", "hybrid", "--against-version", "v", "--json"])
+    assert r.exit_code == 0, r.output
+    c = json.loads(r.output)
+    assert (c["a"], c["b"]) == ("hybrid [original]", "hybrid [v]")
+    assert {q for q, *_ in c["pairs"]} == {"q2", "q3"}  # the queries both versions keep

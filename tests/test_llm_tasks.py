@@ -188,3 +188,30 @@ def test_cli_reports_failures_with_nonzero_exit(fault_server, tmp_path):
     fault_server.default = 500
     res = CliRunner().invoke(main, ["run", str(root), "--task", "localize", "--tiers", "base:geo"])
     assert res.exit_code == 1 and "server_error" in res.output and "rerun" in res.output
+
+
+async def test_an_oracle_run_under_a_version_reads_its_labels_and_is_stored_apart(fault_server, tiny_project):
+    """`run --queries-version`: the oracle's context is the version's gold, and its run lives in the
+    version's own store, leaving the original's oracle run as it was."""
+    import msgspec
+
+    from workbench.llm.store import store_for, version_runs_root
+    from workbench.query_sets import write_version
+
+    p, tiers, client = _setup(tiny_project, fault_server)
+    fault_server.responder = lambda messages: "apple pie and cherry pie"
+    async with client:
+        original = await run_tier(p, tiers["shared"], "fake", client, TaskOptions("oracle", judge_samples=1), judge_client=client)
+    q3 = p.query("q3")
+    write_version(p, [p.query("q1"), p.query("q2"), msgspec.structs.replace(q3, gold_doc_ids=[4, 5, 6], hard_negative_ids=[])],
+                  [], made_by="test", name="v")
+    pv = load_project(tiny_project, "v")
+    async with client:
+        run = await run_tier(pv, tiers["shared"], "fake", client, TaskOptions("oracle", judge_samples=1), judge_client=client)
+    by_query = {r.query_id: r for r in run.qa}
+    assert sorted(by_query["q3"].context_doc_ids) == [4, 5, 6]
+    root = version_runs_root(pv)
+    assert root is not None and store_for(pv, "oracle").path(run.system, "shared").is_relative_to(root)
+    assert store_for(pv, "oracle").path(run.system, "shared").is_file()
+    kept = LLMRunStore(p).load(run.system, "shared")
+    assert kept is not None and kept.key == original.key and sorted(kept.qa[2].context_doc_ids) == [4, 6]

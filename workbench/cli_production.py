@@ -109,10 +109,10 @@ def import_answers(project: Path, file: Path, name: str, judge_it: bool, judge_m
 async def _judge(p, record, tier, judge_model, samples):
     from workbench.llm.production import current_run
     from workbench.llm.providers import open_client, resolve_judge, resolve_model
-    from workbench.llm.tasks import _model_identity, judge_run  # the judge's identity keys its scores
+    from workbench.llm.tasks import model_identity, judge_run  # the judge's identity keys its scores
 
     name, cfg = resolve_judge(p, resolve_model(p, None)[0], judge_model)
-    run = current_run(p, record, tier, name, [_model_identity(cfg), samples])
+    run = current_run(p, record, tier, name, [model_identity(cfg), samples])
     if run.complete:
         return run
     async with open_client(p, name, cfg) as client:

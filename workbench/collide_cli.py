@@ -113,7 +113,7 @@ def collide_command(project: Path, queries_version, candidates, floor, margin, p
     from workbench.collide.mining import MiningOptions
     from workbench.collide.run import CollideSettings, run_collide
     from workbench.llm.providers import endpoint, open_client, resolve_model
-    from workbench.llm.tasks import _model_identity
+    from workbench.llm.tasks import model_identity
     from workbench.progress import stage_progress
     from workbench.project import load_project
 
@@ -122,7 +122,7 @@ def collide_command(project: Path, queries_version, candidates, floor, margin, p
     tier = _full_tier(p)
     settings = CollideSettings(
         mining=MiningOptions(candidates=candidates, floor=floor, margin=margin, pool=pool, seed=seed, bm25=bm25, tier=tier.name),
-        model=model, model_identity=[endpoint(cfg)[1], *_model_identity(cfg)], parse_retries=parse_retries,
+        model=model, model_identity=[endpoint(cfg)[1], *model_identity(cfg)], parse_retries=parse_retries,
         conflict_policy=policy, keep_unsuitable=keep_unsuitable,
     )
 

@@ -14,6 +14,7 @@ import msgspec
 from rich.console import Console
 from rich.table import Table
 
+from workbench.collide_cli import QUERIES_VERSION
 from workbench.display import fmt
 from workbench.errors import BadInput
 from workbench.safe_text import markup_escaped
@@ -27,11 +28,11 @@ QUERIES_OPT = click.option("--queries", default="", help="Comma-separated query 
 SEED_OPT = click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap and the paired test.")
 
 
-def _selection(project: Path, tier_spec: str, queries: str):
+def _selection(project: Path, tier_spec: str, queries: str, queries_version: str):
     from workbench.ladder import load_tiers, select_tiers
     from workbench.project import load_project
 
-    p = load_project(project)
+    p = load_project(project, queries_version)
     tiers = select_tiers(load_tiers(p), tier_spec)
     qids = {q.strip() for q in queries.split(",") if q.strip()} or None
     if qids:
@@ -47,12 +48,13 @@ def _selection(project: Path, tier_spec: str, queries: str):
 @QUERIES_OPT
 @click.option("--system", default=None, help="The system whose verdicts are listed (default: the one with most answers).")
 @click.option("--json", "as_json", is_flag=True, help="Every verdict as JSON.")
-def diagnose_command(project: Path, tier_spec: str, queries: str, system: str | None, as_json: bool) -> None:
+@QUERIES_VERSION
+def diagnose_command(project: Path, tier_spec: str, queries: str, system: str | None, as_json: bool, queries_version: str) -> None:
     """A verdict per query and tier (PASS, ACCESS, USE, USE-UNDER-DISTRACTORS, BOTH, NOT-YET) and a reading per tier."""
     from workbench.diagnosis.collect import Collector, collect
     from workbench.diagnosis.overview import system_readings
 
-    p, tiers, qids = _selection(project, tier_spec, queries)
+    p, tiers, qids = _selection(project, tier_spec, queries, queries_version)
     qv = collect(p, tiers, qids, collector=Collector(p))
     if as_json:
         click.echo(msgspec.json.format(msgspec.json.encode(qv), indent=1).decode())
@@ -61,7 +63,8 @@ def diagnose_command(project: Path, tier_spec: str, queries: str, system: str | 
     chosen = system or qv.primary
     if chosen not in names:
         raise BadInput(f"unknown system {chosen!r}; known: {names}")
-    table = Table(title=f"Verdicts of {markup_escaped(chosen or '')} (K={qv.k}); rule and facts at the first failing tier",
+    table = Table(title=f"Verdicts of {markup_escaped(chosen or '')} (K={qv.k}, queries {markup_escaped(p.queries_version)}); "
+                        "rule and facts at the first failing tier",
                   title_justify="left")
     table.add_column("query", no_wrap=True)
     for lv in qv.levels:
@@ -92,16 +95,20 @@ def diagnose_command(project: Path, tier_spec: str, queries: str, system: str | 
 @TIERS_OPT
 @QUERIES_OPT
 @SEED_OPT
-def report_command(project: Path, fmt_: str, output: Path | None, tier_spec: str, queries: str, seed: int) -> None:
+@QUERIES_VERSION
+def report_command(project: Path, fmt_: str, output: Path | None, tier_spec: str, queries: str, seed: int, queries_version: str) -> None:
     """The diagnosis report: Markdown for PRs, one self-contained HTML file, or JSON with everything."""
+    from workbench.fsutil import safe_name
+    from workbench.project import ORIGINAL_VERSION
     from workbench.report import build_report, render, write_report
 
-    p, tiers, qids = _selection(project, tier_spec, queries)
+    p, tiers, qids = _selection(project, tier_spec, queries, queries_version)
     report = build_report(p, tiers, qids, seed=seed)
     if output is not None and str(output) == "-":
         click.echo(render(report, fmt_).decode(), nl=False)
         return
-    path = write_report(report, fmt_, output or project / "reports" / f"diagnosis.{fmt_}")
+    stem = "diagnosis" if p.queries_version == ORIGINAL_VERSION else f"diagnosis-{safe_name(p.queries_version)}"
+    path = write_report(report, fmt_, output or project / "reports" / f"{stem}.{fmt_}")
     err_console.print(f"wrote {markup_escaped(str(path))}", highlight=False)
 
 
@@ -113,17 +120,24 @@ def report_command(project: Path, fmt_: str, output: Path | None, tier_spec: str
 @QUERIES_OPT
 @SEED_OPT
 @click.option("--json", "as_json", is_flag=True)
-def compare_command(project: Path, a: str, b: str, tier_spec: str, queries: str, seed: int, as_json: bool) -> None:
-    """Two systems (A B) or one system on two tiers (SYSTEM@LEVEL SYSTEM@LEVEL) on the same queries."""
+@QUERIES_VERSION
+@click.option("--against-version", default=None, metavar="NAME",
+              help="Score B under this query-set version (A under --queries-version): two versions, same tiers.")
+def compare_command(project: Path, a: str, b: str, tier_spec: str, queries: str, seed: int, as_json: bool,
+                    queries_version: str, against_version: str | None) -> None:
+    """Two systems (A B), one system on two tiers (SYSTEM@LEVEL SYSTEM@LEVEL), or one system under two
+    query-set versions (SYSTEM SYSTEM --against-version NAME), on the queries both sides share."""
     from workbench.diagnosis.compare import compare
+    from workbench.project import load_project
 
-    p, tiers, qids = _selection(project, tier_spec, queries)
-    c = compare(p, tiers, a, b, qids, seed=seed)
+    p, tiers, qids = _selection(project, tier_spec, queries, queries_version)
+    p_b = load_project(project, against_version) if against_version else None
+    c = compare(p, tiers, a, b, qids, seed=seed, project_b=p_b)
     if as_json:
         click.echo(json.dumps(msgspec.to_builtins(c), indent=1))
         return
     t = c.test
-    console.print(f"{markup_escaped(a)} vs {markup_escaped(b)} on {t.n} paired queries, per query {markup_escaped(c.metric)}", highlight=False)
+    console.print(f"{markup_escaped(c.a)} vs {markup_escaped(c.b)} on {t.n} paired queries, per query {markup_escaped(c.metric)}", highlight=False)
     console.print(f"  mean {fmt(c.mean_a)} vs {fmt(c.mean_b)}; difference {fmt(t.mean_diff)} "
                   f"[{fmt(t.ci.low, 3)}, {fmt(t.ci.high, 3)}] (95% bootstrap)", highlight=False)
     console.print(f"  {markup_escaped(a)} wins {t.wins}, loses {t.losses}, ties {t.ties}", highlight=False)

@@ -282,8 +282,9 @@ def evidence_from_run(run: "TierRun", query_id: str, project: Project | None = N
 
 
 def _scratch_store(project: Project, query_id: str, on_save: Callable[["TierRun"], None] | None = None) -> "LLMRunStore":
-    """The store of one-query runs from the TUI, under .workbench/tui/<query>/: apart from the
-    full-tier runs, and never published as the tier's localization run on the access side."""
+    """The store of one-query runs from the TUI, under .workbench/tui/<query>/ (under the version's
+    folder when a query-set version is loaded): apart from the full-tier runs, and never published
+    as the tier's localization run on the access side."""
     from workbench.llm.store import LLMRunStore, tui_root
 
     return LLMRunStore(project, root=tui_root(project, query_id), publish=False, on_save=on_save)
@@ -298,10 +299,12 @@ def _task_options(task: str, query_id: str, rag_retriever: str):
 
 def known_results(session: Session, tier: Tier, query_id: str) -> dict[str, ModelEvidence]:
     """Stored model results for this query on this tier: full-tier runs and earlier TUI runs."""
-    from workbench.llm.store import LLMRunStore
+    from workbench.llm.store import LLMRunStore, version_runs_root
 
     out: dict[str, ModelEvidence] = {}
-    for store in (LLMRunStore(session.project), _scratch_store(session.project, query_id)):
+    vroot = version_runs_root(session.project)
+    versioned = [LLMRunStore(session.project, root=vroot)] if vroot else []
+    for store in (LLMRunStore(session.project), *versioned, _scratch_store(session.project, query_id)):  # later ones win
         for run in store.runs(tier):
             ev = evidence_from_run(run, query_id, session.project)
             if ev is not None:

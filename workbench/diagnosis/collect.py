@@ -25,9 +25,9 @@ from workbench.diagnosis.rules import Facts, Verdict, decide
 from workbench.names import TASKS, SystemName
 from workbench.retrievers import preferred, system_order
 from workbench.llm.calibration import load_calibration
-from workbench.llm.store import LLMRunStore, tui_stores
+from workbench.llm.store import LABEL_DEPENDENT_TASKS, LLMRunStore, relabelled, tui_stores, version_runs_root
 from workbench.metrics import query_access
-from workbench.project import Project
+from workbench.project import ORIGINAL_VERSION, Project
 from workbench.records import Query, QueryAccess, Tier
 from workbench.runs import RunStore
 
@@ -88,6 +88,10 @@ class _TierStore:
     no_fit: dict[tuple[str, str], str] = field(default_factory=dict)  # (model, task) → why it cannot run here
 
 
+VERSION_RUN = "version run"  # a run made under the loaded query-set version (its labels)
+VERSION_TUI_RUN = "version TUI run"
+
+
 class Collector:
     """Loads each tier once; judge calibrations are read once per judge."""
 
@@ -117,9 +121,12 @@ class Collector:
         ts = _TierStore(tier)
         for run in RunStore(self.project).runs(tier):
             ts.rankings[run.system] = {r.query_id: [h.doc_id for h in r.hits] for r in run.rankings}
+        vroot = version_runs_root(self.project)
+        own = ([(run, VERSION_RUN) for run in LLMRunStore(self.project, root=vroot).runs(tier)]
+               + [(run, VERSION_TUI_RUN) for store in tui_stores(self.project) for run in store.runs(tier)]) if vroot else []
         full = [(run, "tier run") for run in LLMRunStore(self.project).runs(tier)]
-        scratch = [(run, "TUI run") for store in tui_stores(self.project) for run in store.runs(tier)]
-        for run, source in full + scratch:  # tier runs first: a TUI run only fills a gap
+        scratch = [(run, "TUI run") for store in tui_stores(self.project, original=True) for run in store.runs(tier)]
+        for run, source in own + full + scratch:  # the version's, then tier runs: a TUI run only fills a gap
             if not run.fits and run.variant == "standard":
                 ts.no_fit[(run.model, run.task)] = f"{run.task} does not fit {run.model}'s window ({run.input_tokens} > {run.budget_tokens} tokens)"
             if run.task == "localize" or run.variant != "standard" or not run.fits:
@@ -132,6 +139,9 @@ class Collector:
             for r in run.qa:
                 if r.query_id in slot or r.query_id not in self._known:
                     continue
+                if vroot and source not in (VERSION_RUN, VERSION_TUI_RUN) and run.task in LABEL_DEPENDENT_TASKS \
+                        and relabelled(self.project, r.query_id):
+                    continue  # made from the original's labels: this version's are other documents
                 slot[r.query_id] = check_answer(self.project.query(r.query_id), run, r, trusted, source)
         self._tiers[tier.name] = ts
         return ts
@@ -215,6 +225,8 @@ class Collector:
         if blocked:  # nothing to run: the tier is too large for this model
             return "; ".join(blocked) + ": use a model with a larger window", ""
         model = f" --model {spec.model}" if spec.model else ""
+        if self.project.queries_version != ORIGINAL_VERSION:
+            where += f" --queries-version {self.project.queries_version}"
         retr = f" --retriever {spec.access}" if "rag" in tasks else ""
         keys = ", ".join(TASKS[t].key for t in tasks)
         return f"workbench run {root}{model} --task {','.join(tasks)}{retr} {where}", keys
@@ -259,7 +271,7 @@ def collect(project: Project, tiers: list[Tier], query_ids: set[str] | None = No
         level_tiers.setdefault(lv, []).append(t.name)
     order = {lv: i for i, lv in enumerate(levels)}
     for t in sorted(tiers, key=lambda t: order[level_of(t)]):
-        for qid in t.query_ids:
+        for qid in project.tier_query_ids(t):
             if query_ids is not None and qid not in query_ids:
                 continue
             q = project.query(qid)

@@ -53,7 +53,7 @@ def _outcomes(project: Project, tiers: list[Tier], side: str, collector: Collect
     out: dict[tuple[str, str], float] = {}
     if system in rankers:
         for t in chosen:
-            for qid in t.query_ids:
+            for qid in project.tier_query_ids(t):
                 if query_ids is None or qid in query_ids:
                     a = collector.access(t, system, project.query(qid))
                     if a is not None:
@@ -70,10 +70,15 @@ def _outcomes(project: Project, tiers: list[Tier], side: str, collector: Collect
 
 
 def compare(project: Project, tiers: list[Tier], a: str, b: str, query_ids: set[str] | None = None,
-            seed: int = DEFAULT_SEED, k: int | None = None) -> Comparison:
+            seed: int = DEFAULT_SEED, k: int | None = None, project_b: Project | None = None) -> Comparison:
+    """With project_b (the same project under another query-set version), side B is scored under
+    that version's labels; the tiers and stored rankings are the same, so only the labels differ."""
     collector = Collector(project, k)
     oa, ma = _outcomes(project, tiers, a, collector, query_ids)
-    ob, mb = _outcomes(project, tiers, b, collector, query_ids)
+    if project_b is not None:
+        ob, mb = _outcomes(project_b, tiers, b, Collector(project_b, collector.k), query_ids)
+    else:
+        ob, mb = _outcomes(project, tiers, b, collector, query_ids)
     if ma != mb:
         raise CompareError(f"{a} is scored by {ma} but {b} by {mb}: compare two ranking systems or two reading systems")
     la, lb = _split(a)[1], _split(b)[1]
@@ -88,4 +93,6 @@ def compare(project: Project, tiers: list[Tier], a: str, b: str, query_ids: set[
         pairs = [PairedQuery(q, f"{la} vs {lb}", qa[q], qb[q]) for q in sorted(set(qa) & set(qb))]
     test = paired_test([p.a for p in pairs], [p.b for p in pairs], seed)
     mean = lambda xs: sum(xs) / len(xs) if xs else None  # noqa: E731
+    if project_b is not None:  # the sides name their versions
+        a, b = f"{a} [{project.queries_version}]", f"{b} [{project_b.queries_version}]"
     return Comparison(a, b, ma, mean([p.a for p in pairs]), mean([p.b for p in pairs]), test, pairs)

@@ -141,7 +141,7 @@ def overview(project: Project, tiers: list[Tier], qv: QueryVerdicts, collector: 
         for level in qv.levels:
             per = {}
             for t in by_level[level]:
-                for qid in t.query_ids:
+                for qid in project.tier_query_ids(t):
                     if query_ids is None or qid in query_ids:
                         a = collector.access(t, system, project.query(qid))
                         if a is not None:
@@ -167,7 +167,7 @@ def overview(project: Project, tiers: list[Tier], qv: QueryVerdicts, collector: 
         for level in qv.levels:
             checks = []
             for t in by_level[level]:
-                for qid in t.query_ids:
+                for qid in project.tier_query_ids(t):
                     if query_ids is None or qid in query_ids:
                         c = collector.answer(t, model, arm, qid, retriever)
                         if c is not None:

@@ -14,6 +14,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from workbench.collide_cli import QUERIES_VERSION
 from workbench.display import MISSING, fmt
 from workbench.errors import BadInput
 from workbench.llm.tasks import TaskOptions
@@ -37,8 +38,13 @@ console = Console(stderr=True)
 @click.option("--seed", type=int, default=None, help="Seed of the document order (default: the ladder seed).")
 @click.option("--concurrency", type=click.IntRange(1, 256), default=None, help="Concurrent requests (default: the model's `concurrency`).")
 @click.option("--no-cache", is_flag=True, help="Ignore the response cache (new responses are still stored).")
-def run_command(project: Path, model_name, tasks, tiers, queries, variant, k, retriever, rag_k, judge, judge_samples, seed, concurrency, no_cache):
-    """Run a long-context model on the project's tiers and store its results beside the retriever runs."""
+@QUERIES_VERSION
+def run_command(project: Path, model_name, tasks, tiers, queries, variant, k, retriever, rag_k, judge, judge_samples, seed, concurrency, no_cache,
+                queries_version):
+    """Run a long-context model on the project's tiers and store its results beside the retriever runs.
+
+    With --queries-version, the version's queries are run; oracle and rag (whose context comes from
+    the labels) are stored apart for that version and never replace the original's."""
     from workbench.ladder import ensure_tiers, select_tiers
     from workbench.llm.providers import resolve_judge, resolve_model
     from workbench.project import load_project
@@ -49,7 +55,7 @@ def run_command(project: Path, model_name, tasks, tiers, queries, variant, k, re
         raise click.BadParameter(f"unknown task(s) {bad}; known: {list(TASKS)}", param_hint="--task")
     if any(TASKS[t].context == "retrieved" for t in task_list) and not retriever:
         raise click.BadParameter("rag needs --retriever (e.g. bm25)", param_hint="--retriever")
-    proj = load_project(project)
+    proj = load_project(project, queries_version)
     tier_list = select_tiers(ensure_tiers(proj), tiers)
     name, cfg = resolve_model(proj, model_name)
     judge_name, judge_cfg = resolve_judge(proj, name, judge)

@@ -12,11 +12,15 @@ from pathlib import Path
 from typing import Callable
 
 from workbench.llm.records import TierRun
-from workbench.project import Project
+from workbench.project import ORIGINAL_VERSION, Project
 from workbench.records import Hit, RankedList
 from workbench.runs import JsonRunStore, RunStore, SystemRun
 
 LLM_DIR = "llm"
+VERSIONS_DIR = "versions"
+# Tasks whose context is built from the gold / hard-negative labels: a query-set version that
+# relabels a query needs its own run of them (the original's answers saw other documents).
+LABEL_DEPENDENT_TASKS = ("oracle", "rag")
 TUI_DIR = "tui"  # .workbench/tui/<query>/: the one-query runs started in the TUI, one store per query
 
 
@@ -61,14 +65,48 @@ class LLMRunStore(JsonRunStore):
             RunStore(self.project).path(system, tier).unlink(missing_ok=True)
 
 
+def _version_dir(project: Project) -> Path | None:
+    from workbench.fsutil import safe_name
+
+    if project.queries_version == ORIGINAL_VERSION:
+        return None
+    return project.state_dir / VERSIONS_DIR / safe_name(project.queries_version)
+
+
+def version_runs_root(project: Project) -> Path | None:
+    """Where label-dependent runs made under a query-set version live (None for the original):
+    .workbench/versions/<version>/runs/<tier>/llm/, apart from the original's, which they must
+    never replace."""
+    vdir = _version_dir(project)
+    return vdir / "runs" if vdir else None
+
+
+def relabelled(project: Project, query_id: str) -> bool:
+    """The loaded version labels this query's gold or hard negatives differently from the original."""
+    q, o = project.query(query_id), project.original_query(query_id)
+    return (sorted(q.gold_doc_ids), sorted(q.hard_negative_ids)) != (sorted(o.gold_doc_ids), sorted(o.hard_negative_ids))
+
+
+def store_for(project: Project, task: str) -> "LLMRunStore":
+    """The store a run of this task goes to: the version's own for a label-dependent task."""
+    return LLMRunStore(project, root=version_runs_root(project) if task in LABEL_DEPENDENT_TASKS else None)
+
+
+def _tui_base(project: Project, original: bool = False) -> Path:
+    """.workbench/tui/, or .workbench/versions/<version>/tui/ for runs made under a version."""
+    vdir = None if original else _version_dir(project)
+    return (vdir or project.state_dir) / TUI_DIR
+
+
 def tui_root(project: Project, query_id: str) -> Path:
     from workbench.fsutil import safe_name
 
-    return project.state_dir / TUI_DIR / safe_name(query_id)
+    return _tui_base(project) / safe_name(query_id)
 
 
-def tui_stores(project: Project) -> list[LLMRunStore]:
-    """The scratch stores of every query the TUI ran a model on (never published on the access side)."""
-    base = project.state_dir / TUI_DIR
+def tui_stores(project: Project, original: bool = False) -> list[LLMRunStore]:
+    """The scratch stores of every query the TUI ran a model on (never published on the access
+    side): the loaded version's, or with ``original`` the original query set's."""
+    base = _tui_base(project, original)
     roots = sorted(p for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
     return [LLMRunStore(project, root=r, publish=False) for r in roots]

@@ -29,7 +29,7 @@ from workbench.llm.client import ChatClient, LLMCallError
 from workbench.llm.docids import extract_docids, out_of_tier
 from workbench.llm.judge import JudgeUnavailable, contains_match, exact_match, judge_answer, short_answer
 from workbench.llm.records import LocalizeResult, QAResult, QueryFailure, TierRun
-from workbench.llm.store import LLMRunStore
+from workbench.llm.store import LABEL_DEPENDENT_TASKS, LLMRunStore, store_for
 from workbench.names import TASKS, Stage, SystemName
 from workbench.progress import Progress
 from workbench.project import ORIGINAL_VERSION, Project
@@ -81,7 +81,7 @@ def messages_tokens(messages: list[dict], cfg: ModelConfig) -> int:
     return sum(count_tokens(m["content"], cfg.tokenizer) + MESSAGE_OVERHEAD_TOKENS for m in messages)
 
 
-def _model_identity(cfg: ModelConfig) -> list:
+def model_identity(cfg: ModelConfig) -> list:
     # What changes the outputs (not concurrency, timeouts or retries).
     return [cfg.model, cfg.base_url, cfg.max_tokens, cfg.temperature, cfg.context_window, cfg.tokenizer, cfg.safety_margin]
 
@@ -178,10 +178,10 @@ def estimate_input(project: Project, tier: Tier, cfg: ModelConfig, opts: TaskOpt
 
 def run_key_for(tier_h: str, model: str, cfg: ModelConfig, opts: TaskOptions, judge: tuple[str, ModelConfig] | None, extra: str) -> str:
     return run_key(
-        "llm", prompts.PROMPT_VERSION, tier_h, model, _model_identity(cfg),
+        "llm", prompts.PROMPT_VERSION, tier_h, model, model_identity(cfg),
         opts.task, opts.variant, opts.k, opts.seed, opts.retriever, opts.rag_k,
         list(opts.query_ids) if opts.query_ids else None,
-        [judge[0], _model_identity(judge[1]), opts.judge_samples] if judge and not opts.spec.localizes else None,
+        [judge[0], model_identity(judge[1]), opts.judge_samples] if judge and not opts.spec.localizes else None,
         extra,
     )
 
@@ -189,7 +189,7 @@ def run_key_for(tier_h: str, model: str, cfg: ModelConfig, opts: TaskOptions, ju
 def _labels_key(project: Project, opts: TaskOptions, queries: list[Query]) -> str:
     """Oracle and rag contexts depend on the gold / hard-negative labels, which a query-set
     version may change: its runs get their own key (the original's keys stay as they were)."""
-    if opts.task not in ("oracle", "rag") or project.queries_version == ORIGINAL_VERSION:
+    if opts.task not in LABEL_DEPENDENT_TASKS or project.queries_version == ORIGINAL_VERSION:
         return ""
     return run_key(project.queries_version, [[q.query_id, q.gold_doc_ids, q.hard_negative_ids] for q in queries])
 
@@ -205,7 +205,7 @@ async def run_tier(
     store: LLMRunStore | None = None,
 ) -> TierRun:
     """Run one task on one tier; resumes a stored partial run with the same key."""
-    store = store or LLMRunStore(project)
+    store = store or store_for(project, opts.task)
     cfg = client.config
     system = system_name(model, opts)
     stage = f"{opts.task} {tier.name}"  # the progress bar's label

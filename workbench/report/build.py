@@ -59,6 +59,7 @@ class Provenance(msgspec.Struct, frozen=True):
     seeds: dict[str, int]
     model_calls: int  # stored answers and localizations behind this report
     cache_hits: int  # of those, served from the response cache
+    queries_version: str = "original"  # the query-set version every figure of the report uses
 
 
 class QueryReport(msgspec.Struct, frozen=True):
@@ -122,9 +123,10 @@ def _provenance(project: Project, tiers: list[Tier], collector: Collector, seed:
         judge_infos.append(JudgeInfo(j, cal.verdict() if cal else f"judge {j}: not calibrated yet", cal))
     return Provenance(
         project=project.config.name, root=str(project.root), corpus_hash=project.corpus_hash(),
-        tiers=[TierInfo(t.name, t.kind, level_of(t), len(t.doc_ids), t.tokens, len(t.query_ids), tier_hash(project, t)) for t in tiers],
+        tiers=[TierInfo(t.name, t.kind, level_of(t), len(t.doc_ids), t.tokens, len(project.tier_query_ids(t)), tier_hash(project, t)) for t in tiers],
         manifests=manifests, embedder=embedder_name(project), models=model_cfgs, judges=judge_infos,
         seeds={"ladder": project.config.ladder.seed, "bootstrap": seed}, model_calls=calls, cache_hits=hits,
+        queries_version=project.queries_version,
     )
 
 

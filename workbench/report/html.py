@@ -153,7 +153,7 @@ def report_html(r: Report) -> str:
     p = r.provenance
     primary = r.primary or ""
     overall = next((x for x in r.overview.readings if x.system == primary and x.level == "overall"), None)
-    body = [f"<h1>Diagnosis: {h(p.project)}</h1>", f'<p class=muted>corpus {h(p.corpus_hash[:16])} · K={r.k} · levels {h(", ".join(r.levels))}</p>']
+    body = [f"<h1>Diagnosis: {h(p.project)}</h1>", f'<p class=muted>queries {h(p.queries_version)} ({len(r.queries)}) · corpus {h(p.corpus_hash[:16])} · K={r.k} · levels {h(", ".join(r.levels))}</p>']
     if overall:
         body.append(f'<p class=headline><b>{h(primary)}</b> is <b>{h(overall.reading)}</b> ({overall.decided} decided verdicts of {sum(overall.counts.values())}).<br>'
                     f"<span class=muted>Rule: {h(overall.rule)}</span></p>")

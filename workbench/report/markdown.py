@@ -81,7 +81,7 @@ def failing_query(q: QueryReport, primary: str) -> list[str]:
 def report_markdown(r: Report) -> str:
     p = r.provenance
     primary = r.primary or ""
-    out = [f"# Diagnosis: {md(p.project)}", ""]
+    out = [f"# Diagnosis: {md(p.project)}", "", f"Queries: version `{md(p.queries_version)}` ({len(r.queries)} queries).", ""]
     overall = next((x for x in r.overview.readings if x.system == primary and x.level == "overall"), None)
     if overall:
         out += [f"**{md(primary)}** is **{overall.reading}** over {', '.join(md(lv) for lv in r.levels)} "

@@ -19,7 +19,7 @@ from workbench.llm.calibration import calibrate_judge, save_calibration
 from workbench.llm.client import ChatClient, LLMCallError
 from workbench.llm.judge import JudgeUnavailable, judge_answer
 from workbench.llm.prompts import is_refusal
-from workbench.llm.tasks import _model_identity
+from workbench.llm.tasks import model_identity
 from workbench.project import Project
 from workbench.records import ModelConfig
 from workbench.sweeps.arms import Planner
@@ -32,7 +32,7 @@ Progress = Callable[[str, int, int], None]
 
 def make_spec(project: Project, kind: str, model: str, cfg: ModelConfig, judge: str, judge_cfg: ModelConfig, **params) -> SweepSpec:
     return SweepSpec(
-        kind=sweep_kind(kind), model=model, model_identity=_model_identity(cfg), judge=judge, judge_identity=_model_identity(judge_cfg),
+        kind=sweep_kind(kind), model=model, model_identity=model_identity(cfg), judge=judge, judge_identity=model_identity(judge_cfg),
         prompt_version=f"{prompts.PROMPT_VERSION}+{prompts.SWEEP_PROMPT_VERSION}", corpus_hash=project.corpus_hash(), **params,
     )
 

@@ -35,8 +35,10 @@ def figure_glyph(value: float | None) -> Text:
 
 
 def rank_text(rank: int | None, k: int, depth: int) -> Text:
+    """A gold document's rank: #n, or where the ranking stopped without it (a model's localization
+    that named no DocID at all has no depth to be beyond)."""
     if rank is None:
-        return Text(f">{depth}", style="bold red")
+        return Text(f">{depth}" if depth else "none", style="bold red")
     return Text(f"#{rank}", style="bold green" if rank <= k else "bold yellow")
 
 

@@ -133,3 +133,20 @@ def test_written_files_follow_the_umask(tmp_path):
         os.umask(old)
     for name in ("workbench.toml", "documents.jsonl", "queries.jsonl"):
         assert stat.S_IMODE((root / name).stat().st_mode) == 0o644, name
+
+
+def test_an_embedding_model_that_cannot_load_is_a_clear_error(tmp_path):
+    """index/ raises its own EmbedderError; the CLI shows it as one error with a hint, exit 2, and
+    the sparse indexes built before it stay usable."""
+    docs = _write(tmp_path / "docs.jsonl", DOCS)
+    queries = _write(tmp_path / "q.jsonl", [_q("q1")])
+    root = tmp_path / "p"
+    assert CliRunner().invoke(main, ["import", str(root), "--documents", str(docs), "--queries", str(queries)]).exit_code == 0
+    toml = root / "workbench.toml"
+    toml.write_text(toml.read_text().replace('model = "all-MiniLM-L6-v2"', 'model = "/nowhere/my-embedder"', 1))
+    result = CliRunner().invoke(main, ["index", str(root)])
+    assert result.exit_code == 2, result.output
+    assert "Embedding failed" in result.output and "/nowhere/my-embedder" in result.output
+    assert "[embedding]" in result.output and "Traceback" not in result.output
+    result = CliRunner().invoke(main, ["eval", str(root), "--retrievers", "bm25", "--tiers", "full"])
+    assert result.exit_code == 0, result.output

@@ -173,7 +173,8 @@ def test_cli_run_with_a_configured_endpoint(fault_server, tmp_path):
     assert res.exit_code == 0 and fault_server.chat_requests == n
     assert "model calls 0" in res.output
     res = runner.invoke(main, ["run", str(root), "--task", "rag", "--tiers", "shared"])
-    assert res.exit_code != 0 and "--retriever" in res.output
+    # no --retriever: the preferred one (hybrid), whose stored run is missing here, so it says how to make it
+    assert res.exit_code != 0 and "rag reads the top 5 of hybrid" in res.output and "--retrievers hybrid" in res.output
     res = runner.invoke(main, ["run", str(root), "--task", "qa", "--model", "nope"])
     assert res.exit_code == 2 and "unknown model 'nope'" in res.output  # bad input: 2, as in every command
 

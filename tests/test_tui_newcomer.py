@@ -159,3 +159,12 @@ async def test_the_footer_fits_120_columns_with_help_in_view(evaluated):
         await settle(pilot)
         focused = app.focused
         assert focused is not None and "ranking" in focused.classes and focused.border_subtitle == LABEL_KEYS
+
+
+def test_a_gold_rank_says_none_when_the_system_named_no_document():
+    """A localization that returned no DocID: its gold is "none", not ">0" (nor a made-up depth)."""
+    from screens.render import rank_text
+
+    assert rank_text(None, 10, 0).plain == "none"
+    assert rank_text(None, 10, 100).plain == ">100"
+    assert rank_text(3, 10, 100).plain == "#3"

@@ -160,11 +160,31 @@ def require_index(project: Project, tier: Tier, kind: str) -> Path:
     return sparse_dir(project, tier) if kind == "sparse" else dense_dir(project, tier)
 
 
+class EmbeddingError(WorkbenchError):
+    title = "Embedding failed"
+    hint = ("Check [embedding] in workbench.toml: a local model folder, or an endpoint (base_url) "
+            "and the environment variable that holds its key (api_key_env).")
+
+
+@contextmanager
+def embedding_errors(project: Project):
+    """The embedder's own errors (index/ knows nothing of ours) as one WorkbenchError, key redacted."""
+    from index import EmbedderError
+
+    try:
+        yield
+    except EmbedderError as exc:
+        e = project.config.embedding
+        key = os.environ.get(e.api_key_env, "") if e.api_key_env else ""
+        raise EmbeddingError(redacted(str(exc), (key,))) from None
+
+
 def make_project_embedder(project: Project):
     from index import make_embedder
 
     e = project.config.embedding
-    return make_embedder(e.backend, e.model, base_url=e.base_url, api_key_env=e.api_key_env, batch_size=e.batch_size)
+    with embedding_errors(project):
+        return make_embedder(e.backend, e.model, base_url=e.base_url, api_key_env=e.api_key_env, batch_size=e.batch_size)
 
 
 @dataclass
@@ -186,16 +206,19 @@ def embed_pool(project: Project, doc_ids: list[int], progress: Progress | None =
     texts: list[str] = []
     for n, doc_id in enumerate(doc_ids, 1):
         doc = project.documents[doc_id]
-        for chunk in embedder.chunk(f"{doc.title}\n{doc.text}", e.chunk_tokens, e.chunk_overlap):
+        with embedding_errors(project):  # the first chunk loads the model's tokenizer
+            chunks = embedder.chunk(f"{doc.title}\n{doc.text}", e.chunk_tokens, e.chunk_overlap)
+        for chunk in chunks:
             chunk_docs.append(doc_id)
             texts.append(chunk)
         if progress and (n % 200 == 0 or n == len(doc_ids)):
             progress("chunk", n, len(doc_ids))
     try:
-        cache = EmbeddingCache(project.state_dir / "embeddings" / "cache.sqlite", embedder.name, embedder.dims)
-        vectors = embed_with_cache(
-            embedder, cache, texts, progress=(lambda done: progress("embed", done, len(texts))) if progress else None
-        )
+        with embedding_errors(project):
+            cache = EmbeddingCache(project.state_dir / "embeddings" / "cache.sqlite", embedder.name, embedder.dims)
+            vectors = embed_with_cache(
+                embedder, cache, texts, progress=(lambda done: progress("embed", done, len(texts))) if progress else None
+            )
     except Exception as exc:
         if not type(exc).__module__.startswith("openai"):
             raise

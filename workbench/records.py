@@ -98,7 +98,10 @@ class ModelConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     safety_margin: float = 0.1
     max_tokens: int = 128
     temperature: float = 0.0
-    timeout_s: float = 120.0
+    # Per call. The embedded model on 2 CPU cores reads ~120 prompt tokens/s: a near-window prompt
+    # takes about a minute alone and several behind other work, so the default leaves room; a
+    # hosted endpoint answers far sooner. (Not part of the response cache key.)
+    timeout_s: float = 600.0
     concurrency: int = 2
     max_retries: int = 4
 

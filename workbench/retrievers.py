@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Callable, TypeVar
 
 from workbench.errors import BadInput
-from workbench.indexing import embedder_name, make_project_embedder, read_manifest, require_index
+from workbench.indexing import embedder_name, embedding_errors, make_project_embedder, read_manifest, require_index
 from workbench.project import Project
 from workbench.records import Hit, Tier
 from workbench.runs import run_key
@@ -131,7 +131,9 @@ class DenseRetriever(Retriever):
     def prepare(self, queries: list[str]) -> None:
         missing = sorted({q for q in queries if q not in self._qvec})
         if missing:
-            for q, v in zip(missing, self.embedder.embed(missing)):
+            with embedding_errors(self.project):
+                vectors = self.embedder.embed(missing)
+            for q, v in zip(missing, vectors):
                 self._qvec[q] = v
 
     def _index(self, tier: Tier):

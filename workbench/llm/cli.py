@@ -31,7 +31,7 @@ console = Console(stderr=True)
 @click.option("--queries", default="", help="Comma-separated query ids (default: every query of each tier).")
 @click.option("--variant", type=click.Choice(["standard", "strict"]), default="standard", show_default=True, help="QA prompt: strict = 'if the answer is not in the documents, say you do not know'.")
 @click.option("--k", type=int, default=None, help="DocIDs asked for in localize (default: the project's retrievers.k).")
-@click.option("--retriever", default=None, help="rag: the retriever whose stored run gives the documents.")
+@click.option("--retriever", default=None, help="rag: the retriever whose stored run gives the documents (default: the preferred one, hybrid).")
 @click.option("--rag-k", type=int, default=5, show_default=True, help="rag: documents given to the model.")
 @click.option("--judge", default=None, help="Judge model name (default: workbench.toml `judge`, else the model under test).")
 @click.option("--judge-samples", type=click.IntRange(1, 15), default=3, show_default=True, help="Judge calls per answer; the median is kept.")
@@ -54,7 +54,10 @@ def run_command(project: Path, model_name, tasks, tiers, queries, variant, k, re
     if bad:
         raise click.BadParameter(f"unknown task(s) {bad}; known: {list(TASKS)}", param_hint="--task")
     if any(TASKS[t].context == "retrieved" for t in task_list) and not retriever:
-        raise click.BadParameter("rag needs --retriever (e.g. bm25)", param_hint="--retriever")
+        from workbench.retrievers import preferred
+
+        retriever = preferred()[0]  # the registry's best, as the TUI's retrieve-then-read uses
+        console.print(f"[dim]rag reads the top {rag_k} of {markup_escaped(retriever)} (--retriever to choose)[/]")
     proj = load_project(project, queries_version)
     tier_list = select_tiers(ensure_tiers(proj), tiers)
     name, cfg = resolve_model(proj, model_name)

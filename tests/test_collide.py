@@ -247,6 +247,20 @@ def test_failed_calls_write_no_version_and_are_retried(project_copy, fault_serve
     assert summary.resumed == summary.candidates - first.failed_calls
 
 
+def _collide_only_project(root, fault_server) -> str:
+    """Strip the project's own hard negatives, then collide: every hard negative of collide-1 comes
+    from mining and (scripted) verification. Returns collide's output."""
+    p0 = load_project(root)
+    stripped = [msgspec.structs.replace(q, hard_negative_ids=[]) for q in p0.queries]
+    (root / "queries.jsonl").write_bytes(b"".join(msgspec.json.encode(q) + b"\n" for q in stripped))
+    (root / "workbench.toml").write_text(
+        (root / "workbench.toml").read_text() + f'\n[models.stub]\nmodel = "fault"\nbase_url = "{fault_server.base_url}"\n')
+    fault_server.responder = scripted({})
+    res = CliRunner().invoke(main, ["collide", str(root), "--model", "stub", "--candidates", "3", "--floor", "-1"])
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
 def test_collide_cli_summary_export_and_the_near_miss_inspector(project_copy, fault_server, tmp_path):
     from workbench.evaluate import evaluate
     from workbench.indexing import build_indexes
@@ -254,17 +268,10 @@ def test_collide_cli_summary_export_and_the_near_miss_inspector(project_copy, fa
     from workbench.retrievers import make_retrievers
 
     # the project keeps no hard negatives of its own: every one must come from collide
-    p0 = load_project(project_copy)
-    stripped = [msgspec.structs.replace(q, hard_negative_ids=[]) for q in p0.queries]
-    (project_copy / "queries.jsonl").write_bytes(b"".join(msgspec.json.encode(q) + b"\n" for q in stripped))
-    (project_copy / "workbench.toml").write_text(
-        (project_copy / "workbench.toml").read_text() + f'\n[models.stub]\nmodel = "fault"\nbase_url = "{fault_server.base_url}"\n')
-    fault_server.responder = scripted({})
+    output = _collide_only_project(project_copy, fault_server)
     runner = CliRunner()
-    res = runner.invoke(main, ["collide", str(project_copy), "--model", "stub", "--candidates", "3", "--floor", "-1"])
-    assert res.exit_code == 0, res.output
-    assert "retained              30" in res.output and "hard negatives/query  3.00 (min 3, max 3)" in res.output
-    assert "collide-1" in res.output
+    assert "retained              30" in output and "hard negatives/query  3.00 (min 3, max 3)" in output
+    assert "collide-1" in output
 
     out = tmp_path / "eval_set.jsonl"
     res = runner.invoke(main, ["export-eval-set", str(project_copy), "--queries-version", "collide-1", "--out", str(out)])
@@ -284,6 +291,36 @@ def test_collide_cli_summary_export_and_the_near_miss_inspector(project_copy, fa
             ins = inspect_stored(p, tier, p.query(qid))
             found += sum(m.kind == HARD_NEGATIVE for m in ins.near_misses)
     assert found > 0  # the stepper's near misses include collide's verified hard negatives
+
+
+async def test_the_tui_near_miss_stepper_steps_through_collide_hard_negatives(project_copy, fault_server):
+    """The inspector of a project whose hard negatives came only from collide (opened on that
+    version) steps to them with `n` and shows each beside the gold it imitates."""
+    from screens.app import make_app
+    from test_tui_app import text_of
+    from test_tui_support import open_inspector, settle
+    from workbench import session as core
+    from workbench.inspect import HARD_NEGATIVE
+
+    await asyncio.to_thread(_collide_only_project, project_copy, fault_server)  # the CLI runs its own event loop
+    app = make_app(project_copy, queries_version="collide-1", auto_build=True)  # stripping labels changed the tiers
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        s = app.session
+        assert s.project.queries_version == "collide-1" and not any(q.hard_negative_ids for q in s.project.original_queries)
+        case = next(((q, t, ins) for t in reversed(s.tiers) for q in s.project.queries if q.query_id in t.query_ids
+                     for ins in [core.inspect(s, q.query_id, t.name)] if any(m.kind == HARD_NEGATIVE for m in ins.near_misses)),
+                    None)
+        assert case is not None, "some collide hard negative is ranked where the stepper shows it"
+        q, tier, ins = case
+        await open_inspector(pilot, q.query_id, tier.name)
+        heads = []
+        for _ in ins.near_misses:
+            await pilot.press("n")
+            heads.append(text_of(app.screen.query_one("#miss-head")))
+        assert any("hard negative" in h for h in heads) and all("imitates gold" in h for h in heads)
+        hn = next(m for m in ins.near_misses if m.kind == HARD_NEGATIVE)
+        assert hn.doc_id in q.hard_negative_ids  # the label came from collide-1, not the original
 
 
 @pytest.mark.llm

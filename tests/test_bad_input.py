@@ -150,3 +150,34 @@ def test_an_embedding_model_that_cannot_load_is_a_clear_error(tmp_path):
     assert "[embedding]" in result.output and "Traceback" not in result.output
     result = CliRunner().invoke(main, ["eval", str(root), "--retrievers", "bm25", "--tiers", "full"])
     assert result.exit_code == 0, result.output
+
+
+def test_a_beir_qrels_row_naming_an_absent_document_points_at_the_qrels_line(tmp_path):
+    beir = tmp_path / "beir"
+    (beir / "qrels").mkdir(parents=True)
+    (beir / "corpus.jsonl").write_text("".join(json.dumps({"_id": d["doc_id"], "title": d["title"], "text": d["text"]}) + "\n"
+                                               for d in DOCS))
+    (beir / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "who?"}) + "\n")
+    qrels = beir / "qrels" / "test.tsv"
+    qrels.write_text("query-id\tcorpus-id\tscore\nq1\td0\t1\nq1\tnot-in-corpus\t1\n")
+    root = tmp_path / "p"
+    result = CliRunner().invoke(main, ["import", str(root), "--documents", str(beir), "--format", "beir"])
+    assert result.exit_code == 2, result.output
+    assert f"{qrels}:3" in result.output and "not-in-corpus" in result.output
+    assert not root.exists() or not any(root.iterdir())  # refused whole: nothing written
+
+
+def test_exports_follow_the_umask(evaluated, tmp_path):
+    """Reports and TREC exports, like the project files, get the user's umask (not mkstemp's 0600)."""
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "trec"
+        assert CliRunner().invoke(main, ["export-trec", str(evaluated), "--out", str(out), "--tiers", "full"]).exit_code == 0
+        report = tmp_path / "report.md"
+        assert CliRunner().invoke(main, ["report", str(evaluated), "-o", str(report)]).exit_code == 0
+    finally:
+        os.umask(old)
+    written = [report, *sorted(p for p in out.rglob("*") if p.is_file())]
+    assert len(written) > 1
+    for path in written:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644, path

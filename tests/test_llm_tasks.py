@@ -216,3 +216,20 @@ async def test_an_oracle_run_under_a_version_reads_its_labels_and_is_stored_apar
     assert store_for(pv, "oracle").path(run.system, "shared").is_file()
     kept = LLMRunStore(p).load(run.system, "shared")
     assert kept is not None and kept.key == original.key and sorted(kept.qa[2].context_doc_ids) == [4, 6]
+
+
+def test_the_size_shown_before_running_is_the_one_the_refusal_names(tiny_project):
+    """The panel's input size and the "does not fit" notice give one figure (they disagreed:
+    302,732 vs ~302,604), both for the cheap precheck and for the exact count."""
+    import re
+
+    from workbench.llm.tasks import estimate_input
+
+    p = load_project(tiny_project)
+    tier = next(t for t in ensure_tiers(p).tiers if t.name == "full")
+    queries = [p.query(q) for q in tier.query_ids]
+    for window in (60, tier.tokens + 40):  # far too small (precheck), then just too small (exact count)
+        cfg = ModelConfig(context_window=window, max_tokens=32, safety_margin=0.0)
+        worst, reason = estimate_input(p, tier, cfg, TaskOptions("qa"), queries)
+        assert reason, window
+        assert re.search(r"input (?:at least )?([\d,]+) tokens", reason).group(1) == f"{worst:,}"

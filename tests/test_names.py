@@ -84,3 +84,16 @@ def test_session_best_retriever_follows_preference():
     assert s.best_retriever == preferred()[0]
     s.per_query = {"bm25": {}, "dense": {}}
     assert s.best_retriever == "dense"
+
+
+def test_task_labels_never_read_as_a_tier_name():
+    """A task's label is shown on every tier: "QA (full tier)" on a base tier read as the tier named
+    `full`. No label may contain a word that names a tier kind."""
+    from typing import get_args
+
+    from workbench.records import TierKind
+
+    kinds = set(get_args(TierKind)) | {"mix"}
+    for spec in TASKS.values():
+        words = {w.strip("()").lower() for w in f"{spec.label} {spec.short}".split()}
+        assert not words & kinds, (spec.name, spec.label)

@@ -348,6 +348,15 @@ async def test_bm25_is_usable_while_the_dense_indexes_still_build(project_copy, 
 
     monkeypatch.setattr(ix, "build_dense", held_dense)
     app = make_app(project_copy, auto_build=True)
+    shown: list[str] = []  # what the task bar was given to show
+    post = app.post_message
+
+    def recording_post(message):
+        if type(message).__name__ == "TaskProgress":
+            shown.append(message.label)
+        return post(message)
+
+    app.post_message = recording_post  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
         try:
             await until(pilot, lambda: app.session is not None and bool(getattr(app.session, "results", None)),
@@ -356,6 +365,9 @@ async def test_bm25_is_usable_while_the_dense_indexes_still_build(project_copy, 
             assert {(r.system, r.tier) for r in app.session.results} == {("bm25", t) for t in tiers}
             table = app.screen.query_one("#query-table", DataTable)
             await until(pilot, lambda: table.row_count == len(app.session.project.queries), "the query list")
+            # the build's stages reach the task bar: the sparse indexes, then the first tier's chunks for dense
+            assert any(label.startswith("bm25 ") for label in shown)
+            await until(pilot, lambda: "chunk" in shown, "the dense build's progress in the task bar")
         finally:
             release.set()
         await settle(pilot)

@@ -130,6 +130,9 @@ async def test_a_model_call_shows_elapsed_time_and_x_aborts_the_request(evaluate
         assert "running" not in text_of(qs.query_one("#model-head"))  # the state is cleared
         assert fault_server.disconnected.wait(30)  # the HTTP request was aborted: the server stops
         assert not qs.session.model_results.get((q.query_id, tier.name))  # nothing arrived after the cancel
+        await pilot.resize_terminal(140, 40)  # a redraw must not bring a stale "running…" back
+        await settle(pilot)
+        assert "running" not in text_of(qs.query_one("#model-head"))
 
 
 async def test_the_footer_fits_120_columns_with_help_in_view(evaluated):
@@ -168,3 +171,32 @@ def test_a_gold_rank_says_none_when_the_system_named_no_document():
     assert rank_text(None, 10, 0).plain == "none"
     assert rank_text(None, 10, 100).plain == ">100"
     assert rank_text(3, 10, 100).plain == "#3"
+
+
+async def test_ranking_titles_use_the_width_there_is(sample_project):
+    """At 200 columns a ranking's titles are not cut at ~24 characters: the late word that tells a
+    gold document from its hard negative ("Select" / "Plus") stays in view."""
+    app = make_app(sample_project)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        s = app.session
+        await open_inspector(pilot, s.project.queries[0].query_id, s.tiers[0].name)
+        cells = [t.get_row_at(i)[2].plain for t in app.screen.query("#ranking-tables DataTable") for i in range(t.row_count)]
+        assert cells and max(len(c) for c in cells) > 40, cells[:3]
+
+
+async def test_chart_labels_are_whole_tier_names(evaluated):
+    """The Diagnosis tab's chart labels each bar with its whole tier name (they were cut at 14
+    characters, so mix:comparison:12000 and mix:bridge:12000 read alike)."""
+    from test_tui_app import text_of
+
+    app = make_app(evaluated)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot)
+        lines = text_of(app.screen.query_one("#diagnosis-body")).splitlines()
+        names = [t.name for t in app.session.tiers]
+        assert max(map(len, names)) > 14
+        for name in names:
+            assert any(line.startswith(f"{name} ") for line in lines), name

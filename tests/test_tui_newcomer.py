@@ -200,3 +200,25 @@ async def test_chart_labels_are_whole_tier_names(evaluated):
         assert max(map(len, names)) > 14
         for name in names:
             assert any(line.startswith(f"{name} ") for line in lines), name
+
+
+async def test_the_inspector_is_usable_at_80x24(evaluated):
+    """At 80×24 the inspector still shows ranked rows in every system's table, the near-miss
+    stepper's head and diff, and the way to the palette."""
+    from textual.widgets._footer import FooterKey
+
+    p, q, tier, ins = first_near_miss_case(evaluated)
+    app = make_app(evaluated)
+    async with app.run_test(size=SMALL) as pilot:
+        await open_inspector(pilot, q.query_id, tier.name)
+        screen = app.screen
+        tables = list(screen.query("#ranking-tables DataTable"))
+        assert len(tables) >= 3
+        for t in tables:
+            assert t.row_count and t.region.height >= 4 and t.region.bottom <= SMALL[1], (t.border_title, t.region)
+        assert any(k.region.right <= SMALL[0] and k.region.width for k in screen.query(FooterKey))
+        await pilot.press("n")
+        await settle(pilot)
+        head = screen.query_one("#miss-head")
+        assert head.region.height >= 1 and head.region.bottom <= SMALL[1]
+        assert screen.query_one("#diff-left-text").region.height >= 2

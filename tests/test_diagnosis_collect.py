@@ -275,3 +275,28 @@ def test_a_query_set_version_is_diagnosed_on_its_own_labels(diag_copy):
     c = json.loads(r.output)
     assert (c["a"], c["b"]) == ("hybrid [original]", "hybrid [v]")
     assert {q for q, *_ in c["pairs"]} == {"q2", "q3"}  # the queries both versions keep
+
+
+def test_tui_runs_under_a_version_keep_label_dependent_answers_apart(diag_copy):
+    """A TUI oracle run made under a version is that version's (its folder, counted there, unseen
+    by the original); label-independent TUI runs stay in the shared folder every version reads."""
+    import msgspec
+
+    from workbench.llm.store import tui_root
+    from workbench.query_sets import write_version
+
+    p = load_project(diag_copy)
+    for tier in load_tiers(p).tiers:
+        LLMRunStore(p).path("model:local:oracle", tier.name).unlink()
+    q3 = p.query("q3")
+    write_version(p, [p.query("q1"), p.query("q2"), msgspec.structs.replace(q3, gold_doc_ids=[4, 5, 6], hard_negative_ids=[])],
+                  [], made_by="test", name="v")
+    pv = load_project(diag_copy, "v")
+    assert tui_root(pv, "q3", "qa") == tui_root(p, "q3", "qa") == tui_root(p, "q3", "oracle")
+    assert tui_root(pv, "q3", "oracle") != tui_root(p, "q3", "oracle")
+    full = next(t for t in load_tiers(pv).tiers if t.name == "full")
+    store = LLMRunStore(pv, root=tui_root(pv, "q3", "oracle"), publish=False)
+    ds.store_answers(pv, full, "oracle", {"q3": ("apple pie and cherry pie", [4, 5, 6])}, store=store)
+    under_v = {(x.query_id, x.level): x for x in collect(pv, [full]).of("hybrid+local")}
+    assert under_v[("q3", "full")].oracle.source == "version TUI run"
+    assert _verdicts(diag_copy)[1][("q3", "full")].oracle is None  # the original never sees it

@@ -281,13 +281,14 @@ def evidence_from_run(run: "TierRun", query_id: str, project: Project | None = N
                                    f1=check.f1, correct=check.correct, basis=check.basis)
 
 
-def _scratch_store(project: Project, query_id: str, on_save: Callable[["TierRun"], None] | None = None) -> "LLMRunStore":
+def _scratch_store(project: Project, query_id: str, on_save: Callable[["TierRun"], None] | None = None,
+                   task: str | None = None) -> "LLMRunStore":
     """The store of one-query runs from the TUI, under .workbench/tui/<query>/ (under the version's
     folder when a query-set version is loaded): apart from the full-tier runs, and never published
     as the tier's localization run on the access side."""
     from workbench.llm.store import LLMRunStore, tui_root
 
-    return LLMRunStore(project, root=tui_root(project, query_id), publish=False, on_save=on_save)
+    return LLMRunStore(project, root=tui_root(project, query_id, task), publish=False, on_save=on_save)
 
 
 def _task_options(task: str, query_id: str, rag_retriever: str):
@@ -299,12 +300,14 @@ def _task_options(task: str, query_id: str, rag_retriever: str):
 
 def known_results(session: Session, tier: Tier, query_id: str) -> dict[str, ModelEvidence]:
     """Stored model results for this query on this tier: full-tier runs and earlier TUI runs."""
-    from workbench.llm.store import LLMRunStore, version_runs_root
+    from workbench.llm.store import LLMRunStore, version_runs_root, version_tui_root
 
     out: dict[str, ModelEvidence] = {}
-    vroot = version_runs_root(session.project)
-    versioned = [LLMRunStore(session.project, root=vroot)] if vroot else []
-    for store in (LLMRunStore(session.project), *versioned, _scratch_store(session.project, query_id)):  # later ones win
+    p = session.project
+    vroot, vtui = version_runs_root(p), version_tui_root(p, query_id)
+    # later stores win: tier runs, TUI runs, then the loaded version's own (label-dependent) ones
+    versioned = [LLMRunStore(p, root=vroot), LLMRunStore(p, root=vtui, publish=False)] if vroot and vtui else []
+    for store in (LLMRunStore(p), _scratch_store(p, query_id), *versioned):
         for run in store.runs(tier):
             ev = evidence_from_run(run, query_id, session.project)
             if ev is not None:
@@ -363,7 +366,7 @@ def run_model_task(
         if ev is not None:
             on_update(ev)
 
-    store = _scratch_store(session.project, query.query_id, saved)
+    store = _scratch_store(session.project, query.query_id, saved, task)
     opts = _task_options(task, query.query_id, _rag_retriever(session, tier))
 
     async def go() -> "TierRun":

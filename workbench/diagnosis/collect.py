@@ -25,7 +25,8 @@ from workbench.diagnosis.rules import Facts, Verdict, decide
 from workbench.names import TASKS, SystemName
 from workbench.retrievers import preferred, system_order
 from workbench.llm.calibration import load_calibration
-from workbench.llm.store import LABEL_DEPENDENT_TASKS, LLMRunStore, relabelled, tui_stores, version_runs_root
+from workbench.llm.store import (LABEL_DEPENDENT_TASKS, LLMRunStore, relabelled, tui_stores, version_runs_root,
+                                 version_tui_stores)
 from workbench.metrics import query_access
 from workbench.project import ORIGINAL_VERSION, Project
 from workbench.records import Query, QueryAccess, Tier
@@ -123,9 +124,9 @@ class Collector:
             ts.rankings[run.system] = {r.query_id: [h.doc_id for h in r.hits] for r in run.rankings}
         vroot = version_runs_root(self.project)
         own = ([(run, VERSION_RUN) for run in LLMRunStore(self.project, root=vroot).runs(tier)]
-               + [(run, VERSION_TUI_RUN) for store in tui_stores(self.project) for run in store.runs(tier)]) if vroot else []
+               + [(run, VERSION_TUI_RUN) for store in version_tui_stores(self.project) for run in store.runs(tier)]) if vroot else []
         full = [(run, "tier run") for run in LLMRunStore(self.project).runs(tier)]
-        scratch = [(run, "TUI run") for store in tui_stores(self.project, original=True) for run in store.runs(tier)]
+        scratch = [(run, "TUI run") for store in tui_stores(self.project) for run in store.runs(tier)]
         for run, source in own + full + scratch:  # the version's, then tier runs: a TUI run only fills a gap
             if not run.fits and run.variant == "standard":
                 ts.no_fit[(run.model, run.task)] = f"{run.task} does not fit {run.model}'s window ({run.input_tokens} > {run.budget_tokens} tokens)"

@@ -92,21 +92,34 @@ def store_for(project: Project, task: str) -> "LLMRunStore":
     return LLMRunStore(project, root=version_runs_root(project) if task in LABEL_DEPENDENT_TASKS else None)
 
 
-def _tui_base(project: Project, original: bool = False) -> Path:
-    """.workbench/tui/, or .workbench/versions/<version>/tui/ for runs made under a version."""
-    vdir = None if original else _version_dir(project)
-    return (vdir or project.state_dir) / TUI_DIR
-
-
-def tui_root(project: Project, query_id: str) -> Path:
+def tui_root(project: Project, query_id: str, task: str | None = None) -> Path:
+    """A query's folder of one-query TUI runs: .workbench/tui/<query>/, shared by every version,
+    except a label-dependent task's run under a version, which goes to that version's folder."""
     from workbench.fsutil import safe_name
 
-    return _tui_base(project) / safe_name(query_id)
+    versioned = version_tui_root(project, query_id) if task in LABEL_DEPENDENT_TASKS else None
+    return versioned or project.state_dir / TUI_DIR / safe_name(query_id)
 
 
-def tui_stores(project: Project, original: bool = False) -> list[LLMRunStore]:
-    """The scratch stores of every query the TUI ran a model on (never published on the access
-    side): the loaded version's, or with ``original`` the original query set's."""
-    base = _tui_base(project, original)
+def version_tui_root(project: Project, query_id: str) -> Path | None:
+    """The loaded version's folder of a query's label-dependent TUI runs (None for the original)."""
+    from workbench.fsutil import safe_name
+
+    vdir = _version_dir(project)
+    return vdir / TUI_DIR / safe_name(query_id) if vdir else None
+
+
+def _stores_under(project: Project, base: Path) -> list[LLMRunStore]:
     roots = sorted(p for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
     return [LLMRunStore(project, root=r, publish=False) for r in roots]
+
+
+def tui_stores(project: Project) -> list[LLMRunStore]:
+    """The scratch stores of every query the TUI ran a model on (never published on the access side)."""
+    return _stores_under(project, project.state_dir / TUI_DIR)
+
+
+def version_tui_stores(project: Project) -> list[LLMRunStore]:
+    """The loaded version's own scratch stores (its label-dependent TUI runs); none for the original."""
+    vdir = _version_dir(project)
+    return _stores_under(project, vdir / TUI_DIR) if vdir else []

@@ -140,6 +140,6 @@ def compare_command(project: Path, a: str, b: str, tier_spec: str, queries: str,
     console.print(f"{markup_escaped(c.a)} vs {markup_escaped(c.b)} on {t.n} paired queries, per query {markup_escaped(c.metric)}", highlight=False)
     console.print(f"  mean {fmt(c.mean_a)} vs {fmt(c.mean_b)}; difference {fmt(t.mean_diff)} "
                   f"[{fmt(t.ci.low, 3)}, {fmt(t.ci.high, 3)}] (95% bootstrap)", highlight=False)
-    console.print(f"  {markup_escaped(a)} wins {t.wins}, loses {t.losses}, ties {t.ties}", highlight=False)
+    console.print(f"  {markup_escaped(c.a)} wins {t.wins}, loses {t.losses}, ties {t.ties}", highlight=False)
     console.print(f"  p = {fmt(t.p_value, 4)} two-sided ({t.method})", highlight=False)
 

@@ -255,10 +255,16 @@ def test_a_query_set_version_is_diagnosed_on_its_own_labels(diag_copy):
     assert q3_full.verdict == "NOT-YET" and q3_full.oracle is None
     assert "--task oracle" in q3_full.command and "--queries-version v" in q3_full.command
 
+    from workbench.llm.report import use_rows
+
+    full = next(t for t in load_tiers(pv).tiers if t.name == "full")
+    assert use_rows(pv, [full])["full"]["model:local:oracle"].n == 1  # q2 only: q1 left out, q3's answer is stale
     original_oracle = LLMRunStore(p).path("model:local:oracle", "full").read_bytes()
     for tier in load_tiers(pv).tiers:
         ds.store_answers(pv, tier, "oracle", {"q3": ("apple pie and cherry pie", [4, 5, 6])}, store=store_for(pv, "oracle"))
     assert LLMRunStore(p).path("model:local:oracle", "full").read_bytes() == original_oracle
+    assert use_rows(pv, [full])["full"]["model:local:oracle"].n == 2  # q2 from the original's run, q3 from the version's
+    assert use_rows(p, [full])["full"]["model:local:oracle"].n == 3
     oracle = verdicts()[("q3", "full")].oracle
     assert oracle is not None and oracle.correct and oracle.source == "version run"
     assert _verdicts(diag_copy)[1][("q3", "full")].oracle.answer == ds.ORACLE["q3"]  # the original still reads its own

@@ -10,7 +10,7 @@ import msgspec
 from workbench.llm.calibration import load_calibration
 from workbench.llm.judge import token_f1
 from workbench.llm.records import TierRun
-from workbench.llm.store import LLMRunStore, tui_stores
+from workbench.llm.store import LABEL_DEPENDENT_TASKS, LLMRunStore, relabelled, tui_stores, version_runs_root
 from workbench.names import TASKS, TaskName
 from workbench.project import ORIGINAL_VERSION, Project
 from workbench.records import Tier
@@ -90,15 +90,18 @@ def _rows(project: Project, tiers: list[Tier], localize: bool, figures: Callable
     """tier → system → {"fits", **figures(run)} over the stored runs of one side; a run that does
     not fit also reports its input size against the window budget."""
     store = LLMRunStore(project)
+    vroot = version_runs_root(project)
     out: dict[str, dict[str, Row]] = {}
     for tier in tiers:
+        own = {run.system: run for run in LLMRunStore(project, root=vroot).runs(tier)} if vroot else {}
         labelled = [(run.system, run) for run in store.runs(tier)]
+        labelled += [(system, run) for system, run in own.items() if system not in {s for s, _ in labelled}]
         if not localize:
             labelled += tui_runs(project, tier)
         for system, run in labelled:
             if TASKS[run.task].localizes != localize:
                 continue
-            run = _version_only(project, run)
+            run = _version_only(project, run, own.get(system))
             row: Row = {"fits": run.fits, **figures(run)}
             if not run.fits:
                 row.update(input_tokens=run.input_tokens, budget_tokens=run.budget_tokens)
@@ -106,15 +109,19 @@ def _rows(project: Project, tiers: list[Tier], localize: bool, figures: Callable
     return out
 
 
-def _version_only(project: Project, run: TierRun) -> TierRun:
-    """The run's results for the queries the loaded query-set version keeps."""
+def _version_only(project: Project, run: TierRun, own: TierRun | None = None) -> TierRun:
+    """The run's results for the queries the loaded query-set version keeps. A label-dependent
+    answer (oracle, rag) of a query the version relabels counts only from the version's own run."""
     if project.queries_version == ORIGINAL_VERSION:
         return run
-    return msgspec.structs.replace(
-        run,
-        qa=[r for r in run.qa if project.has_query(r.query_id)],
-        localize=[r for r in run.localize if project.has_query(r.query_id)],
-    )
+    qa = [r for r in run.qa if project.has_query(r.query_id)]
+    if own is not run:  # the original's run
+        if run.task in LABEL_DEPENDENT_TASKS:
+            qa = [r for r in qa if not relabelled(project, r.query_id)]
+        if own is not None:
+            mine = [r for r in own.qa if project.has_query(r.query_id)]
+            qa = [r for r in qa if r.query_id not in {m.query_id for m in mine}] + mine
+    return msgspec.structs.replace(run, qa=qa, localize=[r for r in run.localize if project.has_query(r.query_id)])
 
 
 def tui_runs(project: Project, tier: Tier) -> list[tuple[str, TierRun]]:

@@ -12,6 +12,7 @@ import re
 import shutil
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from workbench.llm.client import ChatClient, ResponseCache
@@ -319,6 +320,14 @@ def test_resume_never_recomputes_finished_arms(sample_copy):
     needle_pts = data["volume"]["families"]["needle"]
     assert [p["length"] for p in needle_pts] == [512, 1024] and all(p["mean"] == 1.0 and p["n"] == 2 for p in needle_pts)
     assert data["volume"]["families"]["two-hop-gold"][0]["n"] == 2
+    # latency is measured on the sweep's own calls: an answer served from the response cache is left out
+    lat_n = {x["length"]: x["n"] for x in data["volume"]["latency"]}
+    first = next(k for k in results if k.startswith("needle/") and "/L512/" in k)
+    store.append_result(meta.sweep_id, msgspec.structs.replace(results[first], cached=True, latency_s=999.0))
+    again = sweeps_dict(project)["volume"]["latency"]
+    assert next(x for x in again if x["length"] == 512)["n"] == lat_n[512] - 1 and all(x["p95_s"] < 999 for x in again)
+    store.append_result(meta.sweep_id, results[first])
+
     svg = sweeps_svg(project)
     from rich.console import Console
 

@@ -83,7 +83,7 @@ def volume_markdown(s: dict) -> str:
             rows.append([fam, length, str(p["input_tokens"]), _ci(p), f"{p['n']} / {p['cases']}"])
     lines += _table(["family", "length", "mean input tokens", "score", "n / cases"], rows)
     if s["latency"]:
-        lines += _table(["length", "p50 latency s", "p95 latency s", "n"],
+        lines += _table(["length", "p50 latency s", "p95 latency s", "n calls (cached answers left out)"],
                         [[str(x["length"]), _f(x["p50_s"]), _f(x["p95_s"]), str(x["n"])] for x in s["latency"]])
     if s["residue"]:
         lines.append("Composition residue = single-hop² − two-hop (positive: composing costs more than two independent lookups):")

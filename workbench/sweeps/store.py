@@ -59,8 +59,11 @@ class SweepStore:
     def _append(self, sid: str, name: str, record: msgspec.Struct) -> None:
         path = self.dir(sid) / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "ab") as fh:
-            fh.write(msgspec.json.encode(record) + b"\n")
+        with open(path, "a+b") as fh:
+            end = fh.seek(0, os.SEEK_END)
+            torn = end > 0 and fh.seek(end - 1) >= 0 and fh.read(1) != b"\n"
+            # a torn last line (an interrupted write) must not swallow this record: start a new line
+            fh.write((b"\n" if torn else b"") + msgspec.json.encode(record) + b"\n")
             fh.flush()
             os.fsync(fh.fileno())
 

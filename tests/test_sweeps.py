@@ -426,3 +426,16 @@ def test_cli_dry_run_calls_nothing_and_bad_lengths_are_refused(sample_copy):
     assert r.exit_code == 2 and "unknown distribution" in r.output
     r = runner.invoke(main, ["sweep", "list", str(sample_copy)])
     assert r.exit_code == 0 and "no sweeps yet" in r.output
+
+
+def test_a_flag_raised_on_a_few_answers_says_it_is_not_yet_evidence():
+    from workbench.sweeps.summary import _volume_flags
+
+    def point(length, mean, lo, hi, n=6):
+        return {"length": length, "n": n, "mean": mean, "lo": lo, "hi": hi}
+
+    noisy = _volume_flags({"two-hop": [point(1024, 0.17, 0.0, 0.5), point(8192, 0.33, 0.0, 1.0)]})
+    assert len(noisy) == 1 and "BROKEN EXPERIMENT" in noisy[0] and "not yet evidence: 6 and 6 answers" in noisy[0]
+    clear = _volume_flags({"two-hop": [point(1024, 0.1, 0.0, 0.2, 40), point(8192, 0.8, 0.7, 0.9, 40)],
+                           "needle": [point(1024, 1.0, 0.9, 1.0, 40), point(8192, 0.3, 0.2, 0.4, 40)]})
+    assert len(clear) == 2 and not any("not yet evidence" in f for f in clear)

@@ -110,12 +110,22 @@ def _volume_flags(families: dict) -> list[str]:
         sl = slope(xs, [x["mean"] for x in two])
         if two[-1]["mean"] - two[0]["mean"] > RISE_MARGIN and sl is not None and sl > 0:
             flags.append(f"BROKEN EXPERIMENT: the two-hop curve rises with length ({two[0]['mean']:.2f} → {two[-1]['mean']:.2f}): "
-                         "the padding is helping, so it is not neutral")
+                         "the padding is helping, so it is not neutral" + _within_noise(two[0], two[-1]))
     needle = families.get("needle", [])
     if len(needle) >= 2 and needle[0]["mean"] - needle[-1]["mean"] > CONTROL_DROP:
         flags.append(f"control not flat: the verbatim needle falls {needle[0]['mean']:.2f} → {needle[-1]['mean']:.2f}; "
-                     "longer inputs already hurt plain lookup for this model")
+                     "longer inputs already hurt plain lookup for this model" + _within_noise(needle[0], needle[-1]))
     return flags
+
+
+def _within_noise(first: dict, last: dict) -> str:
+    """A flag raised on a few answers says so: the intervals of its two ends overlap."""
+    if first.get("lo") is None or last.get("lo") is None:
+        return ""
+    if max(first["lo"], last["lo"]) <= min(first["hi"], last["hi"]):
+        return (f" (not yet evidence: {first['n']} and {last['n']} answers, their 95% intervals overlap; "
+                "more cases or repeats decide)")
+    return ""
 
 
 def _counts(rows, pred) -> tuple[int, int]:

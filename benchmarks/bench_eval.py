@@ -24,12 +24,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from index import ReferenceBM25  # noqa: E402
-from workbench.evaluate import evaluate  # noqa: E402
-from workbench.importers import import_dataset  # noqa: E402
-from workbench.indexing import build_indexes, embed_pool  # noqa: E402
-from workbench.ladder import write_ladder  # noqa: E402
-from workbench.project import init_project, load_project  # noqa: E402
-from workbench.retrievers import make_retrievers  # noqa: E402
+from workbench.access.evaluate import evaluate  # noqa: E402
+from workbench.project.importers import import_dataset  # noqa: E402
+from workbench.access.indexing import build_indexes, embed_pool  # noqa: E402
+from workbench.access.ladder import write_ladder  # noqa: E402
+from workbench.project.files import init_project  # noqa: E402
+from workbench.project.load import load_project  # noqa: E402
+from workbench.access.retrievers import make_retrievers  # noqa: E402
 
 HOTPOT = ROOT.parent / "shared" / "datasets" / "hotpotqa-100"
 

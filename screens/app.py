@@ -10,10 +10,11 @@ user can cause (WorkbenchError) is shown in one modal with its hint.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual import on, work
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -137,8 +138,10 @@ class WorkbenchApp(App[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="build")
     def build(self) -> None:
-        summary = core.build(self.current, self.progress_reporter(),
-                             ready=lambda kind, tiers: self.post_message(m.IndexesReady(kind, tiers)))
+        def ready(kind: str, tiers: list[str]) -> None:
+            self.post_message(m.IndexesReady(kind, tiers))
+
+        summary = core.build(self.current, self.progress_reporter(), ready=ready)
         self.post_message(m.IndexesBuilt(summary))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="eval")
@@ -315,7 +318,7 @@ class WorkbenchApp(App[None]):
         self.push_screen(QueryScreen(query_id, tier))
 
     def binding_sets(self) -> list[tuple[str, list[Binding]]]:
-        def bindings(items: list) -> list[Binding]:
+        def bindings(items: list[BindingType]) -> list[Binding]:
             return [b for b in items if isinstance(b, Binding)]  # ours are all Binding (with ids)
 
         return [("Everywhere", bindings(self.BINDINGS)), ("Main screen", bindings(MainScreen.BINDINGS)),
@@ -360,7 +363,7 @@ class WorkbenchApp(App[None]):
             self.notify("nothing to cancel", timeout=2)
 
 
-def make_app(project_path: Path | str, **kwargs) -> WorkbenchApp:
+def make_app(project_path: Path | str, **kwargs: Any) -> WorkbenchApp:
     return WorkbenchApp(Path(project_path), **kwargs)
 
 

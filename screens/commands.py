@@ -1,14 +1,16 @@
-"""The app's own commands in the command palette (Ctrl+P)."""
+"""The app's own commands in the command palette (Ctrl+P): the app-wide ones, and those the
+current screen offers (WorkbenchScreen.palette_commands) between them."""
 
 from __future__ import annotations
 
 from functools import partial
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from workbench.session import TASKS, list_versions
+from screens.base import PaletteCommand, WorkbenchScreen
+from workbench.session import list_versions
 
 if TYPE_CHECKING:
     from screens.app import WorkbenchApp
@@ -16,35 +18,20 @@ if TYPE_CHECKING:
 
 class WorkbenchCommands(Provider):
     @property
-    def wb(self) -> "WorkbenchApp":
-        from screens.app import WorkbenchApp
+    def wb(self) -> WorkbenchApp:
+        return cast("WorkbenchApp", self.app)
 
-        assert isinstance(self.app, WorkbenchApp)
-        return self.app
-
-    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
+    def _commands(self) -> list[PaletteCommand]:
         app = self.wb
-        cmds: list[tuple[str, Callable[[], object], str]] = [
+        cmds: list[PaletteCommand] = [
             ("Build tiers and indexes", app.action_build, "build what is missing or stale, in the background"),
             ("Re-evaluate access", app.action_reevaluate, "rerun retrievers on every tier (stored runs are reused)"),
             ("Cancel the running task", app.action_cancel, "index build, evaluation or model run"),
             ("Help: keys", app.action_help, "every key binding"),
         ]
         screen = app.screen
-        from screens.inspector import QueryScreen
-        from screens.main import MainScreen
-
-        if isinstance(screen, MainScreen):
-            for tab in ("overview", "queries", "diagnosis"):
-                cmds.append((f"Show {tab}", partial(screen.action_tab, tab), f"switch to the {tab} tab"))
-            cmds.append(("Sort queries by where they break", screen.action_cycle_sort, "toggle ladder order / breaks"))
-            cmds.append(("Filter: failing multi-source queries", partial(self._filter, "multi fail"), "set the filter"))
-        if isinstance(screen, QueryScreen):
-            for spec in TASKS.values():
-                cmds.append((f"Run {spec.label} on this tier", partial(screen.action_run, spec.name), f"model {screen.model}"))
-            cmds.append(("Export evidence (Markdown + JSON)", screen.action_export, "for a bug report"))
-            for name in screen.tiers:
-                cmds.append((f"Tier {name}", partial(screen.switch_tier, name), "switch the inspector's tier"))
+        if isinstance(screen, WorkbenchScreen):
+            cmds.extend(screen.palette_commands())
         if app.session is not None:
             shown = app.session.project.queries_version
             for v in list_versions(app.project_path):
@@ -54,16 +41,6 @@ class WorkbenchCommands(Provider):
             for q in app.session.project.queries:
                 cmds.append((f"Open query {q.query_id}: {q.query[:60]}", partial(app.open_query, q.query_id), ""))
         return cmds
-
-    def _filter(self, text: str) -> None:
-        from textual.widgets import Input
-
-        from screens.main import MainScreen
-
-        screen = self.app.screen
-        if isinstance(screen, MainScreen):
-            screen.action_tab("queries")
-            screen.query_one("#filter", Input).value = text
 
     async def discover(self) -> Hits:
         for name, cb, help_ in self._commands()[:12]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from functools import partial
 
 from rich.console import RenderableType
 from rich.table import Table
@@ -11,24 +11,21 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
 
 from screens import messages as m
+from screens.base import PaletteCommand, WorkbenchScreen
 from screens.render import VERDICT_STYLE, bar, figure_glyph, fmt
 from workbench.safe_text import as_text, visible
 from screens.widgets import TaskBar
 from workbench import session as core
 from workbench.session import Session, UseRow
 
-if TYPE_CHECKING:
-    from screens.app import WorkbenchApp
-
 SORTS = ("ladder", "breaks")
 NO_SWEEPS = "No sweeps yet: run `workbench sweep volume PROJECT` (or depth, distribution; --dry-run first) and reopen."
 
 
-class MainScreen(Screen):
+class MainScreen(WorkbenchScreen):
     AUTO_FOCUS = "#query-table"
     BINDINGS = [
         Binding("1", "tab('overview')", "Overview", id="main.overview"),
@@ -46,13 +43,6 @@ class MainScreen(Screen):
         super().__init__()
         self.sort = "ladder"
         self._system: str | None = None  # the user's choice (y); default: the session's best retriever
-
-    @property
-    def wb(self) -> "WorkbenchApp":
-        from screens.app import WorkbenchApp
-
-        assert isinstance(self.app, WorkbenchApp)
-        return self.app
 
     @property
     def session(self) -> Session | None:
@@ -92,6 +82,14 @@ class MainScreen(Screen):
         table.focus()
         self.refresh_all()
 
+    def palette_commands(self) -> list[PaletteCommand]:
+        cmds: list[PaletteCommand] = []
+        for tab in ("overview", "queries", "diagnosis"):
+            cmds.append((f"Show {tab}", partial(self.action_tab, tab), f"switch to the {tab} tab"))
+        cmds.append(("Sort queries by where they break", self.action_cycle_sort, "toggle ladder order / breaks"))
+        cmds.append(("Filter: failing multi-source queries", partial(self.palette_filter, "multi fail"), "set the filter"))
+        return cmds
+
     # ------------------------------------------------------------------ actions
 
     def action_tab(self, tab: str) -> None:
@@ -100,6 +98,12 @@ class MainScreen(Screen):
         target = {"queries": "#query-table", "overview": "#overview-scroll", "diagnosis": "#diagnosis-scroll",
                   "sweeps": "#sweeps-scroll"}[tab]
         self.query_one(target).focus()
+
+    def palette_filter(self, text: str) -> None:
+        """The palette's filter entry: the query list, filtered by ``text`` (if this screen is still shown)."""
+        if self.app.screen is self:
+            self.action_tab("queries")
+            self.query_one("#filter", Input).value = text
 
     def action_focus_filter(self) -> None:
         self.action_tab("queries")

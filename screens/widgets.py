@@ -19,7 +19,7 @@ class TaskBar(Horizontal):
     def on_mount(self) -> None:
         self.watch(self.app, "task_state", self._update, init=True)
 
-    def _update(self, state) -> None:
+    def _update(self, state: tuple[str, int, int]) -> None:
         label, done, total = state
         self.display = bool(label)
         if not label:

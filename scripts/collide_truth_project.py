@@ -15,7 +15,8 @@ from pathlib import Path
 
 import msgspec
 
-from workbench.project import CONFIG_FILE, DOCUMENTS_FILE, load_project, write_project_files
+from workbench.project.files import CONFIG_FILE, DOCUMENTS_FILE, write_project_files
+from workbench.project.load import load_project
 
 
 def main() -> None:

@@ -11,20 +11,15 @@ from typing import Callable
 
 import pytest
 
-from build_cache import cached_build
+from support.build_cache import cached_build
+from support.paths import REPO, hotpot_rows
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 # Fixtures of the use-side tests (tiny project, fault server, the real local server).
-pytest_plugins = ["conftest_llm"]
+pytest_plugins = ["support.llm_project"]
 
-REPO = Path(__file__).resolve().parent.parent
-HOTPOT = REPO.parent / "shared" / "datasets" / "hotpotqa-100"
-
-
-def hotpot_rows(name: str) -> list[dict]:
-    return [json.loads(line) for line in (HOTPOT / name).read_text().splitlines() if line.strip()]
 
 
 def write_hotpot_subset(folder: Path, n_queries: int = 30) -> tuple[Path, Path]:
@@ -62,10 +57,11 @@ def source_files(tmp_path_factory) -> tuple[Path, Path]:
 
 def _build_hotpot(source_files: tuple[Path, Path], evaluate_too: bool) -> Callable[[Path], None]:
     def build(root: Path) -> None:
-        from workbench.importers import import_dataset
-        from workbench.indexing import build_indexes
-        from workbench.ladder import write_ladder
-        from workbench.project import init_project, load_project
+        from workbench.project.importers import import_dataset
+        from workbench.access.indexing import build_indexes
+        from workbench.access.ladder import write_ladder
+        from workbench.project.files import init_project
+        from workbench.project.load import load_project
         from workbench.session import evaluate_access
 
         init_project(root)
@@ -117,9 +113,9 @@ SAMPLE_FILES = ("workbench.toml", "documents.jsonl", "queries.jsonl")
 
 
 def _build_sample(root: Path) -> None:
-    from workbench.indexing import build_indexes
-    from workbench.ladder import write_ladder
-    from workbench.project import load_project
+    from workbench.access.indexing import build_indexes
+    from workbench.access.ladder import write_ladder
+    from workbench.project.load import load_project
     from workbench.session import evaluate_access
 
     for name in SAMPLE_FILES:
@@ -143,13 +139,13 @@ def pytest_collection_modifyitems(config, items) -> None:
     """Start mypy now if its test is selected, so it runs beside the suite (tests/checks.py),
     and collect its result last."""
     if not hasattr(config, "workerinput") and any(item.name == "test_mypy_passes" for item in items):
-        from checks import start_mypy
+        from support.checks import start_mypy
 
         start_mypy()
         items.sort(key=lambda item: item.name == "test_mypy_passes")  # stable: the rest keep their order
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
-    from checks import stop_mypy
+    from support.checks import stop_mypy
 
     stop_mypy()  # a run stopped early (-x, Ctrl+C) leaves no mypy behind

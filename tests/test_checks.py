@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import subprocess
 
-from checks import BIN, mypy_result
-from conftest import REPO
+from support.checks import BIN, mypy_result
+from support.paths import REPO
 
 
 def test_ruff_passes():

@@ -13,9 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 import workbench.cli
-from workbench.demo_project import SOURCE_FILES, bundled_corpus, prepare_demo
+import workbench.cli.tui
+from workbench.project.demo import SOURCE_FILES, bundled_corpus, prepare_demo
+from support.paths import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 
 
 def test_demo_copy_and_its_state_live_in_the_user_data_folder(tmp_path, monkeypatch):
@@ -32,8 +33,8 @@ def test_demo_copy_and_its_state_live_in_the_user_data_folder(tmp_path, monkeypa
 def test_demo_opens_the_tui_at_once(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     opened = []
-    monkeypatch.setattr(workbench.cli, "tui_available", lambda: True)
-    monkeypatch.setattr(workbench.cli, "open_tui", lambda root, auto_build=False: opened.append((root, auto_build)))
+    monkeypatch.setattr(workbench.cli.tui, "tui_available", lambda: True)
+    monkeypatch.setattr(workbench.cli.tui, "open_tui", lambda root, auto_build=False: opened.append((root, auto_build)))
     result = CliRunner().invoke(workbench.cli.main, ["demo"])
     assert result.exit_code == 0, result.output
     [(root, auto_build)] = opened

@@ -7,7 +7,7 @@ import msgspec
 import pytest
 
 from workbench.names import TASKS, SystemName, TaskName, system_label
-from workbench.retrievers import RETRIEVERS, make_retrievers, preferred, retriever_names, system_order
+from workbench.access.retrievers import RETRIEVERS, make_retrievers, preferred, retriever_names, system_order
 
 STORED_NAMES = [
     "bm25", "dense", "hybrid", "model:local:localize", "model:local:qa", "model:local:qa-strict",
@@ -61,8 +61,8 @@ def test_diagnosis_columns_name_registered_tasks():
 
 
 def test_retriever_registry_drives_eval_tui_and_order(built_project):
-    from workbench.cli import eval_
-    from workbench.project import load_project
+    from workbench.cli.access import eval_
+    from workbench.project.load import load_project
 
     assert retriever_names() == list(RETRIEVERS) and {"bm25", "dense", "hybrid"} <= set(RETRIEVERS)
     assert preferred()[0] == max(RETRIEVERS, key=lambda n: RETRIEVERS[n].preference)

@@ -7,7 +7,7 @@ import re
 import msgspec
 import pytest
 
-from conftest import REPO
+from support.paths import REPO
 from workbench.records import ProjectConfig
 
 TOML_BLOCKS = re.findall(r"```toml\n(.*?)```", (REPO / "README.md").read_text(), re.S)

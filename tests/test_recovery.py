@@ -12,9 +12,9 @@ import sys
 from click.testing import CliRunner
 
 from workbench.cli import main
-from workbench.indexing import build_indexes, dense_dir, index_status, sparse_dir
-from workbench.ladder import ensure_tiers, load_tiers
-from workbench.project import load_project
+from workbench.access.indexing import build_indexes, dense_dir, index_status, sparse_dir
+from workbench.access.ladder import ensure_tiers, load_tiers
+from workbench.project.load import load_project
 
 
 def _full(project):

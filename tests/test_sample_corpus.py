@@ -13,12 +13,12 @@ import sys
 import tomllib
 from collections import defaultdict
 from functools import lru_cache
-from pathlib import Path
 
 import msgspec
 import pytest
+from support.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 CORPUS = ROOT / "sample_corpus"
 FILES = ["documents.jsonl", "queries.jsonl", "labels.jsonl", "workbench.toml"]
 KINDS = {"single-hop", "two-hop", "comparison", "computed", "needle"}

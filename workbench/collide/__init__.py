@@ -1,5 +1,5 @@
-"""Collision testing (BRIEF §2.1): mine near-miss candidates, verify them with a model, apply
-the rules, and write the result as a new query-set version (workbench.query_sets).
+"""Collision testing (docs/METHOD.md §1): mine near-miss candidates, verify them with a model, apply
+the rules, and write the result as a new query-set version (workbench.project.versions).
 
   mining.py   candidates per query from the project's own dense (and optionally BM25) index
   verify.py   one model call per candidate → HARD_NEGATIVE / CONFLICT / FALSE_NEGATIVE + reason

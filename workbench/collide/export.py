@@ -7,7 +7,7 @@ from pathlib import Path
 import msgspec
 
 from workbench.fsutil import atomic_write_bytes
-from workbench.project import Project
+from workbench.project.files import Project
 from workbench.records import Tier
 
 

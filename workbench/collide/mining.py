@@ -31,7 +31,7 @@ from typing import Callable, Literal
 
 import msgspec
 
-from workbench.project import Project
+from workbench.project.files import Project
 from workbench.records import Query, Tier
 
 Source = Literal["dense", "bm25", "dense+bm25"]
@@ -121,7 +121,7 @@ def mine(
     progress: Callable[[int, int], None] | None = None,
 ) -> list[MinedQuery]:
     """Candidates for every query of the loaded version, searched over ``tier`` (default the full pool)."""
-    from workbench.retrievers import BM25Retriever, DenseRetriever
+    from workbench.access.retrievers import BM25Retriever, DenseRetriever
 
     dense = DenseRetriever(project)
     bm25 = BM25Retriever(project) if opts.bm25 > 0 else None

@@ -1,4 +1,4 @@
-"""The collision-testing rules (BRIEF §2.1), as pure functions of one query's verdicts.
+"""The collision-testing rules (docs/METHOD.md §1), as pure functions of one query's verdicts.
 
   no candidate above the floor        → unsuitable for adversarial evaluation (left out of the
                                         version unless keep_unsuitable)
@@ -21,7 +21,7 @@ import msgspec
 
 from workbench.collide.mining import Candidate, MinedQuery
 from workbench.collide.verify import Verification
-from workbench.query_sets import LabelRecord
+from workbench.project.versions import LabelRecord
 from workbench.records import Query
 
 Status = Literal["retained", "excluded_conflict", "unsuitable"]
@@ -40,7 +40,7 @@ class QueryOutcome(msgspec.Struct, frozen=True):
     reason: str = ""
 
 
-def decide(
+def decide_query(
     query: Query,
     mined: MinedQuery,
     verdicts: dict[int, Verification],

@@ -20,14 +20,14 @@ from statistics import fmean
 import msgspec
 
 from workbench.collide.mining import MinedQuery, MiningOptions, mine
-from workbench.collide.rules import ConflictPolicy, QueryOutcome, decide
+from workbench.collide.rules import ConflictPolicy, QueryOutcome, decide_query
 from workbench.collide.verify import PROMPT_VERSION, Verification, verify_candidate
 from workbench.fsutil import atomic_write_bytes, sha256_bytes
 from workbench.llm.client import ChatClient
 from workbench.progress import Progress
-from workbench.project import Project
-from workbench.query_sets import LabelRecord, VersionInfo, now_utc, version_info, write_version
-from workbench.runs import run_key
+from workbench.project.files import Project
+from workbench.project.versions import LabelRecord, VersionInfo, now_utc, version_info, write_version
+from workbench.access.runs import run_key
 
 STATE_DIR = "collide"
 
@@ -152,7 +152,7 @@ def outcomes(
 ) -> list[QueryOutcome]:
     by = f"model:{settings.model}"
     return [
-        decide(project.query(m.query_id), m, {c.doc_id: verdicts[(m.query_id, c.doc_id)] for c in m.candidates},
+        decide_query(project.query(m.query_id), m, {c.doc_id: verdicts[(m.query_id, c.doc_id)] for c in m.candidates},
                by=by, created=created, floor=settings.mining.floor, policy=settings.conflict_policy,
                keep_unsuitable=settings.keep_unsuitable)
         for m in mined

@@ -17,7 +17,7 @@ from statistics import fmean
 
 import msgspec
 
-from workbench.query_sets import LabelRecord
+from workbench.project.versions import LabelRecord
 from workbench.records import Query
 
 TRUTH_ROWS = ("hard_negative", "gold", "unlabelled")

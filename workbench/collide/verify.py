@@ -5,7 +5,7 @@ must begin with a label (markdown emphasis and a "Label:" prefix allowed), follo
 on the same line or the next; the first such line counts, and lines beginning with different
 labels make the reply garbage. A label naming both HARD_NEGATIVE and
 FALSE_NEGATIVE ("HARD_NEGATIVE/FALSE_NEGATIVE: …") is ambiguous and becomes FALSE_NEGATIVE
-(BRIEF §2.1). Anything else is garbage: retried with a new seed, and after the last attempt the
+(docs/METHOD.md §1). Anything else is garbage: retried with a new seed, and after the last attempt the
 candidate is UNVERIFIED — never guessed. A call that fails (network, server) is recorded with
 ``error`` set and is retried on the next run.
 """

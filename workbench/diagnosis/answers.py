@@ -1,13 +1,7 @@
-"""Is a model answer correct? The judge when it passed calibration, else the deterministic match.
-
-Every answer carries both: the judge's score (marked when the judge failed or skipped its
-calibration) and the deterministic matches (normalised exact, contains, token F1), so a reader
-can see when the two disagree. The decision rule, stated once:
-
-  judge trusted (passed calibration) and scored   correct ⇔ median judge score ≥ JUDGE_PASS
-  otherwise, gold answer short (≤ 6 words)         correct ⇔ the normalised answer contains the gold
-  otherwise (a long gold answer)                   correct ⇔ token F1 ≥ F1_PASS
-  a refusal is never correct.
+"""Every stored model answer of the diagnosis, checked: AnswerCheck carries the judge's score
+(marked when the judge failed or skipped its calibration), the deterministic matches and the
+decision taken on them, so a reader can see when the two disagree. The decision rule itself is
+workbench/correctness.py (one definition of "this answer is right" for the whole workbench).
 """
 
 from __future__ import annotations
@@ -17,13 +11,12 @@ from typing import Literal
 
 import msgspec
 
-from workbench.llm.judge import contains_match, exact_match, parse_score, short_answer, token_f1
+from workbench.correctness import decide_answer
+from workbench.llm.judge import parse_score
 from workbench.llm.records import QAResult, TierRun
 from workbench.records import Query
 
 _ECHO = re.compile(r"\b(example \d|question:|gold answer:|predicted answer:)", re.IGNORECASE)
-JUDGE_PASS = 3.0  # "partially correct: the key fact is there" and above
-F1_PASS = 0.5
 Arm = Literal["qa", "oracle", "rag"]
 ARM_LABELS: dict[str, str] = {"qa": "QA in context", "oracle": "oracle (gold only)", "rag": "retrieve-then-read"}
 
@@ -64,36 +57,8 @@ def judge_reason(raw: list[str]) -> str:
     return text if len([w for w in words if w.lower() != "score"]) >= 3 else ""
 
 
-def trust_line(trusted: bool | None, judge: str | None) -> str:
-    if judge is None:
-        return "no judge"
-    if trusted is None:
-        return f"judge {judge} not calibrated yet"
-    return f"judge {judge} passed calibration" if trusted else f"judge {judge} failed calibration"
-
-
-def decide(query: Query, answer: str, refusal: bool, judge_score: float | None, trusted: bool | None, judge: str | None) -> tuple[bool, bool, bool, float, str]:
-    """(correct, exact, contains, f1, basis) for one answer."""
-    exact = exact_match(answer, query.answer)
-    contains = contains_match(answer, query.answer)
-    f1 = token_f1(answer, query.answer)
-    if refusal:
-        return False, exact, contains, f1, "the model refused to answer"
-    if trusted and judge_score is not None:
-        ok = judge_score >= JUDGE_PASS
-        return ok, exact, contains, f1, f"judge {judge_score:g}/5 {'≥' if ok else '<'} {JUDGE_PASS:g} ({trust_line(trusted, judge)})"
-    why = trust_line(trusted, judge) if judge_score is not None or judge else "no judge score"
-    if short_answer(query.answer):
-        ok = contains
-        det = "the answer contains the gold answer" if ok else "the answer does not contain the gold answer"
-    else:
-        ok = f1 >= F1_PASS
-        det = f"token F1 {f1:.2f} {'≥' if ok else '<'} {F1_PASS}"
-    return ok, exact, contains, f1, f"{det} ({why}: decided on the deterministic match)"
-
-
 def check_answer(query: Query, run: TierRun, r: QAResult, trusted: bool | None, source: str = "tier run") -> AnswerCheck:
-    ok, exact, contains, f1, basis = decide(query, r.answer, r.refusal, r.judge_median if r.judged else None, trusted, run.judge)
+    ok, exact, contains, f1, basis = decide_answer(query, r.answer, r.refusal, r.judge_median if r.judged else None, trusted, run.judge)
     return AnswerCheck(
         query_id=r.query_id, arm=run.task, system=run.system, tier=run.tier, answer=r.answer, refusal=r.refusal, judge=run.judge,
         judge_score=r.judge_median if r.judged else None, judge_scores=list(r.judge_scores), judge_trusted=trusted,

@@ -21,16 +21,16 @@ from dataclasses import dataclass, field
 import msgspec
 
 from workbench.diagnosis.answers import AnswerCheck, check_answer
-from workbench.diagnosis.rules import Facts, Verdict, decide
+from workbench.diagnosis.rules import Facts, Verdict, decide_verdict
 from workbench.names import TASKS, SystemName
-from workbench.retrievers import preferred, system_order
+from workbench.access.retrievers import preferred, system_order
 from workbench.llm.calibration import load_calibration
 from workbench.llm.store import (LABEL_DEPENDENT_TASKS, LLMRunStore, relabelled, tui_stores, version_runs_root,
                                  version_tui_stores)
-from workbench.metrics import query_access
-from workbench.project import ORIGINAL_VERSION, Project
+from workbench.access.metrics import query_access
+from workbench.project.files import ORIGINAL_VERSION, Project
 from workbench.records import Query, QueryAccess, Tier
-from workbench.runs import RunStore
+from workbench.access.runs import RunStore
 
 
 
@@ -195,7 +195,7 @@ class Collector:
             else:
                 answer = in_context
         label = spec.access if spec.reader != "qa" else f"{spec.model} localization"
-        v = decide(Facts(k=self.k, access_label=label or "?", gold_ranks=gold_ranks, answer=answer, oracle=oracle, reader_k=reader_k,
+        v = decide_verdict(Facts(k=self.k, access_label=label or "?", gold_ranks=gold_ranks, answer=answer, oracle=oracle, reader_k=reader_k,
                             by_ranking=spec.reader == "qa"))
         command, key = self._how_to_fill(v, spec, tier, query, gold_ranks is None)
         return QueryVerdict(

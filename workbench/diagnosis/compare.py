@@ -13,8 +13,8 @@ import msgspec
 
 from workbench.diagnosis.collect import Collector, collect, level_of
 from workbench.errors import BadInput
-from workbench.diagnosis.stats import DEFAULT_SEED, PairedTest, paired_test
-from workbench.project import Project
+from workbench.stats import DEFAULT_SEED, PairedTest, paired_test
+from workbench.project.files import Project
 from workbench.records import Tier
 
 

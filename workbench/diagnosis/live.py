@@ -12,7 +12,7 @@ import msgspec
 from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, collect
 from workbench.diagnosis.overview import Reading, system_readings
 from workbench.diagnosis.rules import VERDICT_SHORT
-from workbench.project import Project
+from workbench.project.files import Project
 from workbench.records import Tier
 
 FAILURES = ("ACCESS", "USE", "USE-UNDER-DISTRACTORS", "BOTH")

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import msgspec
 
-from workbench.inspect import inspect_query
-from workbench.project import Project
+from workbench.inspection.rankings import inspect_query
+from workbench.project.files import Project
 from workbench.records import Hit, Query, Tier
-from workbench.worddiff import Span, salient_changes, word_diff
+from workbench.inspection.worddiff import Span, salient_changes, word_diff
 
 MAX_DISTRACTORS = 5
 MAX_WORDS = 8

@@ -22,8 +22,8 @@ import msgspec
 
 from workbench.diagnosis.answers import ARM_LABELS
 from workbench.diagnosis.collect import Collector, QueryVerdicts, SystemSpec, level_of
-from workbench.diagnosis.stats import DEFAULT_SEED, TURN_THRESHOLD, Estimate, Turn, bootstrap_ci, turning_point
-from workbench.project import Project
+from workbench.stats import DEFAULT_SEED, TURN_THRESHOLD, Estimate, Turn, bootstrap_ci, turning_point
+from workbench.project.files import Project
 from workbench.records import Tier
 
 READING_RULES = {

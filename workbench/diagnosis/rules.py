@@ -22,7 +22,7 @@ the model's own localization) and a reader (retrieve-then-read, or QA over the w
   N3   NOT-YET                 gold reached; oracle correct; no end-to-end answer yet
   N4   NOT-YET                 gold reached; no answer of any kind yet
 
-A PASS without the gold in the context is marked as parametric (fragile, BRIEF §2.1).
+A PASS without the gold in the context is marked as parametric (fragile, docs/METHOD.md §1).
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def _answer_line(name: str, a: AnswerCheck) -> str:
     return f"{name} answer {'right' if a.correct else 'wrong'}: {a.basis}"
 
 
-def decide(f: Facts) -> Verdict:
+def decide_verdict(f: Facts) -> Verdict:
     in_top_k = _in_top_k(f)
     if f.by_ranking and in_top_k is not None:
         reached: bool | None = in_top_k

@@ -16,8 +16,9 @@ import msgspec
 
 from workbench.fsutil import atomic_write_bytes, safe_name
 from workbench.llm.client import ChatClient
-from workbench.llm.judge import JudgeResult, JudgeUnavailable, judge_answer, normalize
-from workbench.project import Project
+from workbench.llm.judge import JudgeResult, JudgeUnavailable, judge_answer
+from workbench.correctness import normalize
+from workbench.project.files import Project
 from workbench.records import Query
 
 CALIBRATION_DIR = Path("judge")

@@ -1,4 +1,4 @@
-"""Canonicalising a model's localization output into a ranking (BRIEF §2.1).
+"""Canonicalising a model's localization output into a ranking (docs/METHOD.md §1).
 
 The rule is the paper's, applied literally: every integer token (`\\b\\d+\\b`, ASCII digits) in
 order of appearance, keep the first K unique. Nothing is interpreted: a range "3-5" gives 3

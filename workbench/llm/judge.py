@@ -1,4 +1,5 @@
-"""LLM judge (0–5) and the deterministic matches shown beside it (exact, contains, token F1).
+"""LLM judge (0–5). The deterministic matches shown beside it (exact, contains, token F1) and the
+decision of what counts as right live in workbench/correctness.py.
 
 N judge samples per answer: the first greedy (temperature 0), the others sampled at
 SAMPLE_TEMPERATURE with their own seeds so they can differ; the median is kept and the spread (max − min) reported. An unparseable judge output is retried
@@ -13,8 +14,6 @@ on the next run — never a score, never an unparseable reply.
 from __future__ import annotations
 
 import re
-import string
-from collections import Counter
 from statistics import median
 
 import msgspec
@@ -24,7 +23,6 @@ from workbench.llm.prompts import judge_messages
 
 JUDGE_MAX_TOKENS = 16
 SAMPLE_TEMPERATURE = 0.3
-SHORT_ANSWER_TOKENS = 6  # EM/contains shown only for gold answers this short (in words)
 
 _SCORE_LABELLED = re.compile(r"score\s*(?:is|=|:)?\s*\**\s*([0-5])(?:\s*/\s*5)?\b(?!\.\d)", re.IGNORECASE)
 _SCORE_FRACTION = re.compile(r"\b([0-5])\s*/\s*5\b")
@@ -111,38 +109,3 @@ async def judge_answer(
         prompt_tokens=pt,
         completion_tokens=ct,
     )
-
-
-# ---------------------------------------------------------------- deterministic match
-
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCT = str.maketrans({c: " " for c in string.punctuation})
-
-
-def normalize(text: str) -> str:
-    """SQuAD-style: lowercase, punctuation to spaces, drop articles, collapse whitespace."""
-    text = (text or "").lower().translate(_PUNCT)
-    return " ".join(_ARTICLES.sub(" ", text).split())
-
-
-def exact_match(predicted: str, gold: str) -> bool:
-    return normalize(predicted) == normalize(gold)
-
-
-def contains_match(predicted: str, gold: str) -> bool:
-    g, p = normalize(gold), normalize(predicted)
-    return bool(g) and f" {g} " in f" {p} "
-
-
-def token_f1(predicted: str, gold: str) -> float:
-    """SQuAD token F1 over normalised words (multiset overlap); 0.0 when either side is empty."""
-    p, g = normalize(predicted).split(), normalize(gold).split()
-    common = sum((Counter(p) & Counter(g)).values())
-    if not p or not g or not common:
-        return 0.0
-    precision, recall = common / len(p), common / len(g)
-    return 2 * precision * recall / (precision + recall)
-
-
-def short_answer(gold: str) -> bool:
-    return 0 < len(normalize(gold).split()) <= SHORT_ANSWER_TOKENS

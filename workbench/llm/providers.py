@@ -7,7 +7,7 @@ from typing import AsyncIterator, Callable
 
 from workbench.errors import BadInput
 from workbench.llm.client import ChatClient, ResponseCache
-from workbench.project import Project
+from workbench.project.files import Project
 from workbench.records import ModelConfig
 
 DEFAULT_MODEL = "local"

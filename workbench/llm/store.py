@@ -1,6 +1,6 @@
 """Use-side results beside the retriever runs: .workbench/runs/<tier>/llm/<system>.json.
 
-Localization is also saved as a workbench.runs.SystemRun (system ``model:<name>:localize``)
+Localization is also saved as a workbench.access.runs.SystemRun (system ``model:<name>:localize``)
 through RunStore once complete, so `workbench eval` scores it with the retrievers. Files are
 rewritten atomically after every query: an interrupted run resumes from the last saved query,
 and a finished result is never lost or duplicated (results are keyed by query id).
@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Callable
 
 from workbench.llm.records import TierRun
-from workbench.project import ORIGINAL_VERSION, Project
+from workbench.project.files import ORIGINAL_VERSION, Project
 from workbench.records import Hit, RankedList
-from workbench.runs import JsonRunStore, RunStore, SystemRun
+from workbench.access.runs import JsonRunStore, RunStore, SystemRun
 
 LLM_DIR = "llm"
 VERSIONS_DIR = "versions"

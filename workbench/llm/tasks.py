@@ -21,20 +21,23 @@ from __future__ import annotations
 import asyncio
 import random
 from dataclasses import dataclass
+from typing import Callable
+
 import msgspec
 
 from workbench.errors import BadInput, WorkbenchError
 from workbench.llm import prompts
 from workbench.llm.client import ChatClient, LLMCallError
 from workbench.llm.docids import extract_docids, out_of_tier
-from workbench.llm.judge import JudgeUnavailable, contains_match, exact_match, judge_answer, short_answer
+from workbench.llm.judge import JudgeUnavailable, judge_answer
+from workbench.correctness import contains_match, exact_match, short_answer
 from workbench.llm.records import LocalizeResult, QAResult, QueryFailure, TierRun
 from workbench.llm.store import LABEL_DEPENDENT_TASKS, LLMRunStore, store_for
 from workbench.names import TASKS, Stage, SystemName
 from workbench.progress import Progress
-from workbench.project import ORIGINAL_VERSION, Project
+from workbench.project.files import ORIGINAL_VERSION, Project
 from workbench.records import Document, ModelConfig, Query, Tier
-from workbench.runs import RunStore, run_key, tier_hash
+from workbench.access.runs import RunStore, run_key, tier_hash
 from workbench.tokens import count_tokens, serialize_docs
 
 MESSAGE_OVERHEAD_TOKENS = 8  # chat-template tokens per message (role markers), budgeted generously
@@ -174,6 +177,30 @@ def estimate_input(project: Project, tier: Tier, cfg: ModelConfig, opts: TaskOpt
     What a caller shows before running; no model is called."""
     _, _, worst, reason = _prepare(project, tier, cfg, opts, queries)
     return worst, reason
+
+
+class PromptEstimate(msgspec.Struct, frozen=True):
+    """One task's input for one query, counted before running: does it fit the model's window?"""
+
+    task: str
+    tokens: int | None  # None: cannot be counted (e.g. rag without a stored retriever run)
+    budget: int
+    fits: bool
+    reason: str = ""  # why it does not fit or cannot be counted
+
+
+def estimate_tasks(project: Project, tier: Tier, cfg: ModelConfig, query: Query,
+                   options_for: Callable[[str], TaskOptions]) -> dict[str, PromptEstimate]:
+    """Per task: the input size in the model's budgeting tokens before running, and whether it fits."""
+    budget = window_budget(cfg)
+    out = {}
+    for task in TASKS:
+        try:
+            worst, reason = estimate_input(project, tier, cfg, options_for(task), [query])
+            out[task] = PromptEstimate(task, worst, budget, not reason, reason)
+        except WorkbenchError as exc:  # no stored retriever run for rag, say
+            out[task] = PromptEstimate(task, None, budget, False, str(exc))
+    return out
 
 
 def run_key_for(tier_h: str, model: str, cfg: ModelConfig, opts: TaskOptions, judge: tuple[str, ModelConfig] | None, extra: str) -> str:

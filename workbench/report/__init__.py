@@ -1,4 +1,5 @@
-"""The diagnosis report: build.py makes the document; markdown.py, html.py render it; JSON is it."""
+"""The diagnosis report: build.py makes the document; markdown.py, html.py render it; JSON is it;
+sweeps.py renders the sweeps' sections (Markdown, SVG, dict) that the report and `sweep show` include."""
 
 from __future__ import annotations
 

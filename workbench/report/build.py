@@ -9,23 +9,24 @@ from __future__ import annotations
 
 import msgspec
 
-from workbench.diagnosis.answers import ARM_LABELS, F1_PASS, JUDGE_PASS
+from workbench.diagnosis.answers import ARM_LABELS
+from workbench.correctness import F1_PASS, JUDGE_CORRECT
 from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, SystemSpec, collect
 from workbench.diagnosis.nearmiss import Distractor, distractors
 from workbench.diagnosis.overview import READING_RULES, Overview, overview
 from workbench.diagnosis.rules import RULES
-from workbench.diagnosis.stats import DEFAULT_SEED
-from workbench.indexing import IndexManifest, dense_dir, embedder_name, read_manifest, sparse_dir
+from workbench.stats import DEFAULT_SEED
+from workbench.access.indexing import IndexManifest, dense_dir, embedder_name, read_manifest, sparse_dir
 from workbench.llm.calibration import JudgeCalibration, load_calibration
 from workbench.llm.store import LLMRunStore
-from workbench.project import Project
+from workbench.project.files import Project
 from workbench.records import ModelConfig, Tier
-from workbench.runs import tier_hash
-from workbench.sweeps.report import sweeps_dict
+from workbench.access.runs import tier_hash
+from workbench.report.sweeps import sweeps_dict
 
 FORMAT_VERSION = 1
 ANSWER_RULE = (
-    f"judge trusted (passed calibration): correct ⇔ median judge score ≥ {JUDGE_PASS:g}/5; "
+    f"judge trusted (passed calibration): correct ⇔ median judge score ≥ {JUDGE_CORRECT:g}/5; "
     f"otherwise short gold answers (≤ 6 words): correct ⇔ the normalised answer contains the gold; "
     f"longer gold answers: correct ⇔ token F1 ≥ {F1_PASS}; a refusal is never correct"
 )
@@ -91,7 +92,7 @@ class Report(msgspec.Struct, frozen=True):
     overview: Overview
     queries: list[QueryReport]
     empty_tiers: list[str] = []  # selected, but nothing stored for them yet
-    # the latest volume / depth / distribution sweep (workbench.sweeps.report.sweeps_dict); whole-project reports only
+    # the latest volume / depth / distribution sweep (workbench.report.sweeps.sweeps_dict); whole-project reports only
     sweeps: dict = {}
 
 

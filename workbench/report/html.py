@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import html
 
-from workbench.diagnosis.stats import Estimate
+from workbench.stats import Estimate
 from workbench.display import MISSING, fmt
 from workbench.report.build import QueryReport, Report
 from workbench.report.markdown import VERDICT_COLUMNS, judge_mark, ranks
 from workbench.safe_text import visible
-from workbench.sweeps.report import svg_section
+from workbench.report.sweeps import svg_section
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 COLORS = {"PASS": "#2e7d32", "ACCESS": "#ef6c00", "USE": "#6a1b9a", "USE-UNDER-DISTRACTORS": "#d81b60",

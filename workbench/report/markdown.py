@@ -4,11 +4,11 @@ visible; Markdown and HTML specials backslash-escaped or entity-encoded), never 
 from __future__ import annotations
 
 from workbench.diagnosis.collect import QueryVerdict
-from workbench.diagnosis.stats import Estimate
+from workbench.stats import Estimate
 from workbench.display import MISSING, fmt
 from workbench.report.build import QueryReport, Report
 from workbench.safe_text import visible
-from workbench.sweeps.report import markdown_section
+from workbench.report.sweeps import markdown_section
 
 MAX_FAILING = 25
 _MD_SPECIAL = {c: "\\" + c for c in "\\`*_[]|#"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;"}

@@ -1,4 +1,4 @@
-"""Sweeps (BRIEF §2.2, §2.3): vary the context a model reads while holding everything else fixed.
+"""Sweeps (docs/METHOD.md §2, §3): vary the context a model reads while holding everything else fixed.
 
   volume        context rot: the same questions, gold evidence and answer budget at growing input
                 lengths, padded with same-domain passages that do not answer; evidence depth drawn
@@ -11,5 +11,7 @@ exact test, faithfulness masking). Every sweep is stored under .workbench/sweeps
 finished arms are never recomputed, and each arm's input is rebuilt from its recorded seed.
 
 Modules: records, haystack (padding and planting), facts (seeded fact bank), distributions,
-arms (arm construction), stats, store, runner, report, cli.
+arms (arm construction), store, runner, summary (figures), charts (Rich renderables for the TUI).
+Their statistics are workbench/stats.py, their scoring workbench/correctness.py, their report
+sections workbench/report/sweeps.py, their commands workbench/cli/sweeps.py.
 """

@@ -1,13 +1,13 @@
 """Arm construction: what each model call of a sweep reads, rebuilt from the spec and the arm's seed.
 
-Volume (BRIEF §2.2). One case = one query with its gold documents. For each (case, repeat) a seed
+Volume (docs/METHOD.md §2). One case = one query with its gold documents. For each (case, repeat) a seed
 draws a depth per gold document and an order of the padding pool; every length of that
 (case, repeat) uses the same depths and a prefix of the same padding order. So across lengths the
 question, gold, answer budget and evidence depth are fixed and only the volume of padding grows;
 across repeats the evidence moves. The two-hop gold-only arm gives the same questions their gold
 documents alone.
 
-Depth (Protocol A) and distribution (Protocol B, BRIEF §2.3): fact sentences planted at sentence
+Depth (Protocol A) and distribution (Protocol B, docs/METHOD.md §3): fact sentences planted at sentence
 boundaries of padding documents. Protocol B plants the same ten facts, into the same padding, at
 the depths each distribution gives; its context is shared by all of its questions (literal,
 inference, absent), which come after it, so the server's prompt cache serves the prefix.
@@ -20,9 +20,9 @@ import random
 from functools import lru_cache
 
 from workbench.llm import prompts
-from workbench.llm.judge import normalize
+from workbench.correctness import normalize
 from workbench.llm.tasks import messages_tokens, window_budget
-from workbench.project import Project
+from workbench.project.files import Project
 from workbench.records import Document, ModelConfig, Query
 from workbench.sweeps import distributions
 from workbench.sweeps.facts import Fact, planted_and_absent

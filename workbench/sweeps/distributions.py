@@ -1,4 +1,4 @@
-"""The nine depth distributions of Protocol B (BRIEF §2.3), discretised over 5% depth bins.
+"""The nine depth distributions of Protocol B (docs/METHOD.md §3), discretised over 5% depth bins.
 
 Each is a density on depth ∈ [0, 1] (0 = start of the context), truncated to [0, 1]; a bin's
 mass is the difference of its CDF at the bin's edges. Fact i goes to the bin holding the

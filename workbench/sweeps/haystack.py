@@ -16,8 +16,8 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from workbench.llm.judge import contains_match, normalize
-from workbench.project import Project
+from workbench.correctness import contains_match, normalize
+from workbench.project.files import Project
 from workbench.records import Document, Query
 from workbench.tokens import count_tokens, doc_tokens, serialize_doc
 

@@ -20,11 +20,11 @@ from workbench.llm.client import ChatClient, LLMCallError
 from workbench.llm.judge import JudgeUnavailable, judge_answer
 from workbench.llm.prompts import is_refusal
 from workbench.llm.tasks import model_identity
-from workbench.project import Project
+from workbench.project.files import Project
 from workbench.records import ModelConfig
 from workbench.sweeps.arms import Planner
 from workbench.sweeps.records import Arm, ArmResult, Judgement, SweepMeta, SweepSpec, sweep_kind
-from workbench.sweeps.scoring import answer_match
+from workbench.correctness import answer_match
 from workbench.sweeps.store import SweepStore, sweep_id
 
 Progress = Callable[[str, int, int], None]

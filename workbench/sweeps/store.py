@@ -15,7 +15,7 @@ from typing import TypeVar
 import msgspec
 
 from workbench.fsutil import atomic_write_bytes, sha256_bytes
-from workbench.project import Project
+from workbench.project.files import Project
 from workbench.sweeps.records import ArmResult, Judgement, SweepMeta, SweepSpec
 
 SWEEPS_DIR = "sweeps"

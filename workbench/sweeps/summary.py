@@ -1,6 +1,6 @@
 """A stored sweep's figures as plain data (what the CLI, the report and the TUI show).
 
-Every figure carries its n. Scores: 1 = correct (see scoring.is_correct), 0 = not; absent-fact
+Every figure carries its n. Scores: 1 = correct (see workbench/correctness.py: sweep_correct), 0 = not; absent-fact
 questions score 1 when refused (faithfulness). `decided_by` says whether a calibrated judge or
 the deterministic match decided.
 """
@@ -11,14 +11,14 @@ import math
 from collections import defaultdict
 from typing import Any
 
-from workbench.llm.report import percentile
-from workbench.project import Project
+from workbench.llm.figures import percentile
+from workbench.project.files import Project
 from workbench.records import ModelConfig
 from workbench.sweeps.arms import GOLD_ONLY, Planner
 from workbench.sweeps.distributions import N_BINS, depth_bin
 from workbench.sweeps.records import Arm, ArmResult, SweepMeta
-from workbench.sweeps.scoring import is_correct
-from workbench.sweeps.stats import cluster_bootstrap, fisher_p, newcombe, residue_bootstrap, slope, wilson
+from workbench.correctness import sweep_correct
+from workbench.stats import cluster_bootstrap, fisher_p, newcombe, residue_bootstrap, slope, wilson
 from workbench.sweeps.store import SweepStore
 
 RISE_MARGIN = 0.1  # a two-hop curve rising by more than this from shortest to longest is flagged
@@ -38,7 +38,7 @@ def _scored(project: Project, meta: SweepMeta) -> list[tuple[Arm, ArmResult, boo
         if r is None:
             continue
         j = judgements.get(a.arm_id)
-        ok = is_correct(r.match, r.refusal, a.family == "absent", j.median if j else None, meta.judge_trusted)
+        ok = sweep_correct(r.match, r.refusal, a.family == "absent", j.median if j else None, meta.judge_trusted)
         out.append((a, r, ok))
     return out
 

@@ -1,0 +1,275 @@
+"""The query inspector: rankings per system on a tier, the near-miss stepper, the model panel.
+
+The screen owns its workers (inspect, estimate, model run, export): they call the application
+layer and post typed messages back to this screen; their outcomes go to the app's one handler.
+What it shows, and its state, are InspectorView's (screens.inspector.view).
+"""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+
+from textual import events, on, work
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable, TabbedContent
+from textual.worker import Worker, WorkerState
+
+from screens import messages as m
+from screens.base import PaletteCommand
+from screens.inspector.rankings import LABEL_KEYS
+from screens.inspector.view import InspectorView
+from workbench.safe_text import visible
+from workbench import session as core
+from workbench.session import TASKS
+
+
+def task_bindings() -> list[BindingType]:
+    """One key per registered task (workbench.names.TASKS): id inspector.<task>."""
+    return [Binding(t.key, f"run('{t.name}')", t.short, id=f"inspector.{t.name}", show=t.in_footer) for t in TASKS.values()]
+
+
+class QueryScreen(InspectorView):
+    AUTO_FOCUS = None
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="inspector.back"),
+        Binding("left_square_bracket", "tier(-1)", "Prev tier", id="inspector.prev_tier", key_display="["),
+        Binding("right_square_bracket", "tier(1)", "Next tier", id="inspector.next_tier", key_display="]"),
+        Binding("n", "step(1)", "Next miss", id="inspector.next_miss"),
+        Binding("p", "step(-1)", "Prev miss", id="inspector.prev_miss"),
+        Binding("1", "tab('rankings')", "Rankings", id="inspector.rankings", show=False),
+        Binding("2", "tab('nearmiss')", "Near misses", id="inspector.nearmiss", show=False),
+        Binding("3", "tab('model')", "Model panel", id="inspector.model", show=False),
+        Binding("m", "cycle_model", "Next model", id="inspector.cycle_model", show=False),
+        *task_bindings(),
+        Binding("e", "export", "Export", id="inspector.export"),
+        # labelling the highlighted document (each change is a new query-set version at once)
+        Binding("G", "mark('gold')", "Gold", id="inspector.mark_gold", show=False),
+        Binding("H", "mark('hard_negative')", "Hard neg", id="inspector.mark_hard_negative", show=False),
+        Binding("N", "mark('not_relevant')", "Not relevant", id="inspector.mark_not_relevant", show=False),
+        Binding("A", "edit_answer", "Answer", id="inspector.edit_answer", show=False),
+        Binding("u", "undo_label", "Undo label", id="inspector.undo_label", show=False),
+    ]
+
+    def on_mount(self) -> None:
+        self.render_head()
+        self.load()
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        cmds: list[PaletteCommand] = []
+        for spec in TASKS.values():
+            cmds.append((f"Run {spec.label} on this tier", partial(self.action_run, spec.name), f"model {self.model}"))
+        cmds.append(("Export evidence (Markdown + JSON)", self.action_export, "for a bug report"))
+        for name in self.tiers:
+            cmds.append((f"Tier {name}", partial(self.switch_tier, name), "switch the inspector's tier"))
+        return cmds
+
+    # ------------------------------------------------------------------ data
+
+    def load(self) -> None:
+        self.inspection = None
+        self.render_head()
+        if not self.tier:
+            return
+        self.inspect(self.tier)
+        self.estimate(self.tier, self.model)
+        self.render_model()
+
+    # ------------------------------------------------------------------ workers (threads; post messages only)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="inspect")
+    def inspect(self, tier: str) -> None:
+        s = self.session
+        inspection = core.inspect(s, self.query_id, tier)
+        known = core.known_results(s, s.tier(tier), self.query_id)
+        self.post_message(m.InspectionReady(inspection, known))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="estimate")
+    def estimate(self, tier: str, model: str) -> None:
+        s = self.session
+        estimates = core.estimate_prompts(s, s.tier(tier), self.q, model)
+        self.post_message(m.PromptEstimates(self.query_id, tier, model, estimates))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="model")
+    def run_model(self, tier: str, model: str, task: str) -> None:
+        s = self.session
+        ev = core.run_model_task(
+            s, s.tier(tier), self.q, model, task,
+            on_update=lambda e: self._post(m.ModelUpdate(self.query_id, e, final=False)),
+            progress=self.wb.progress_reporter(),
+        )
+        self.post_message(m.ModelUpdate(self.query_id, ev, final=True))
+
+    def _post(self, message: m.ModelUpdate) -> None:
+        self.post_message(message)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="export")
+    def export_evidence(self) -> None:
+        s = self.session
+        paths = core.export_evidence(s, self.query_id, self.wb.export_dir or (s.root / "exports"))
+        self.post_message(m.Exported(paths))
+
+    def on_unmount(self) -> None:
+        # Leaving the inspector cancels its model run (what finished is saved; the same key resumes).
+        self.wb.node_closed(self)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="label")
+    def relabel(self, change: str, arg: object = None) -> None:
+        """Save one labelling change (mark, undo, answer) and recompute the figures; the app installs it."""
+        s, progress = self.session, self.wb.progress_reporter()
+        if change == "undo":
+            result = core.undo_label(s, self.query_id, progress)
+            if result is None:
+                self.app.call_from_thread(self.notify, "nothing to undo in this session", timeout=3)
+                return
+        elif change == "answer":
+            result = core.edit_reference_answer(s, self.query_id, str(arg), progress)
+        else:
+            result = core.label_document(s, self.query_id, int(str(arg)), change, progress)
+        self.post_message(m.LabelsChanged(result))
+
+    @on(Worker.StateChanged)
+    def _worker_state(self, event: Worker.StateChanged) -> None:
+        event.stop()
+        self.wb.track_worker(event.worker, event.state)
+        ended = event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED)
+        if event.worker.group == "model" and ended and self.is_attached:
+            self.running = None  # finished, failed or cancelled: no stale "running…", also after a resize
+            self.render_model()
+
+    # ------------------------------------------------------------------ messages from the workers
+
+    def on_inspection_ready(self, msg: m.InspectionReady) -> None:
+        ins = msg.inspection
+        self.session.merge_results(ins.query_id, ins.tier, msg.known)
+        if ins.tier != self.tier:
+            return
+        self.inspection = ins
+        self.miss_index = 0
+        self.render_rankings()
+        self.render_miss()
+        self.render_head()
+        self.render_model()
+
+    def on_prompt_estimates(self, msg: m.PromptEstimates) -> None:
+        if msg.tier == self.tier and msg.model == self.model:
+            self.estimates = msg.estimates
+            self.render_model()
+
+    def on_model_update(self, msg: m.ModelUpdate) -> None:
+        ev = msg.evidence
+        if ev is not None:
+            self.session.merge_results(msg.query_id, ev.tier, {ev.system: ev})
+        if msg.final:
+            self.running = None
+        self.render_model()
+        if msg.final:
+            self.wb.refresh_use()
+            self.wb.refresh_verdicts()
+
+    def on_exported(self, msg: m.Exported) -> None:
+        self.notify("\n".join(str(p) for p in msg.paths), title="Evidence exported", timeout=8, markup=False)
+
+    # ------------------------------------------------------------------ actions
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one("#inspector-tabs", TabbedContent).active = tab
+        self.set_focus(None)  # a focused table in a hidden pane would pull the tab back
+
+    def action_tier(self, step: int) -> None:
+        if not self.tiers:
+            return
+        i = (self.tiers.index(self.tier) + step) % len(self.tiers)
+        self.tier = self.tiers[i]
+        self.load()
+
+    def action_step(self, step: int) -> None:
+        tabs = self.query_one("#inspector-tabs", TabbedContent)
+        first_look = tabs.active != "nearmiss"
+        self.action_tab("nearmiss")
+        if not self.inspection or not self.inspection.near_misses:
+            self.notify("no near misses on this tier", timeout=2)
+            return
+        if first_look:
+            self.render_miss()
+            return
+        self.miss_index = (self.miss_index + step) % len(self.inspection.near_misses)
+        self.render_miss()
+
+    def action_cycle_model(self) -> None:
+        names = [n for n, _ in self.session.models()]
+        if len(names) < 2:  # say why nothing changes
+            self.notify(f"only one model is configured ({visible(names[0])}): add [models.NAME] to workbench.toml",
+                        timeout=4, markup=False)
+            return
+        self.model = names[(names.index(self.model) + 1) % len(names)]
+        self.estimates = {}
+        self.estimate(self.tier, self.model)
+        self.render_model()
+
+    def action_run(self, task: str) -> None:
+        self.action_tab("model")
+        est = self.estimates.get(task)
+        if est is not None and not est.fits:
+            self.notify(f"{task} does not fit: {est.reason}", severity="warning", markup=False)
+            return
+        self.run_model(self.tier, self.model, task)
+        self.running, self.run_started = task, time.monotonic()
+        if self._elapsed is None:
+            self._elapsed = self.set_interval(1.0, self._tick)
+        self.render_model()
+
+    def _tick(self) -> None:
+        if self.running is None and self._elapsed is not None:
+            self._elapsed.stop()
+            self._elapsed = None
+            return
+        self.render_model()
+
+    def action_export(self) -> None:
+        self.export_evidence()
+
+    def action_mark(self, mark: str) -> None:
+        doc = self.highlighted_doc()
+        if doc is None:
+            self.notify("no document highlighted: open the rankings (1) and move to a row", severity="warning", timeout=3)
+            return
+        self.relabel(mark, doc)
+
+    def action_undo_label(self) -> None:
+        self.relabel("undo")
+
+    # The labelling keys are off the footer (it must fit 120 columns with f1 in view): the
+    # ranking table that has focus, whose highlighted row they act on, names them instead.
+    @on(events.DescendantFocus, "DataTable.ranking")
+    def _name_label_keys(self, event: events.DescendantFocus) -> None:
+        event.widget.border_subtitle = LABEL_KEYS
+
+    @on(events.DescendantBlur, "DataTable.ranking")
+    def _unname_label_keys(self, event: events.DescendantBlur) -> None:
+        event.widget.border_subtitle = ""
+
+    def action_edit_answer(self) -> None:
+        from screens.triage_forms import AnswerModal
+
+        def saved(answer: str | None) -> None:
+            if answer is not None and answer != self.q.answer:
+                self.relabel("answer", answer)
+
+        self.app.push_screen(AnswerModal(self.query_id, self.q.answer), saved)
+
+    def relabelled(self) -> None:
+        """The labels changed (installed by the app): redraw this query at once, keeping the cursor."""
+        tables = list(self.query("#ranking-tables DataTable").results(DataTable))
+        focused = next((i for i, t in enumerate(tables) if t.has_focus), None)
+        if focused is not None:
+            self._cursor = (focused, tables[focused].cursor_row)
+        self.tiers = [t.name for t in self.session.tiers_for(self.query_id)]
+        if self.tier not in self.tiers:
+            self.tier = self._default_tier()
+        self.load()
+
+    def switch_tier(self, name: str) -> None:
+        if name in self.tiers:
+            self.tier = name
+            self.load()

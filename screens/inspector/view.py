@@ -1,0 +1,154 @@
+"""What the query inspector shows: its state (query, tier, inspection, model, estimates) and
+how each part is drawn (the functions of head, rankings, nearmiss and model_panel draw the panes)."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.timer import Timer
+from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
+
+from screens.base import WorkbenchScreen
+from screens.inspector.head import query_head, verdict_line
+from screens.inspector.model_panel import NO_RESULTS, model_head, model_results
+from screens.inspector.nearmiss import NO_MISSES, miss_diff, miss_head
+from screens.inspector.rankings import NO_RUNS, fill_ranking, gold_ranks, ranking_table, row_doc, title_width
+from screens.widgets import TaskBar
+from workbench import session as core
+from workbench.session import PromptEstimate, QueryInspection, Session, preferred
+
+
+class InspectorView(WorkbenchScreen):
+    """The inspector's state and panes; QueryScreen adds its keys, workers and message handlers."""
+
+    def __init__(self, query_id: str, tier: str | None = None) -> None:
+        super().__init__()
+        self.query_id = query_id
+        session = self.session
+        self.tiers = [t.name for t in session.tiers_for(query_id)]
+        self.tier = tier if tier in self.tiers else self._default_tier()
+        self.inspection: QueryInspection | None = None
+        self.miss_index = 0
+        models = session.models()
+        self.model = models[0][0]
+        self.estimates: dict[str, PromptEstimate] = {}
+        self.running: str | None = None  # the task of the model call in flight, shown with its elapsed time
+        self.run_started = 0.0
+        self._elapsed: Timer | None = None
+        self._cursor: tuple[int, int] | None = None  # (ranking table, row) to restore after a relabel
+
+    @property
+    def session(self) -> Session:
+        return self.wb.current
+
+    @property
+    def q(self) -> core.Query:
+        return self.session.project.query(self.query_id)
+
+    def _default_tier(self) -> str:
+        # the first tier where the query breaks with the best retriever, else the largest
+        s = self.session
+        for system in preferred(s.systems):
+            b = s.breaks_at(system, self.q)
+            if b is not None and s.tiers[b].name in self.tiers:
+                return s.tiers[b].name
+        return self.tiers[-1] if self.tiers else ""
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="q-head")
+        with TabbedContent(initial="rankings", id="inspector-tabs"):
+            with TabPane("Rankings", id="rankings"):
+                with Vertical():
+                    yield Horizontal(id="ranking-tables")
+                    yield Static(id="gold-ranks")
+            with TabPane("Near misses", id="nearmiss"):
+                with Vertical():
+                    yield Static("No inspection yet.", id="miss-head")
+                    with Horizontal(id="diff-panes"):
+                        with VerticalScroll(id="diff-left"):
+                            yield Static(id="diff-left-text")
+                        with VerticalScroll(id="diff-right"):
+                            yield Static(id="diff-right-text")
+            with TabPane("Model", id="model"):
+                with VerticalScroll():
+                    yield Static(id="model-head")
+                    yield Static(id="model-results")
+        yield TaskBar()
+        yield Footer(compact=True)
+
+    # ------------------------------------------------------------------ rendering (each pane's module draws it)
+
+    def render_head(self) -> None:
+        head = query_head(self.session, self.query_id, self.tiers, self.tier)
+        # The verdict stays on one line (its full facts are in the report, `e`), so the rankings keep
+        # their rows at 80×24.
+        verdict = self.verdict_line()
+        verdict.no_wrap, verdict.overflow = True, "ellipsis"
+        self.query_one("#q-head", Static).update(Group(head, verdict))
+
+    def verdict_line(self) -> Text:
+        """One line: the diagnosis' verdict for this query on this tier, with the rule and its facts."""
+        return verdict_line(self.session, self.query_id, self.tier)
+
+    def render_rankings(self) -> None:
+        self.run_worker(self._render_rankings(), group="render", exclusive=True, exit_on_error=False)
+
+    async def _render_rankings(self) -> None:
+        box = self.query_one("#ranking-tables", Horizontal)
+        await box.remove_children()
+        ins = self.inspection
+        if ins is None:
+            return
+        if not ins.systems:
+            await box.mount(Static(NO_RUNS))
+            return
+        width = title_width(self.app.size.width, len(ins.systems))
+        tables = [(ranking_table(sr), sr) for sr in ins.systems]
+        await box.mount(*[t for t, _ in tables])
+        for t, sr in tables:
+            fill_ranking(t, sr, ins, self.session.project.documents, width)
+        self.query_one("#gold-ranks", Static).update(gold_ranks(ins, self.session.project.documents, width))
+        if self._cursor is not None and self._cursor[0] < len(tables):  # back where the user was labelling
+            table = tables[self._cursor[0]][0]
+            table.move_cursor(row=min(self._cursor[1], max(table.row_count - 1, 0)))
+            table.focus()
+            self._cursor = None
+
+    def highlighted_doc(self) -> int | None:
+        """The DocID under the cursor of the focused ranking table (else the first table's)."""
+        tables = list(self.query("#ranking-tables DataTable").results(DataTable))
+        if not tables:
+            return None
+        table = next((t for t in tables if t.has_focus), tables[0])
+        if table.row_count == 0:
+            return None
+        return row_doc(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value or "")
+
+    def render_miss(self) -> None:
+        head = self.query_one("#miss-head", Static)
+        left = self.query_one("#diff-left-text", Static)
+        right = self.query_one("#diff-right-text", Static)
+        ins = self.inspection
+        if ins is None or not ins.near_misses:
+            head.update(NO_MISSES)
+            left.update("")
+            right.update("")
+            return
+        documents = self.session.project.documents
+        head.update(miss_head(ins, self.miss_index, documents))
+        diff = miss_diff(ins, self.miss_index, documents)
+        if diff is not None:
+            left.update(diff[0])
+            right.update(diff[1])
+
+    def render_model(self) -> None:
+        self.query_one("#model-head", Static).update(
+            model_head(self.model, self.tier, self.estimates, self.wb.user_keymap, self.running, self.run_started))
+        results = self.session.model_results.get((self.query_id, self.tier), {})
+        if not results:
+            self.query_one("#model-results", Static).update(Text(NO_RESULTS, "dim"))
+            return
+        self.query_one("#model-results", Static).update(model_results(results, set(self.q.gold_doc_ids)))

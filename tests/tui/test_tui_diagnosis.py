@@ -1,0 +1,42 @@
+"""The diagnosis view marks QA figures that come from a judge that failed its calibration."""
+
+from __future__ import annotations
+
+from screens.main import _use_figures
+from workbench.session import UseRow
+
+
+def test_uncalibrated_judge_marks_its_figures():
+    row = {
+        "model:local:qa": UseRow(task="qa", QA=4.0, fits=True, judge_ok=False),
+        "model:local:oracle": UseRow(task="oracle", QA=5.0, fits=True, judge_ok=True),
+    }
+    assert _use_figures(row) == ("4.00*", "5.00")
+
+
+def test_calibrated_or_unknown_judge_is_unmarked_and_no_fit_is_said():
+    row = {"model:local:qa": UseRow(task="qa", QA=None, fits=False),
+           "model:local:oracle": UseRow(task="oracle", QA=3.0, fits=True, judge_ok=None)}
+    assert _use_figures(row) == ("no fit", "3.00")
+
+
+def test_verdicts_of_a_session_in_the_list_and_the_diagnosis_tab(tmp_path):
+    """The list's verdict cell and the Diagnosis tab read the session's diagnosis (stored results of
+    tests/support/diagnosis.py: q1 passes on base and fails access above; q2, q3 fail use)."""
+    from rich.console import Console
+
+    from screens.main import verdict_cell, verdict_section
+    from support import diagnosis as ds
+    from workbench import session as core
+
+    root = ds.make_project(tmp_path / "tiny")
+    ds.fill(root)
+    s, _ = core.open_session(root)
+    assert verdict_cell(s, "q1").plain == "…"  # not diagnosed yet
+    core.diagnose(s)
+    assert verdict_cell(s, "q1").plain == "ACCESS" and verdict_cell(s, "q2").plain == "USE-DISTR"
+    console = Console(width=160, record=True, file=open("/dev/null", "w"))
+    for part in verdict_section(s):
+        console.print(part)
+    text = console.export_text()
+    assert "Diagnosis hybrid+local is use-bound" in text and "U ≥ 2·A" in text and "1. prompting" in text

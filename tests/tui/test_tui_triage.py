@@ -1,0 +1,116 @@
+"""Production triage in the TUI (Textual pilot): a query added from the command line without gold is
+listed, opened, labelled key by key (each change a new query-set version), undone, given an answer;
+and a query added from the add-query form opens in the inspector."""
+
+from __future__ import annotations
+
+import shutil
+
+from click.testing import CliRunner
+from textual.widgets import DataTable, Input
+
+from screens.app import make_app
+from screens.inspector import QueryScreen
+from screens.triage_forms import AddQueryModal, AnswerModal
+from test_tui_app import text_of
+from support.tui import settle
+from workbench.cli import main
+from workbench.project.load import load_project
+from workbench.project.versions import list_versions, read_labels
+
+SIZE = (160, 45)
+
+
+def row_of(table: DataTable, doc_id: int) -> int:
+    keys = [k.value for k in table.rows]
+    return next(i for i, k in enumerate(keys) if k.rsplit(":", 1)[1] == str(doc_id))
+
+
+async def move_to(pilot, table: DataTable, doc_id: int) -> None:
+    table.focus()
+    await pilot.pause()
+    table.move_cursor(row=0)
+    await pilot.press(*["down"] * row_of(table, doc_id))
+
+
+async def test_label_an_unlabelled_query_in_the_inspector(evaluated, tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_USER", "pilot")
+    root = tmp_path / "proj"
+    shutil.copytree(evaluated, root)
+    source = load_project(root).queries[0]
+    text = source.query.replace("?", " (from the log)?")
+    result = CliRunner().invoke(main, ["add-query", str(root), "--query", text, "--id", "log-1", "--no-run"])
+    assert result.exit_code == 0, result.output
+    gold = source.gold_doc_ids
+
+    app = make_app(root, auto_build=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, rounds=8)
+        await pilot.press("slash", *"unlabelled", "enter")
+        table = app.screen.query_one("#query-table", DataTable)
+        assert [k.value for k in table.rows] == ["log-1"]
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, QueryScreen) and screen.query_id == "log-1"
+        assert "unlabelled" in text_of(screen.query_one("#q-head"))
+        bm25 = screen.query("#ranking-tables DataTable").first(DataTable)
+        assert bm25.row_count >= 10  # listed with its rankings although it has no gold
+
+        for n, doc in enumerate(gold, 1):
+            await move_to(pilot, screen.query("#ranking-tables DataTable").first(DataTable), doc)
+            await pilot.press("G")
+            await settle(pilot)
+            assert app.session.project.queries_version == f"labels-{n}"
+        head = text_of(screen.query_one("#q-head"))
+        assert f"gold in top 10 at {screen.tier}: bm25 2/2" in head  # figures recomputed for this query at once
+        verdict = app.session.diagnosis.at("log-1", screen.tier) if app.session.diagnosis else None
+        assert verdict is not None and f"verdict {verdict.verdict}" in head  # and its verdict, under the new labels
+        assert [v.name for v in list_versions(root)] == ["original", "labels-1", "labels-2"]
+        record = read_labels(root, "labels-2")[0]
+        assert (record.action, record.doc_id, record.by, record.method) == ("add_gold", gold[1], "user:pilot", "tui")
+        assert record.created
+
+        bm25 = screen.query("#ranking-tables DataTable").first(DataTable)
+        other = next(int(k.value.rsplit(":", 1)[1]) for k in bm25.rows if int(k.value.rsplit(":", 1)[1]) not in gold)
+        await move_to(pilot, bm25, other)
+        await pilot.press("H")
+        await settle(pilot)
+        assert app.session.project.query("log-1").hard_negative_ids == [other]
+        await pilot.press("u")
+        await settle(pilot)
+        assert app.session.project.query("log-1").hard_negative_ids == []
+        assert app.session.project.query("log-1").gold_doc_ids == gold
+        assert app.session.project.queries_version == "labels-4"
+
+        await pilot.press("A")
+        await pilot.pause()
+        assert isinstance(app.screen, AnswerModal)
+        await pilot.press(*source.answer, "enter")
+        await settle(pilot, rounds=6)
+        assert load_project(root).query("log-1").answer == source.answer  # queries.jsonl, logged
+        assert app.session.project.query("log-1").answer == source.answer
+        assert app.session.project.query("log-1").gold_doc_ids == gold  # the labels survive the edit
+
+
+async def test_add_query_form_adds_runs_and_opens_it(evaluated, tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_USER", "pilot")
+    root = tmp_path / "proj"
+    shutil.copytree(evaluated, root)
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, rounds=6)
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, AddQueryModal)
+        await pilot.press("enter")  # an empty query text is refused, the form stays
+        await pilot.pause()
+        assert isinstance(app.screen, AddQueryModal)
+        app.screen.query_one("#new-query", Input).value = "Which magazine was started first?"
+        app.screen.query_one("#new-query", Input).focus()
+        await pilot.press("enter", "enter", "enter")
+        await settle(pilot, rounds=8)
+        screen = app.screen
+        assert isinstance(screen, QueryScreen) and screen.query_id == "added-1"
+        assert screen.query("#ranking-tables DataTable").first(DataTable).row_count >= 10
+        assert load_project(root).query("added-1").gold_doc_ids == []

@@ -1,0 +1,180 @@
+"""Access evaluation: rank every tier's queries with every system and score them.
+
+Retriever runs are computed (or reused from the run store when their key is unchanged);
+model localization runs are read from the store (they are produced by `workbench run`);
+imported production runs (`run:<name>`, workbench/external_runs.py) are restricted to each tier.
+All are scored by the same metrics code, so they sit in one table. Unlabelled queries (no gold)
+are ranked and stored like any other but left out of the figures, and counted.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+import msgspec
+
+from workbench.access.indexing import index_status
+from workbench.access.metrics import query_access, summarize
+from workbench.names import SystemName
+from workbench.progress import Progress
+from workbench.project.files import Project
+from workbench.records import AccessSummary, QueryAccess, RankedList, Tier
+from workbench.access.retrievers import Retriever
+from workbench.access.runs import RunStore, SystemRun, query_text_hash, tier_hash
+
+if TYPE_CHECKING:
+    from workbench.llm.figures import UseTable
+
+DEFAULT_DEPTH = 100  # ranks kept per query: deep enough to show where a gold document fell
+
+
+class SystemResult(msgspec.Struct, frozen=True):
+    system: str
+    tier: str
+    summary: AccessSummary
+    per_query: list[QueryAccess]
+    reused: bool
+    n_unlabelled: int = 0  # queries of the tier without gold: ranked, not scored
+
+
+def retrieve_tier(
+    retriever: Retriever,
+    tier: Tier,
+    project: Project,
+    depth: int,
+    store: RunStore,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[SystemRun, bool]:
+    """The retriever's run on a tier: from the store if current, else computed and saved."""
+    key = retriever.key(tier)
+    cached = store.load_if_current(retriever.name, tier, key)
+    if cached is not None and cached.k >= depth:
+        return cached, True
+    # Every original query of the tier is ranked (by its fixed text), whatever version is
+    # loaded: one stored run serves every query-set version; scoring picks the version's queries.
+    queries = [project.original_query(q) for q in tier.query_ids]
+    texts = {q.query_id: query_text_hash(q.query) for q in queries}
+    reusable = _reusable(store.load(retriever.name, tier.name), key, depth, texts)
+    retriever.prepare([q.query for q in queries if q.query_id not in reusable])
+    rankings = []
+    for n, q in enumerate(queries, 1):
+        hits = reusable.get(q.query_id)
+        rankings.append(RankedList(q.query_id, hits if hits is not None else retriever.search(tier, q.query, depth)))
+        if progress:
+            progress(n)
+    run = SystemRun(retriever.name, tier.name, tier_hash(project, tier), key, depth, rankings, texts)
+    store.save(run)
+    return run, False
+
+
+def _reusable(previous: SystemRun | None, key: str, depth: int, texts: dict[str, str]) -> dict[str, list]:
+    """Rankings of an older run on the same index (same key) whose query text is unchanged: when
+    only the tier's query set or labels changed, only new queries are searched."""
+    if previous is None or previous.key != key or previous.k < depth:
+        return {}
+    return {r.query_id: r.hits[:depth] for r in previous.rankings
+            if r.query_id in texts and previous.texts.get(r.query_id) == texts[r.query_id]}
+
+
+def score_run(project: Project, run: SystemRun, k: int) -> tuple[AccessSummary, list[QueryAccess]]:
+    """Scored against the loaded query-set version's gold; queries it leaves out are not scored
+    (a gold document that is not in the tier simply cannot be retrieved there), nor are its
+    unlabelled queries (no gold: no access figures)."""
+    per_query = [
+        query_access(r.query_id, [h.doc_id for h in r.hits], project.query(r.query_id).gold_doc_ids, k)
+        for r in run.rankings
+        if project.has_query(r.query_id) and project.query(r.query_id).gold_doc_ids
+    ]
+    return summarize(per_query, k), per_query
+
+
+def unlabelled_count(project: Project, tier: Tier) -> int:
+    return sum(not project.query(q).gold_doc_ids for q in project.tier_query_ids(tier))
+
+
+def model_runs(project: Project, tier: Tier, store: RunStore) -> list[SystemRun]:
+    """Stored model localization runs that match the tier's current contents (imported runs are
+    materialised from their import records by stored_runs)."""
+    return [run for run in store.runs(tier) if SystemName.parse(run.system).kind == "model"]
+
+
+def _per_query(progress: Progress | None, stage: str, total: int) -> Callable[[int], None] | None:
+    if progress is None:
+        return None
+    report = progress
+    return lambda n: report(stage, n, total)
+
+
+def stored_runs(project: Project, tier: Tier, store: RunStore) -> list[SystemRun]:
+    """Model localization runs and imported production runs (`run:<name>`) on this tier."""
+    from workbench.triage.runs import external_runs
+
+    return model_runs(project, tier, store) + external_runs(project, tier, store)
+
+
+def evaluate(
+    project: Project,
+    tiers: list[Tier],
+    retrievers: dict[str, Retriever],
+    k: int = 10,
+    depth: int = DEFAULT_DEPTH,
+    include_models: bool = True,
+    progress: Progress | None = None,
+    built_only: bool = False,
+) -> list[SystemResult]:
+    """Access figures per tier × system. With built_only, a retriever is left out of a tier whose
+    indexes it needs are not built (yet) instead of failing."""
+    store = RunStore(project)
+    results = []
+    for tier in tiers:
+        unlabelled = unlabelled_count(project, tier)
+        built = {kind for kind, state in index_status(project, tier).items() if state == "ok"} if built_only else set()
+        for name, retriever in retrievers.items():
+            if built_only and not retriever.index_kinds <= built:
+                continue
+            run, reused = retrieve_tier(retriever, tier, project, max(depth, k), store,
+                                        _per_query(progress, f"{name} {tier.name}", len(tier.query_ids)))
+            summary, per_query = score_run(project, run, k)
+            results.append(SystemResult(name, tier.name, summary, per_query, reused, unlabelled))
+        if include_models:
+            for run in stored_runs(project, tier, store):
+                summary, per_query = score_run(project, run, k)
+                results.append(SystemResult(run.system, tier.name, summary, per_query, True, unlabelled))
+    return results
+
+
+def summary_figures(s: AccessSummary) -> dict[str, float | int | None]:
+    k = s.k
+    return {
+        "R@1": s.r_at_1,
+        f"SR@{k}": s.sr_at_k,
+        f"FR@{k}": s.fr_at_k,
+        f"MRR@{k}": s.mrr_at_k,
+        "nDCG@10": s.ndcg_at_10,
+        f"SR-FR@{k}": s.multi_gap,
+        "n_queries": s.n_queries,
+        "n_single": s.n_single,
+        "n_multi": s.n_multi,
+    }
+
+
+def results_json(results: list[SystemResult], k: int, use: UseTable | None = None, queries_version: str = "original") -> dict:
+    """The stable machine-readable eval document (see README: `eval --json`)."""
+    tiers: dict[str, dict] = {}
+    queries: dict[str, dict] = {}
+    for r in results:
+        tiers.setdefault(r.tier, {})[r.system] = summary_figures(r.summary)
+        queries.setdefault(r.tier, {})[r.system] = {
+            q.query_id: {
+                "gold_ranks": {str(d): rank for d, rank in q.gold_ranks.items()},
+                f"SR@{k}": q.sr_at_k,
+                f"FR@{k}": q.fr_at_k,
+                "R@1": q.r_at_1,
+            }
+            for q in r.per_query
+        }
+    doc = {"k": k, "queries_version": queries_version, "tiers": tiers, "queries": queries,
+           "unlabelled": {r.tier: r.n_unlabelled for r in results}}
+    if use:
+        doc["use"] = msgspec.to_builtins(use)
+    return doc

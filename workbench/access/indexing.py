@@ -1,0 +1,323 @@
+"""Build and check the per-tier indexes under .workbench/index/.
+
+Each tier gets its own Tantivy index (so BM25 statistics are those of the tier alone) and its
+own USearch index over the chunk vectors of its documents. Chunk vectors are computed once
+for the whole pool through the embedding cache. Every index directory carries a manifest;
+one whose manifest does not match what would be built now is stale and is rebuilt, never used.
+Builds go to a temp directory beside the target and are swapped in whole.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+import msgspec
+
+from workbench.errors import ExternalError, WorkbenchError
+from workbench.fsutil import atomic_replace_dir, atomic_write_bytes, fresh_temp_dir, safe_name, sha256_file
+from workbench.progress import Progress
+from workbench.project.files import Project
+from workbench.records import Tier
+from workbench.recovery import log, remove_dead_builds
+from workbench.access.runs import tier_docs_hash
+from workbench.safe_text import redacted
+
+MANIFEST = "manifest.json"
+# 2: the manifest vouches for its files (sizes and hashes)
+SPARSE_FORMAT = 2
+DENSE_FORMAT = 2
+
+IndexKind = Literal["sparse", "dense"]
+
+# progress(stage, done, total): stage is e.g. "bm25 base:finance", "embed", "dense full"
+
+
+def stage_unit(stage: str) -> str:
+    """What a build stage counts: embedding and dense stages count chunks, the others documents."""
+    return "chunks" if stage == "embed" or stage.startswith("dense ") else "docs"
+
+
+class StaleIndexError(WorkbenchError):
+    title = "Index missing or stale"
+    hint = "Build the indexes: `workbench index PROJECT` (Ctrl+B in the TUI)."
+
+
+class IndexManifest(msgspec.Struct, frozen=True):
+    kind: IndexKind
+    format: int
+    tier: str
+    tier_hash: str  # runs.tier_docs_hash: the tier's documents, not its queries
+    n_docs: int
+    embedder: str = ""
+    dims: int = 0
+    chunk_tokens: int = 0
+    chunk_overlap: int = 0
+    n_chunks: int = 0
+    # every file the build wrote: name → (size, sha256). A file that differs makes the index "damaged".
+    files: dict[str, tuple[int, str]] = {}
+
+
+def sparse_dir(project: Project, tier: Tier) -> Path:
+    return project.state_dir / "index" / "sparse" / safe_name(tier.name)
+
+
+def dense_dir(project: Project, tier: Tier) -> Path:
+    return project.state_dir / "index" / "dense" / safe_name(tier.name)
+
+
+def embedder_name(project: Project) -> str:
+    e = project.config.embedding
+    return f"{e.backend}:{e.model}"
+
+
+def expected_sparse(project: Project, tier: Tier) -> IndexManifest:
+    return IndexManifest("sparse", SPARSE_FORMAT, tier.name, tier_docs_hash(project, tier), len(tier.doc_ids))
+
+
+def expected_dense(project: Project, tier: Tier, dims: int = 0, n_chunks: int = 0) -> IndexManifest:
+    e = project.config.embedding
+    return IndexManifest(
+        "dense", DENSE_FORMAT, tier.name, tier_docs_hash(project, tier), len(tier.doc_ids),
+        embedder=embedder_name(project), dims=dims, chunk_tokens=e.chunk_tokens,
+        chunk_overlap=e.chunk_overlap, n_chunks=n_chunks,
+    )
+
+
+def read_manifest(path: Path) -> IndexManifest | None:
+    try:
+        return msgspec.json.decode((path / MANIFEST).read_bytes(), type=IndexManifest)
+    except (OSError, msgspec.DecodeError):
+        return None
+
+
+def _matches(found: IndexManifest | None, expected: IndexManifest) -> bool:
+    if found is None:
+        return False
+    # dims, chunk counts and files are only known after the build: compare the rest
+    return msgspec.structs.replace(found, dims=0, n_chunks=0, files={}) == expected
+
+
+def _file_record(path: Path) -> tuple[int, str]:
+    return (path.stat().st_size, sha256_file(path))
+
+
+# (path, size, mtime_ns) → sha256: each file is hashed once per process unless it changes
+_verified: dict[tuple[str, int, int], str] = {}
+
+
+def damaged_file(folder: Path, manifest: IndexManifest) -> str | None:
+    """Why the index in ``folder`` is not what its manifest vouches for ("path: reason"), or None."""
+    if not manifest.files:
+        return f"{folder / MANIFEST}: lists no files"
+    for name, (size, digest) in sorted(manifest.files.items()):
+        path = folder / name
+        try:
+            st = path.stat()
+        except OSError:
+            return f"{path}: missing"
+        if st.st_size != size:
+            return f"{path}: {st.st_size:,} bytes, the manifest says {size:,}"
+        memo = (str(path), st.st_size, st.st_mtime_ns)
+        if memo not in _verified:
+            _verified[memo] = sha256_file(path)
+        if _verified[memo] != digest:
+            return f"{path}: content differs from the manifest's hash"
+    return None
+
+
+def index_status(project: Project, tier: Tier) -> dict[str, str]:
+    """{"sparse": "ok"|"missing"|"stale"|"damaged", "dense": …} for one tier."""
+    return {kind: status for kind, (status, _) in index_states(project, tier).items()}
+
+
+def index_states(project: Project, tier: Tier) -> dict[str, tuple[str, str]]:
+    """Per kind: (status, why) — why names the damaged file."""
+    out = {}
+    for kind, path, expected in (
+        ("sparse", sparse_dir(project, tier), expected_sparse(project, tier)),
+        ("dense", dense_dir(project, tier), expected_dense(project, tier)),
+    ):
+        found = read_manifest(path)
+        if found is None:
+            out[kind] = ("missing", "")
+        elif not _matches(found, expected):
+            out[kind] = ("stale", "")
+        else:
+            why = damaged_file(path, found)
+            out[kind] = ("damaged", why) if why else ("ok", "")
+    return out
+
+
+def require_index(project: Project, tier: Tier, kind: str) -> Path:
+    status = index_status(project, tier)[kind]
+    if status != "ok":
+        raise StaleIndexError(f"{kind} index for tier {tier.name!r} is {status}: run `workbench index {project.root}`")
+    return sparse_dir(project, tier) if kind == "sparse" else dense_dir(project, tier)
+
+
+class EmbeddingError(WorkbenchError):
+    title = "Embedding failed"
+    hint = ("Check [embedding] in workbench.toml: a local model folder, or an endpoint (base_url) "
+            "and the environment variable that holds its key (api_key_env).")
+
+
+@contextmanager
+def embedding_errors(project: Project):
+    """The embedder's own errors (index/ knows nothing of ours) as one WorkbenchError, key redacted."""
+    from index import EmbedderError
+
+    try:
+        yield
+    except EmbedderError as exc:
+        e = project.config.embedding
+        key = os.environ.get(e.api_key_env, "") if e.api_key_env else ""
+        raise EmbeddingError(redacted(str(exc), (key,))) from None
+
+
+def make_project_embedder(project: Project):
+    from index import make_embedder
+
+    e = project.config.embedding
+    with embedding_errors(project):
+        return make_embedder(e.backend, e.model, base_url=e.base_url, api_key_env=e.api_key_env, batch_size=e.batch_size)
+
+
+@dataclass
+class ChunkTable:
+    """Every chunk of the pool: its document and its vector (rows aligned)."""
+
+    doc_ids: Any  # np.ndarray[int64] (numpy is imported lazily)
+    vectors: Any  # np.ndarray[float32]
+
+
+def embed_pool(project: Project, doc_ids: list[int], progress: Progress | None = None, embedder=None) -> ChunkTable:
+    import numpy as np
+
+    from index import EmbeddingCache, embed_with_cache
+
+    embedder = embedder or make_project_embedder(project)
+    e = project.config.embedding
+    chunk_docs: list[int] = []
+    texts: list[str] = []
+    for n, doc_id in enumerate(doc_ids, 1):
+        doc = project.documents[doc_id]
+        with embedding_errors(project):  # the first chunk loads the model's tokenizer
+            chunks = embedder.chunk(f"{doc.title}\n{doc.text}", e.chunk_tokens, e.chunk_overlap)
+        for chunk in chunks:
+            chunk_docs.append(doc_id)
+            texts.append(chunk)
+        if progress and (n % 200 == 0 or n == len(doc_ids)):
+            progress("chunk", n, len(doc_ids))
+    try:
+        with embedding_errors(project):
+            cache = EmbeddingCache(project.state_dir / "embeddings" / "cache.sqlite", embedder.name, embedder.dims)
+            vectors = embed_with_cache(
+                embedder, cache, texts, progress=(lambda done: progress("embed", done, len(texts))) if progress else None
+            )
+    except Exception as exc:
+        if not type(exc).__module__.startswith("openai"):
+            raise
+        # an embedding endpoint's error: shown without a traceback and without the key it may echo
+        key = os.environ.get(e.api_key_env, "") if e.api_key_env else ""
+        raise ExternalError(redacted(f"{embedder.name} at {e.base_url}: {type(exc).__name__}: {exc}", (key,)),
+                            title="Embedding endpoint failed") from None
+    return ChunkTable(np.asarray(chunk_docs, dtype=np.int64), np.asarray(vectors, dtype=np.float32))
+
+
+def _write_manifest(path: Path, manifest: IndexManifest) -> None:
+    # dot files are the engine's locks and bookkeeping (Tantivy's .tantivy-*.lock, .managed.json): not content
+    files = {p.name: _file_record(p) for p in sorted(path.iterdir())
+             if p.is_file() and p.name != MANIFEST and not p.name.startswith(".")}
+    atomic_write_bytes(path / MANIFEST, msgspec.json.encode(msgspec.structs.replace(manifest, files=files)))
+
+
+@contextmanager
+def _built_aside(target: Path):
+    """Yield a temp dir beside target; swap it in whole on success, remove it on any failure
+    (an interrupted build leaves the previous index in place and usable)."""
+    tmp = fresh_temp_dir(target)
+    try:
+        yield tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    atomic_replace_dir(tmp, target)
+
+
+def build_sparse(project: Project, tier: Tier, progress: Progress | None = None) -> None:
+    from index import SparseIndex
+
+    docs = ((i, project.documents[i].title, project.documents[i].text) for i in tier.doc_ids)
+    stage = f"bm25 {tier.name}"
+    with _built_aside(sparse_dir(project, tier)) as tmp:
+        SparseIndex.build(tmp, docs, progress=(lambda n: progress(stage, n, len(tier.doc_ids))) if progress else None)
+        _write_manifest(tmp, expected_sparse(project, tier))
+
+
+def build_dense(project: Project, tier: Tier, table: ChunkTable, progress: Progress | None = None) -> None:
+    import numpy as np
+
+    from index import DenseIndex
+
+    mask = np.isin(table.doc_ids, np.asarray(tier.doc_ids, dtype=np.int64))
+    ids, vecs = table.doc_ids[mask], table.vectors[mask]
+    stage = f"dense {tier.name}"
+    with _built_aside(dense_dir(project, tier)) as tmp:
+        DenseIndex.build(tmp, ids, vecs, progress=(lambda n: progress(stage, n, len(ids))) if progress else None)
+        _write_manifest(tmp, expected_dense(project, tier, dims=int(vecs.shape[1]), n_chunks=int(len(ids))))
+
+
+def build_indexes(
+    project: Project,
+    tiers: list[Tier],
+    kinds: tuple[str, ...] = ("sparse", "dense"),
+    force: bool = False,
+    progress: Progress | None = None,
+    ready: Callable[[IndexKind, list[str]], None] | None = None,
+) -> dict[str, list[str]]:
+    """Build what is missing or stale. Returns {"built": [...], "kept": [...]} of "kind tier" labels.
+
+    With ``ready``, indexes become usable as they are built rather than all at the end: every
+    sparse index first (seconds), reported once, then the dense ones smallest tier first, each
+    embedded and reported on its own (the embedding cache keeps a document from being embedded
+    twice). Without it, the pool is embedded in one pass (one progress bar in the CLI)."""
+    built, kept = [], []
+    todo_dense = []
+    for kind in ("sparse", "dense"):
+        remove_dead_builds(project.state_dir / "index" / kind)
+    for tier in tiers:
+        states = index_states(project, tier)
+        for kind, (state, why) in states.items():
+            if state == "damaged" and kind in kinds:
+                log.warning("%s; rebuilding the %s index of tier %s", why, kind, tier.name)
+        status = {kind: state for kind, (state, _) in states.items()}
+        if "sparse" in kinds:
+            if force or status["sparse"] != "ok":
+                build_sparse(project, tier, progress)
+                built.append(f"sparse {tier.name}")
+            else:
+                kept.append(f"sparse {tier.name}")
+        if "dense" in kinds:
+            if force or status["dense"] != "ok":
+                todo_dense.append(tier)
+            else:
+                kept.append(f"dense {tier.name}")
+    if ready and "sparse" in kinds:
+        ready("sparse", [t.name for t in tiers])
+    if todo_dense and ready:
+        for tier in sorted(todo_dense, key=lambda t: len(t.doc_ids)):
+            build_dense(project, tier, embed_pool(project, sorted(tier.doc_ids), progress), progress)
+            built.append(f"dense {tier.name}")
+            ready("dense", [tier.name])
+    elif todo_dense:
+        needed = sorted(set().union(*(t.doc_ids for t in todo_dense)))
+        table = embed_pool(project, needed, progress)
+        for tier in todo_dense:
+            build_dense(project, tier, table, progress)
+            built.append(f"dense {tier.name}")
+    return {"built": built, "kept": kept}

@@ -1,0 +1,191 @@
+"""The reference-corpus ladder (docs/METHOD.md §1): a fixed query set over a growing evidence pool.
+
+  base:<d>      C_d       gold documents of domain d's queries, padded with same-domain documents
+                          (that domain's hard negatives first, then the rest) up to the base budget
+  mix:<d>:<S>   C_d^S     C_d ∪ Sample(∪_{d'≠d} C_d', S − |C_d|), without replacement
+  shared        C^shared  Dedup(∪_d C_d)
+  global:<S>    C^S       C^shared ∪ Sample(pool \\ C^shared, S − |C^shared|)
+  full                    the whole pool
+
+Budgets are tokens of the `[DocID=N]` serialisation counted with the project's tokenizer; a
+tier of budget S holds at most S − prompt_overhead tokens so that it fits a window of S. Gold
+documents are never dropped: if a domain's gold alone exceeds its budget the tier is just its gold.
+Sampling uses one seeded permutation per (seed, tier family), so larger tiers contain smaller
+ones and the same spec gives byte-identical tier files.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+from workbench.errors import BadInput, WorkbenchError
+from workbench.fsutil import atomic_write_bytes, sha256_bytes
+from workbench.project.files import Project
+from workbench.records import LadderConfig, Tier, TierKind, TierSet
+from workbench.recovery import set_aside
+from workbench.tokens import doc_tokens
+
+TIERS_FILE = Path("tiers") / "tiers.json"
+
+
+class StaleTiersError(WorkbenchError):
+    title = "Tiers missing or stale"
+    hint = "Build the ladder: `workbench ladder PROJECT` (Ctrl+B in the TUI)."
+
+
+def spec_hash(config: LadderConfig, tokenizer: str) -> str:
+    return sha256_bytes(msgspec.json.encode([config, tokenizer]))[:16]
+
+
+def _permutation(ids: list[int], seed: int, family: str) -> list[int]:
+    # String seeds hash deterministically in `random` (unlike hash()), independent of PYTHONHASHSEED.
+    out = sorted(ids)
+    random.Random(f"{seed}:{family}").shuffle(out)
+    return out
+
+
+@dataclass
+class _Builder:
+    project: Project
+    tokens: dict[int, int]
+
+    def total(self, ids) -> int:
+        return sum(self.tokens[i] for i in ids)
+
+    def fill(self, start: set[int], candidates: list[int], limit: int) -> set[int]:
+        """Add candidates in order while they fit; skip one that does not, keep trying smaller ones."""
+        members = set(start)
+        used = self.total(members)
+        for c in candidates:
+            if c in members:
+                continue
+            if used + self.tokens[c] <= limit:
+                members.add(c)
+                used += self.tokens[c]
+        return members
+
+    def tier(self, name: str, kind: TierKind, budget: int, ids: set[int], query_ids: list[str], domain: str = "") -> Tier:
+        docs = sorted(ids)
+        return Tier(
+            name=name,
+            kind=kind,
+            budget=budget,
+            tokens=self.total(docs),
+            doc_ids=docs,
+            query_ids=query_ids,
+            domains=sorted({self.project.documents[i].domain for i in docs}),
+            domain=domain,
+        )
+
+
+def auto_global_budgets(shared_tokens: int, full_tokens: int) -> list[int]:
+    """Doubling budgets between the shared tier and the full pool (skipping ones within 10% of full)."""
+    budgets = []
+    s = 1024
+    while s <= shared_tokens:
+        s *= 2
+    while s < 0.9 * full_tokens:
+        budgets.append(s)
+        s *= 2
+    return budgets
+
+
+def build_ladder(project: Project) -> TierSet:
+    cfg = project.config.ladder
+    tokenizer = project.config.tokenizer
+    b = _Builder(project, {i: doc_tokens(d, tokenizer) for i, d in project.documents.items()})
+    overhead = cfg.prompt_overhead
+
+    by_domain_queries: dict[str, list] = {}
+    for q in project.queries:
+        by_domain_queries.setdefault(q.domain, []).append(q)
+    docs_by_domain: dict[str, list[int]] = {}
+    for i, doc in project.documents.items():
+        docs_by_domain.setdefault(doc.domain, []).append(i)
+    # A domain with queries but no documents (an unlabelled query pasted from a log with a domain of
+    # its own) has no base tier: its queries are evaluated on the shared, global and full tiers.
+    domains = sorted(d for d in by_domain_queries if d in docs_by_domain or any(q.gold_doc_ids for q in by_domain_queries[d]))
+
+    tiers: list[Tier] = []
+    base: dict[str, set[int]] = {}
+    for d in domains:
+        qs = by_domain_queries[d]
+        gold = {g for q in qs for g in q.gold_doc_ids}
+        negatives = sorted({n for q in qs for n in q.hard_negative_ids if project.documents[n].domain == d} - gold)
+        others = sorted(set(docs_by_domain.get(d, [])) - gold - set(negatives))
+        candidates = _permutation(negatives, cfg.seed, f"base-hn:{d}") + _permutation(others, cfg.seed, f"base:{d}")
+        base[d] = b.fill(gold, candidates, cfg.base_budget - overhead)
+        tiers.append(b.tier(f"base:{d}", "base", cfg.base_budget, base[d], [q.query_id for q in qs], d))
+
+    for size in sorted(cfg.mixing_budgets):
+        for d in domains:
+            other = sorted(set().union(*(base[o] for o in domains if o != d)) - base[d]) if len(domains) > 1 else []
+            members = b.fill(base[d], _permutation(other, cfg.seed, f"mix:{d}"), size - overhead)
+            tiers.append(b.tier(f"mix:{d}:{size}", "mix", size, members, [q.query_id for q in by_domain_queries[d]], d))
+
+    all_queries = [q.query_id for q in project.queries]
+    shared = set().union(*base.values()) if base else set()
+    if len(domains) > 1:
+        tiers.append(b.tier("shared", "shared", b.total(shared), shared, all_queries))
+
+    full = set(project.documents)
+    full_tokens = b.total(full)
+    budgets = sorted(cfg.global_budgets) or auto_global_budgets(b.total(shared), full_tokens)
+    rest = _permutation(sorted(full - shared), cfg.seed, "global")
+    for size in budgets:
+        if size - overhead >= full_tokens:
+            continue  # the full tier covers it
+        tiers.append(b.tier(f"global:{size}", "global", size, b.fill(shared, rest, size - overhead), all_queries))
+    tiers.append(b.tier("full", "full", full_tokens, full, all_queries))
+    return TierSet(spec_hash=spec_hash(cfg, tokenizer), corpus_hash=project.corpus_hash(), tiers=tiers)
+
+
+def tiers_path(project: Project) -> Path:
+    return project.state_dir / TIERS_FILE
+
+
+def write_ladder(project: Project) -> TierSet:
+    tierset = build_ladder(project)
+    atomic_write_bytes(tiers_path(project), msgspec.json.encode(tierset))
+    return tierset
+
+
+def load_tiers(project: Project) -> TierSet:
+    """The project's tiers; StaleTiersError if missing or built from another corpus/spec."""
+    path = tiers_path(project)
+    if not path.exists():
+        raise StaleTiersError("no tiers yet: run `workbench ladder`")
+    try:
+        tierset = msgspec.json.decode(path.read_bytes(), type=TierSet)
+    except msgspec.DecodeError as exc:  # truncated or foreign: derived state, so rebuild it
+        set_aside(path, f"does not load ({exc})")
+        raise StaleTiersError(f"{path} was damaged: run `workbench ladder`") from None
+    if tierset.spec_hash != spec_hash(project.config.ladder, project.config.tokenizer):
+        raise StaleTiersError("tiers were built from another ladder spec: run `workbench ladder`")
+    if tierset.corpus_hash != project.corpus_hash():
+        raise StaleTiersError("tiers were built from another version of the corpus: run `workbench ladder`")
+    return tierset
+
+
+def ensure_tiers(project: Project) -> TierSet:
+    try:
+        return load_tiers(project)
+    except StaleTiersError:
+        return write_ladder(project)
+
+
+def select_tiers(tierset: TierSet, spec: str) -> list[Tier]:
+    """`all`, or a comma list of tier names / kinds (`base`, `global`, …)."""
+    if spec in ("", "all"):
+        return list(tierset.tiers)
+    wanted = [s.strip() for s in spec.split(",") if s.strip()]
+    names = {t.name for t in tierset.tiers}
+    kinds = {t.kind for t in tierset.tiers}
+    unknown = [w for w in wanted if w not in names and w not in kinds]
+    if unknown:
+        raise BadInput(f"unknown tier(s) {unknown}; known: {sorted(names)} or kinds {sorted(kinds)}")
+    return [t for t in tierset.tiers if t.name in wanted or t.kind in wanted]

@@ -1,0 +1,105 @@
+"""Access commands: `eval` (access metrics per tier × system, plus stored model results) and
+`export-trec`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from workbench.access.retrievers import retriever_names
+from workbench.cli.common import PROJECT_ARG, QUERIES_VERSION, console, err_console, version_caption
+from workbench.cli.project import ensure_indexes
+from workbench.display import fmt
+from workbench.llm.figures import UseTable
+from workbench.project.load import load_project
+from workbench.safe_text import as_text
+
+def print_eval(results, k: int, use: UseTable | None, caption: str = "") -> None:
+    title = f"Evidence access (K={k}); n = single/multi-source queries" + (f"; {caption}" if caption else "")
+    table = Table(title=title, title_justify="left")
+    for c in ("tier", "system", "n", "R@1", f"SR@{k}", f"FR@{k}", "SR−FR", f"MRR@{k}", "nDCG@10"):
+        table.add_column(c, justify="left" if c in ("tier", "system") else "right", no_wrap=c in ("tier", "system"))
+    last_tier = None
+    for r in results:
+        s = r.summary
+        if last_tier is not None and r.tier != last_tier:
+            table.add_section()
+        table.add_row(as_text(r.tier if r.tier != last_tier else ""), as_text(r.system), f"{s.n_single}/{s.n_multi}", fmt(s.r_at_1),
+                      fmt(s.sr_at_k), fmt(s.fr_at_k), fmt(s.multi_gap), fmt(s.mrr_at_k), fmt(s.ndcg_at_10))
+        last_tier = r.tier
+    console.print(table)
+    unlabelled = {r.tier: r.n_unlabelled for r in results if r.n_unlabelled}
+    if unlabelled:
+        n = max(unlabelled.values())
+        console.print(f"{n} unlabelled quer{'y' if n == 1 else 'ies'} (no gold) ranked but left out of these figures "
+                      "(label in the TUI: `workbench open`)", highlight=False)
+    if use:
+        print_use(use)
+
+def print_use(use: UseTable) -> None:
+    table = Table(title="Evidence use (QA: median judge score 0–5; EM / contains: normalised match; F1: token F1)", title_justify="left")
+    cols = ("n", "EM", "contains", "F1", "refusals", "judge_failures", "p50_s", "p95_s")
+    for c in ("tier", "system", "QA", *cols):
+        table.add_column(c, justify="left" if c in ("tier", "system") else "right", no_wrap=c in ("tier", "system"))
+    for tier, systems in use.rows.items():
+        for system, row in systems.items():
+            if not row.fits:
+                table.add_row(as_text(tier), as_text(system), "does not fit", *([""] * (len(cols) - 1)))
+            else:
+                qa = fmt(row.QA, 2) + ("*" if row.distrusted else "")
+                table.add_row(as_text(tier), as_text(system), qa, *(fmt(getattr(row, c), 2) for c in cols))
+    console.print(table)
+    for line in use.judges.values():
+        console.print(line, highlight=False, markup=False)
+    if any(r.distrusted for systems in use.rows.values() for r in systems.values()):
+        console.print("* scored by a judge that failed its calibration: read EM / contains / F1 instead", highlight=False)
+
+@click.command("eval")
+@PROJECT_ARG
+@click.option("--retrievers", default=",".join(retriever_names()), show_default=True,
+              help=f"Comma list of: {', '.join(retriever_names())}.")
+@click.option("--tiers", "tier_spec", default="all", show_default=True, help="`all`, or tier names / kinds, comma-separated.")
+@click.option("--k", type=click.IntRange(1, 1000), help="Cut-off K (default: `[retrievers] k` of workbench.toml, 10).")
+@click.option("--json", "as_json", is_flag=True, help="Print the stable JSON document instead of tables.")
+@click.option("--no-models", is_flag=True, help="Leave stored model runs out.")
+@QUERIES_VERSION
+def eval_(root: Path, retrievers: str, tier_spec: str, k: int | None, as_json: bool, no_models: bool, queries_version: str) -> None:
+    """Access metrics (R@1, SR@K, FR@K, MRR@K, nDCG@10) per tier × system, plus stored model results."""
+    from workbench.access.evaluate import evaluate, results_json
+    from workbench.access.ladder import ensure_tiers, select_tiers
+    from workbench.access.retrievers import RETRIEVERS, make_retrievers
+    from workbench.llm.figures import use_table
+    from workbench.progress import stage_progress
+
+    project = load_project(root, queries_version)
+    k = k or project.config.retrievers.k
+    tiers = select_tiers(ensure_tiers(project), tier_spec)
+    names = [n.strip() for n in retrievers.split(",") if n.strip()]
+    known = [n for n in names if n in RETRIEVERS]  # unknown names are reported by make_retrievers
+    ensure_indexes(project, tiers, kinds=tuple(sorted(frozenset().union(*(RETRIEVERS[n].index_kinds for n in known)))))
+    with stage_progress(err_console, unit="queries") as progress:
+        results = evaluate(project, tiers, make_retrievers(project, names), k=k, include_models=not no_models, progress=progress)
+    use = None if no_models else use_table(project, tiers)
+    if as_json:
+        click.echo(json.dumps(results_json(results, k, use, project.queries_version), indent=1))
+    else:
+        print_eval(results, k, use, version_caption(project))
+
+@click.command("export-trec")
+@PROJECT_ARG
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Output folder (default PROJECT/trec).")
+@click.option("--tiers", "tier_spec", default="all", show_default=True)
+def export_trec(root: Path, out: Path | None, tier_spec: str) -> None:
+    """Write TREC qrels and run files (for trec_eval, ranx, ir_measures) of every stored run."""
+    from workbench.access.ladder import load_tiers, select_tiers
+    from workbench.access.trec import export_trec as do_export
+
+    project = load_project(root)
+    written = do_export(project, select_tiers(load_tiers(project), tier_spec), out or root / "trec")
+    for path in written:
+        console.print(as_text(str(path)))
+    if len(written) <= 1:
+        err_console.print("no stored runs yet: run `workbench eval` first")

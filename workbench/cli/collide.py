@@ -1,0 +1,204 @@
+"""Collision-testing commands: `collide` (mine near-miss candidates, verify them with a model, write
+a query-set version), `collide-score` (against known labels) and `export-eval-set`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from workbench.cli.common import PROJECT_ARG, QUERIES_VERSION, console, err_console
+from workbench.project.versions import LabelRecord
+from workbench.safe_text import as_text
+
+def _full_tier(project):
+    """The tier mining searches: the whole pool (the original set's `full` tier), indexed."""
+    from workbench.access.ladder import ensure_tiers, select_tiers
+    from workbench.progress import stage_progress
+    from workbench.access.indexing import build_indexes
+
+    tier = select_tiers(ensure_tiers(project), "full")[0]
+    with stage_progress(err_console, unit="docs") as progress:
+        build_indexes(project, [tier], progress=progress)
+    return tier
+
+def print_summary(s) -> None:
+    """The collide summary: queries in → what happened to them, and the verdicts behind it."""
+    hn = "–" if s.hard_negatives_mean is None else f"{s.hard_negatives_mean:.2f} (min {s.hard_negatives_min}, max {s.hard_negatives_max})"
+    lines = [
+        f"queries in            {s.queries_in} (version {s.parent})",
+        f"retained              {s.retained}",
+        f"excluded (conflicts)  {s.excluded_conflict}",
+        f"unsuitable            {s.unsuitable} (no candidate above the similarity floor)",
+        f"false negatives       {s.false_negatives_promoted} promoted to gold, in {s.queries_with_promoted} queries",
+        f"hard negatives/query  {hn} over the {s.retained} retained queries",
+        f"candidates            {s.candidates}: " + ", ".join(f"{k} {v}" for k, v in s.verdicts.items()),
+        f"model calls           {s.model_calls} (cache hits {s.cache_hits}; {s.resumed} verdicts resumed from an earlier run)",
+        f"wall time             {s.wall_s:.1f} s",
+    ]
+    for line in lines:
+        console.print(as_text(line))
+    if s.version:
+        console.print(as_text(f"written as query-set version {s.version!r}: "
+                              f"workbench eval PROJECT --queries-version {s.version}"))
+
+@click.command("collide")
+@PROJECT_ARG
+@click.option("--queries-version", default="original", show_default=True, metavar="NAME", help="The version to start from.")
+@click.option("--candidates", default=5, show_default=True, type=click.IntRange(1, 100), help="Dense candidates per query.")
+@click.option("--floor", default=0.3, show_default=True, type=float, help="Similarity floor (cosine) of a plausible candidate.")
+@click.option("--margin", type=float, default=None, help="Drop candidates above (best gold similarity − MARGIN). Default: off.")
+@click.option("--pool", default=0, show_default=True, type=click.IntRange(0, 1000), help="Sample the candidates from the top POOL (seeded); 0 = take the top ones.")
+@click.option("--seed", default=13, show_default=True, type=int, help="Seed of the pool sample and of the verifier's retries.")
+@click.option("--bm25", default=0, show_default=True, type=click.IntRange(0, 100), help="Extra BM25 candidates per query.")
+@click.option("--model", "model_name", default=None, help="Verifier model (a [models.NAME] of workbench.toml; default the local one).")
+@click.option("--concurrency", type=click.IntRange(1, 256), default=None, help="Concurrent calls (default: the model's setting).")
+@click.option("--parse-retries", default=2, show_default=True, type=click.IntRange(0, 10), help="Retries of an unparseable reply before UNVERIFIED.")
+@click.option("--on-conflict", "policy", type=click.Choice(["any", "majority"]), default="any", show_default=True,
+              help="Exclude a query on any CONFLICT, or only when more than half its candidates conflict.")
+@click.option("--keep-unsuitable", is_flag=True, help="Keep queries with no plausible candidate in the version (flagged).")
+@click.option("--name", default=None, help="Name of the new version (default collide-N).")
+@click.option("--no-cache", is_flag=True, help="Bypass the model response cache.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def collide_command(root: Path, queries_version, candidates, floor, margin, pool, seed, bm25, model_name, concurrency,
+                    parse_retries, policy, keep_unsuitable, name, no_cache, as_json) -> None:
+    """Collision testing: mine near-miss candidates, verify each with a model, write a new query-set version."""
+    import asyncio
+
+    import msgspec
+
+    from workbench.collide.mining import MiningOptions
+    from workbench.collide.run import CollideSettings, run_collide
+    from workbench.llm.providers import endpoint, open_client, resolve_model
+    from workbench.llm.tasks import model_identity
+    from workbench.progress import stage_progress
+    from workbench.project.load import load_project
+
+    project = load_project(root, queries_version)
+    model, cfg = resolve_model(project, model_name)
+    tier = _full_tier(project)
+    settings = CollideSettings(
+        mining=MiningOptions(candidates=candidates, floor=floor, margin=margin, pool=pool, seed=seed, bm25=bm25, tier=tier.name),
+        model=model, model_identity=[endpoint(cfg)[1], *model_identity(cfg)], parse_retries=parse_retries,
+        conflict_policy=policy, keep_unsuitable=keep_unsuitable,
+    )
+
+    async def go():
+        async with open_client(project, model, cfg, use_cache=not no_cache, concurrency=concurrency) as client:
+            with stage_progress(err_console, unit="items") as progress:
+                return await run_collide(project, tier, client, settings, name=name, progress=progress)
+
+    try:
+        summary = asyncio.run(go())
+    except KeyboardInterrupt:
+        err_console.print("[yellow]interrupted: finished verdicts are saved; rerun the same command to resume[/]")
+        raise SystemExit(130)
+    if as_json:
+        click.echo(json.dumps(msgspec.to_builtins(summary), indent=1))
+    else:
+        print_summary(summary)
+    if summary.version is None:
+        err_console.print(f"[red]{summary.failed_calls} candidate(s) could not be verified (calls failed)[/]: "
+                          "no version written; rerun the same command to retry them (finished verdicts are kept)")
+        raise SystemExit(1)
+
+@click.command("collide-score")
+@PROJECT_ARG
+@QUERIES_VERSION
+@click.option("--truth", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Queries JSONL with the true hard negatives (and full gold) of the same documents.")
+@click.option("--recall-at", "depths", default="5,10,20", show_default=True, help="Depths of the model-free dense mining recall.")
+@click.option("--partial", is_flag=True, help="Score the verdicts saved so far by the newest unfinished collide run.")
+@click.option("--json", "as_json", is_flag=True)
+def collide_score_command(root: Path, queries_version: str, truth: Path, depths: str, partial: bool, as_json: bool) -> None:
+    """Score a collide version against known labels: mining recall apart from verification accuracy.
+
+    Gold documents in TRUTH that the project's queries.jsonl lacks count as hidden gold (the
+    verifier should call them FALSE_NEGATIVE)."""
+    import msgspec
+
+    from workbench.collide.mining import MiningOptions, mine
+    from workbench.errors import BadInput
+    from workbench.collide.truth import TRUTH_ROWS, VERDICT_COLS, recall_at, score_against_truth
+    from workbench.project.files import ProjectError, iter_jsonl
+    from workbench.project.load import load_project
+    from workbench.project.versions import ORIGINAL, read_labels
+    from workbench.records import Query
+
+    project = load_project(root, queries_version)
+    problems: list = []
+    truth_queries = [q for _, q in iter_jsonl(truth, Query, problems)]
+    if problems:
+        raise ProjectError(problems)
+    ours = {x.query_id for x in project.original_queries}
+    truth_queries = [q for q in truth_queries if q.query_id in ours]  # the truth of this project's queries only
+    hidden = {q.query_id: sorted(set(q.gold_doc_ids) - set(project.original_query(q.query_id).gold_doc_ids)) for q in truth_queries}
+    labels: list[LabelRecord] | None
+    if partial:
+        from workbench.collide.run import saved_verdicts
+
+        labels = saved_verdicts(project)
+        queries_version = f"the newest collide run so far ({len(labels)} verdicts)"
+    else:
+        labels = read_labels(root, queries_version) if queries_version != ORIGINAL else None
+    report = score_against_truth(labels, truth_queries, hidden) if labels is not None else None
+    try:
+        ks = sorted({int(k) for k in depths.split(",") if k.strip()})
+    except ValueError:
+        raise BadInput(f"--recall-at: {depths!r} is not a comma list of depths") from None
+    if not ks or ks[0] < 1:
+        raise BadInput("--recall-at: give depths of at least 1")
+    base = load_project(root)  # mining recall is measured from the original labels, as collide started
+    tier = _full_tier(base)
+    dense = {m.query_id: [c.doc_id for c in m.candidates] for m in mine(base, tier, MiningOptions(candidates=max(ks), floor=-1.0))}
+    bm25 = {m.query_id: [c.doc_id for c in m.candidates if c.source == "bm25"]
+            for m in mine(base, tier, MiningOptions(candidates=0, floor=-1.0, bm25=max(ks)))}
+    recall = {
+        "dense": recall_at(dense, truth_queries, ks),
+        "bm25": recall_at(bm25, truth_queries, ks),
+        "dense+bm25": {k: recall_at({q: dense[q][:k] + bm25.get(q, [])[:k] for q in dense}, truth_queries, [2 * k])[2 * k]
+                       for k in ks},
+    }
+    if as_json:
+        click.echo(json.dumps({"recall_at": recall, "report": msgspec.to_builtins(report) if report else None}, indent=1))
+        return
+    console.print(as_text("mining recall of the true hard negatives (micro; no model call):"))
+    for source, values in recall.items():
+        each = "k from each" if source == "dense+bm25" else "top k"
+        console.print(as_text(f"  {source:<11} ({each}) " + ", ".join(f"@{k} {('–' if v is None else f'{v:.3f}')}" for k, v in values.items())))
+    if report is None:
+        return
+    r = report
+    fmt3 = lambda x: "–" if x is None else f"{x:.3f}"  # noqa: E731
+    console.print(as_text(f"mined candidates {r.candidates}; true hard negatives {r.true_hard_negatives} over {r.queries} queries; "
+                          f"among the candidates {r.mined_true_hard_negatives} (mining recall micro {fmt3(r.mining_recall_micro)}, "
+                          f"macro {fmt3(r.mining_recall_macro)})"))
+    table = Table(title=as_text(f"Verdicts of {queries_version} against the truth (rows: truth; n = candidates)"), title_justify="left")
+    table.add_column("truth")
+    for c in (*VERDICT_COLS, "n"):
+        table.add_column(c, justify="right")
+    for row in TRUTH_ROWS:
+        cells = r.confusion[row]
+        table.add_row(row, *(str(cells[c]) for c in VERDICT_COLS), str(sum(cells.values())))
+    console.print(table)
+    console.print(as_text(f"verified HARD_NEGATIVE on true hard negatives (recall) {fmt3(r.hn_recall)}; "
+                          f"true among verified HARD_NEGATIVE (precision, a lower bound) {fmt3(r.hn_precision)}; "
+                          f"accuracy on labelled candidates (HN→HARD_NEGATIVE, hidden gold→FALSE_NEGATIVE) {fmt3(r.accuracy_on_labelled)}"))
+
+@click.command("export-eval-set")
+@PROJECT_ARG
+@QUERIES_VERSION
+@click.option("--tiers", "tier_spec", default="full", show_default=True, help="`all`, or tier names / kinds.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Default PROJECT/exports/eval_set-VERSION.jsonl.")
+def export_eval_set_command(root: Path, queries_version: str, tier_spec: str, out: Path | None) -> None:
+    """Write eval_set.jsonl: {query, answer, gold_doc_ids, hard_negative_ids, tier, corpus_doc_ids} per query and tier."""
+    from workbench.collide.export import write_eval_set
+    from workbench.access.ladder import load_tiers, select_tiers
+    from workbench.project.load import load_project
+
+    project = load_project(root, queries_version)
+    out = out or root / "exports" / f"eval_set-{queries_version}.jsonl"
+    n = write_eval_set(project, select_tiers(load_tiers(project), tier_spec), out)
+    console.print(as_text(f"{n} rows (queries × tiers) of version {queries_version} → {out}"))

@@ -1,0 +1,40 @@
+"""What every command shares: the two consoles, the project argument and the options many
+commands take. Defined once here; every `workbench/cli/<section>.py` imports them."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+# Piped output gets a width that fits the tables instead of rich's 80-column fallback.
+console = Console() if sys.stdout.isatty() else Console(width=120)
+err_console = Console(stderr=True)
+
+# The argument is shown as PROJECT; inside a command the folder is `root` and the loaded
+# project `project`.
+PROJECT_ARG = click.argument("root", metavar="PROJECT", type=click.Path(file_okay=False, path_type=Path))
+EXISTING_PROJECT_ARG = click.argument("root", metavar="PROJECT", type=click.Path(exists=True, file_okay=False, path_type=Path))
+
+# Every command that scores queries takes this (eval, open; the hook for diagnose and report):
+# load_project(project, queries_version) gives that version's queries on the original's tiers.
+QUERIES_VERSION = click.option(
+    "--queries-version", default="original", show_default=True, metavar="NAME",
+    help="Query-set version to score (`workbench query-sets PROJECT` lists them); tiers are the original set's.",
+)
+
+TIERS_OPT = click.option("--tiers", "tier_spec", default="all", show_default=True, help="`all`, or tier names / kinds, comma-separated.")
+
+QUERIES_OPT = click.option("--queries", default="", help="Comma-separated query ids (default: all).")
+
+SEED_OPT = click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap and the paired test.")
+
+def version_caption(project) -> str:
+    """Which query-set version the figures use, for every table title."""
+    return f"queries: {project.queries_version} ({len(project.queries)})"
+
+def split_ids(values: tuple[str, ...]) -> list[str]:
+    """Repeatable, comma-separated values (`--gold 3 --gold 4,5`) as one list."""
+    return [v.strip() for spec in values for v in spec.split(",") if v.strip()]

@@ -1,0 +1,104 @@
+"""Diagnosis commands: `diagnose` (a verdict per query and tier, a reading per tier) and `compare`
+(a paired test of two systems, two tiers or two query-set versions)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import msgspec
+from rich.table import Table
+
+from workbench.cli.common import PROJECT_ARG, QUERIES_OPT, QUERIES_VERSION, SEED_OPT, TIERS_OPT, console
+from workbench.display import fmt
+from workbench.errors import BadInput
+from workbench.safe_text import markup_escaped
+
+def _selection(root: Path, tier_spec: str, queries: str, queries_version: str):
+    from workbench.access.ladder import load_tiers, select_tiers
+    from workbench.project.load import load_project
+
+    project = load_project(root, queries_version)
+    tiers = select_tiers(load_tiers(project), tier_spec)
+    qids = {q.strip() for q in queries.split(",") if q.strip()} or None
+    if qids:
+        unknown = sorted(qids - {q.query_id for q in project.queries})
+        if unknown:
+            raise BadInput(f"unknown query id(s): {unknown[:10]}")
+    return project, tiers, qids
+
+@click.command("diagnose")
+@PROJECT_ARG
+@TIERS_OPT
+@QUERIES_OPT
+@click.option("--system", default=None, help="The system whose verdicts are listed (default: the one with most answers).")
+@click.option("--json", "as_json", is_flag=True, help="Every verdict as JSON.")
+@QUERIES_VERSION
+def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | None, as_json: bool, queries_version: str) -> None:
+    """A verdict per query and tier (PASS, ACCESS, USE, USE-UNDER-DISTRACTORS, BOTH, NOT-YET) and a reading per tier."""
+    from workbench.diagnosis.collect import Collector, collect
+    from workbench.diagnosis.overview import system_readings
+
+    project, tiers, qids = _selection(root, tier_spec, queries, queries_version)
+    qv = collect(project, tiers, qids, collector=Collector(project))
+    if as_json:
+        click.echo(msgspec.json.format(msgspec.json.encode(qv), indent=1).decode())
+        return
+    names = [s.name for s in qv.systems]
+    chosen = system or qv.primary
+    if chosen not in names:
+        raise BadInput(f"unknown system {chosen!r}; known: {names}")
+    table = Table(title=f"Verdicts of {markup_escaped(chosen or '')} (K={qv.k}, queries {markup_escaped(project.queries_version)}); "
+                        "rule and facts at the first failing tier",
+                  title_justify="left")
+    table.add_column("query", no_wrap=True)
+    for lv in qv.levels:
+        table.add_column(lv, no_wrap=True)
+    table.add_column("because (first failing tier)")
+    by_query: dict[str, dict[str, str]] = {}
+    for v in qv.of(chosen):
+        by_query.setdefault(v.query_id, {})[v.level] = v.verdict
+    for qid, row in by_query.items():
+        first = qv.first_failing(chosen, qid)
+        table.add_row(markup_escaped(qid), *(row.get(lv, "") for lv in qv.levels),
+                      markup_escaped(f"{first.rule}: {first.because}") if first else "")
+    console.print(table)
+    for spec in qv.systems:
+        r = system_readings(qv, spec)[-1]
+        console.print(f"[bold]{markup_escaped(spec.name)}[/]: {r.reading} — {markup_escaped(r.rule)}", highlight=False)
+    pending = [v for v in qv.of(chosen) if v.verdict == "NOT-YET"]
+    if pending:
+        console.print(f"{len(pending)} not decided yet; e.g. {markup_escaped(pending[0].missing)}: "
+                      f"{markup_escaped(pending[0].command)}", highlight=False)
+
+@click.command("compare")
+@PROJECT_ARG
+@click.argument("a")
+@click.argument("b")
+@TIERS_OPT
+@QUERIES_OPT
+@SEED_OPT
+@click.option("--json", "as_json", is_flag=True)
+@QUERIES_VERSION
+@click.option("--against-version", default=None, metavar="NAME",
+              help="Score B under this query-set version (A under --queries-version): two versions, same tiers.")
+def compare_command(root: Path, a: str, b: str, tier_spec: str, queries: str, seed: int, as_json: bool,
+                    queries_version: str, against_version: str | None) -> None:
+    """Two systems (A B), one system on two tiers (SYSTEM@LEVEL SYSTEM@LEVEL), or one system under two
+    query-set versions (SYSTEM SYSTEM --against-version NAME), on the queries both sides share."""
+    from workbench.diagnosis.compare import compare
+    from workbench.project.load import load_project
+
+    project, tiers, qids = _selection(root, tier_spec, queries, queries_version)
+    project_b = load_project(root, against_version) if against_version else None
+    c = compare(project, tiers, a, b, qids, seed=seed, project_b=project_b)
+    if as_json:
+        click.echo(json.dumps(msgspec.to_builtins(c), indent=1))
+        return
+    t = c.test
+    console.print(f"{markup_escaped(c.a)} vs {markup_escaped(c.b)} on {t.n} paired queries, per query {markup_escaped(c.metric)}", highlight=False)
+    console.print(f"  mean {fmt(c.mean_a)} vs {fmt(c.mean_b)}; difference {fmt(t.mean_diff)} "
+                  f"[{fmt(t.ci.low, 3)}, {fmt(t.ci.high, 3)}] (95% bootstrap)", highlight=False)
+    console.print(f"  {markup_escaped(c.a)} wins {t.wins}, loses {t.losses}, ties {t.ties}", highlight=False)
+    console.print(f"  p = {fmt(t.p_value, 4)} two-sided ({t.method})", highlight=False)

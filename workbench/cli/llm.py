@@ -1,0 +1,159 @@
+"""Model commands: `run` (a long-context model on tiers: localize | qa | oracle | rag) and
+`serve` (the embedded model in the foreground). Progress and summaries go to stderr."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from workbench.cli.common import EXISTING_PROJECT_ARG, QUERIES_VERSION, err_console
+from workbench.display import MISSING, fmt
+from workbench.errors import BadInput
+from workbench.llm.tasks import TaskOptions
+from workbench.names import TASKS
+from workbench.safe_text import as_text, markup_escaped
+
+@click.command("run")
+@EXISTING_PROJECT_ARG
+@click.option("--model", "model_name", default=None, help="A [models.NAME] of workbench.toml; default: the first one, else 'local' (embedded SmolLM2).")
+@click.option("--task", "tasks", multiple=True, required=True, help=f"{' | '.join(TASKS)} (repeat or comma-separate).")
+@click.option("--tiers", default="all", show_default=True, help="Tier names or kinds, comma-separated, or 'all'.")
+@click.option("--queries", default="", help="Comma-separated query ids (default: every query of each tier).")
+@click.option("--variant", type=click.Choice(["standard", "strict"]), default="standard", show_default=True, help="QA prompt: strict = 'if the answer is not in the documents, say you do not know'.")
+@click.option("--k", type=int, default=None, help="DocIDs asked for in localize (default: the project's retrievers.k).")
+@click.option("--retriever", default=None, help="rag: the retriever whose stored run gives the documents (default: the preferred one, hybrid).")
+@click.option("--rag-k", type=int, default=5, show_default=True, help="rag: documents given to the model.")
+@click.option("--judge", default=None, help="Judge model name (default: workbench.toml `judge`, else the model under test).")
+@click.option("--judge-samples", type=click.IntRange(1, 15), default=3, show_default=True, help="Judge calls per answer; the median is kept.")
+@click.option("--seed", type=int, default=None, help="Seed of the document order (default: the ladder seed).")
+@click.option("--concurrency", type=click.IntRange(1, 256), default=None, help="Concurrent requests (default: the model's `concurrency`).")
+@click.option("--no-cache", is_flag=True, help="Ignore the response cache (new responses are still stored).")
+@QUERIES_VERSION
+def run_command(root: Path, model_name, tasks, tiers, queries, variant, k, retriever, rag_k, judge, judge_samples, seed, concurrency, no_cache,
+                queries_version):
+    """Run a long-context model on the project's tiers and store its results beside the retriever runs.
+
+    With --queries-version, the version's queries are run; oracle and rag (whose context comes from
+    the labels) are stored apart for that version and never replace the original's."""
+    from workbench.access.ladder import ensure_tiers, select_tiers
+    from workbench.llm.providers import resolve_judge, resolve_model
+    from workbench.project.load import load_project
+
+    task_list = [t.strip() for spec in tasks for t in spec.split(",") if t.strip()]
+    bad = [t for t in task_list if t not in TASKS]
+    if bad:
+        raise click.BadParameter(f"unknown task(s) {bad}; known: {list(TASKS)}", param_hint="--task")
+    if any(TASKS[t].context == "retrieved" for t in task_list) and not retriever:
+        from workbench.access.retrievers import preferred
+
+        retriever = preferred()[0]  # the registry's best, as the TUI's retrieve-then-read uses
+        err_console.print(f"[dim]rag reads the top {rag_k} of {markup_escaped(retriever)} (--retriever to choose)[/]")
+    project = load_project(root, queries_version)
+    tier_list = select_tiers(ensure_tiers(project), tiers)
+    name, cfg = resolve_model(project, model_name)
+    judge_name, judge_cfg = resolve_judge(project, name, judge)
+    qids = tuple(q.strip() for q in queries.split(",") if q.strip()) or None
+    if qids:
+        unknown = [q for q in qids if q not in {x.query_id for x in project.queries}]
+        if unknown:
+            raise BadInput(f"unknown query id(s): {unknown[:10]}", title="Unknown query")
+    k = k or project.config.retrievers.k
+    seed = project.config.ladder.seed if seed is None else seed
+    needs_judge = any(not TASKS[t].localizes for t in task_list)
+    if not cfg.base_url or (needs_judge and not judge_cfg.base_url):
+        err_console.print("[dim]starting the embedded model server…[/]")
+        # Started up front so a missing model or package fails before any work is queued.
+        from workbench.llm import server
+
+        server.default_server()
+
+    started = time.perf_counter()
+    try:
+        runs, stats = asyncio.run(_run_all(project, tier_list, name, cfg, judge_name, judge_cfg, task_list, variant, k, seed, retriever, rag_k, judge_samples, qids, concurrency, not no_cache))
+    except KeyboardInterrupt:
+        err_console.print("[yellow]interrupted: finished queries are saved; rerun the same command to resume[/]")
+        raise SystemExit(130)
+    wall = time.perf_counter() - started
+    _print_summary(project, runs)
+    err_console.print(f"wall time {wall:.1f} s; model calls {stats['calls']} (cache hits {stats['cache_hits']}, failed {stats['failures']})")
+    failed = [(r.tier, r.system, f) for r in runs for f in r.failures]
+    for tier, system, f in failed[:20]:
+        err_console.print(f"[red]failed[/] {markup_escaped(f'{tier} {system} {f.query_id} ({f.stage}): {f.error}', one_line=True)}",
+                      highlight=False, soft_wrap=True)  # one line per failure
+    if failed:
+        err_console.print(f"[red]{len(failed)} query run(s) failed[/]: rerun the same command to retry them (finished ones are not recomputed)")
+        raise SystemExit(1)
+
+async def _run_all(project, tier_list, name, cfg, judge_name, judge_cfg, task_list, variant, k, seed, retriever, rag_k, judge_samples, qids, concurrency, use_cache):
+    from workbench.llm.providers import open_model_and_judge
+    from workbench.llm.tasks import run_tier
+    from workbench.progress import stage_progress
+
+    runs = []
+    async with open_model_and_judge(project, name, cfg, judge_name, judge_cfg, use_cache, concurrency) as (client, judge_client):
+        with stage_progress(err_console, unit="queries") as progress:
+            for task in task_list:
+                opts = TaskOptions(task=task, variant=variant, k=k, seed=seed, retriever=retriever, rag_k=rag_k, judge_samples=judge_samples, query_ids=qids)
+                for tier in tier_list:
+                    if qids and not set(qids) & set(tier.query_ids):
+                        continue  # none of the chosen queries is evaluated on this tier
+                    run = await run_tier(project, tier, name, client, opts,
+                                         judge_client if not TASKS[task].localizes else None, progress=progress)
+                    runs.append(run)
+        answer_runs = [r for r in runs if not TASKS[r.task].localizes and r.fits]
+        if answer_runs and not any(r.qa for r in answer_runs) and any(r.failures for r in answer_runs):
+            err_console.print("[yellow]judge not calibrated: every answer call of this run failed (is the endpoint down?)[/]")
+        elif any(not TASKS[t].localizes for t in task_list):
+            from workbench.llm.calibration import calibrate_judge, save_calibration
+
+            calibration = await calibrate_judge(judge_client, project.queries, seed=seed)
+            save_calibration(project, calibration)
+            err_console.print(as_text(calibration.verdict(), "green" if calibration.separates else "yellow"))
+    stats = {
+        "calls": client.stats.calls + (judge_client.stats.calls if judge_client is not client else 0),
+        "cache_hits": client.stats.cache_hits + (judge_client.stats.cache_hits if judge_client is not client else 0),
+        "failures": client.stats.failures + (judge_client.stats.failures if judge_client is not client else 0),
+    }
+    return runs, stats
+
+def _print_summary(project, runs) -> None:
+    from workbench.llm.figures import call_figures, localize_figures, qa_figures
+    from workbench.access.metrics import query_access, summarize
+
+    table = Table(title="Model runs (SR/FR at the K asked for; QA: mean median judge score 0–5)", title_justify="left")
+    for col in ("tier", "system", "fits", "R@1", "SR@K", "FR@K", "QA", "n", "jfail", "refus", "EM", "cont", "F1", "p50s", "p95s", "ptok", "fail"):
+        table.add_column(col, justify="left" if col in ("tier", "system") else "right", no_wrap=col in ("tier", "system", "fits"))
+    for r in runs:
+        if not r.fits:
+            table.add_row(as_text(r.tier), as_text(r.system), f"no ({r.input_tokens}>{r.budget_tokens})", *[MISSING] * 14)
+            continue
+        c = call_figures(r)
+        if TASKS[r.task].localizes:
+            per = [query_access(x.query_id, x.doc_ids, project.query(x.query_id).gold_doc_ids, r.k) for x in r.localize]
+            s = summarize(per, r.k) if per else None
+            lf = localize_figures(r)
+            table.add_row(as_text(r.tier), as_text(r.system), "yes", fmt(s.r_at_1 if s else None), fmt(s.sr_at_k if s else None),
+                          fmt(s.fr_at_k if s else None), MISSING, fmt(lf["n"]), MISSING, MISSING, MISSING, MISSING, MISSING,
+                          fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
+        else:
+            q = qa_figures(r, {x.query_id: x.answer for x in project.queries})
+            table.add_row(as_text(r.tier), as_text(r.system), "yes", MISSING, MISSING, MISSING, fmt(q["QA"], 2), fmt(q["n"]), fmt(q["judge_failures"]),
+                          fmt(q["refusals"]), fmt(q["EM"], 2), fmt(q["contains"], 2), fmt(q["F1"], 2), fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
+    Console(width=200 if not Console().is_terminal else None).print(table)
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=int, default=8080, show_default=True, help="0 = any free port.")
+@click.option("--n-ctx", type=int, default=8192, show_default=True)
+@click.option("--n-threads", type=int, default=None, help="CPU threads (default: all cores, up to 8).")
+def serve_command(host, port, n_ctx, n_threads):
+    """Serve the embedded SmolLM2 model (OpenAI-compatible /v1) in the foreground until Ctrl-C."""
+    from workbench.llm.server import serve_foreground
+
+    code = serve_foreground(host=host, port=port or None, n_ctx=n_ctx, n_threads=n_threads, echo=lambda s: err_console.print(as_text(s)))
+    raise SystemExit(code)

@@ -1,0 +1,35 @@
+"""`workbench report`: the diagnosis report as Markdown, one self-contained HTML file, or JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from workbench.cli.common import PROJECT_ARG, QUERIES_OPT, QUERIES_VERSION, SEED_OPT, TIERS_OPT, err_console
+from workbench.cli.diagnosis import _selection
+from workbench.safe_text import markup_escaped
+
+@click.command("report")
+@PROJECT_ARG
+@click.option("--format", "fmt_", type=click.Choice(["md", "html", "json"]), default="md", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Output file (default: PROJECT/reports/diagnosis.<format>; `-` = stdout).")
+@TIERS_OPT
+@QUERIES_OPT
+@SEED_OPT
+@QUERIES_VERSION
+def report_command(root: Path, fmt_: str, output: Path | None, tier_spec: str, queries: str, seed: int, queries_version: str) -> None:
+    """The diagnosis report: Markdown for PRs, one self-contained HTML file, or JSON with everything."""
+    from workbench.fsutil import safe_name
+    from workbench.project.files import ORIGINAL_VERSION
+    from workbench.report import build_report, render, write_report
+
+    project, tiers, qids = _selection(root, tier_spec, queries, queries_version)
+    report = build_report(project, tiers, qids, seed=seed)
+    if output is not None and str(output) == "-":
+        click.echo(render(report, fmt_).decode(), nl=False)
+        return
+    stem = "diagnosis" if project.queries_version == ORIGINAL_VERSION else f"diagnosis-{safe_name(project.queries_version)}"
+    path = write_report(report, fmt_, output or root / "reports" / f"{stem}.{fmt_}")
+    err_console.print(f"wrote {markup_escaped(str(path))}", highlight=False)

@@ -1,0 +1,167 @@
+"""Production triage commands: `import-run`, `import-answers`, `add-query`, `export-labels`."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from workbench.cli.common import PROJECT_ARG, console, err_console, split_ids
+from workbench.display import fmt
+from workbench.project.load import load_project
+from workbench.safe_text import markup_escaped
+
+MAX_SHOWN_PROBLEMS = 20
+
+def print_problems(problems, what: str) -> None:
+    """Unknown IDs: every one counted, the first ones shown with file:line."""
+    if not problems:
+        return
+    err_console.print(f"[yellow]{len(problems)} {what}[/] (not in the project; left out of every tier):")
+    for problem in problems[:MAX_SHOWN_PROBLEMS]:
+        click.echo(f"  {problem}", err=True)
+    if len(problems) > MAX_SHOWN_PROBLEMS:
+        click.echo(f"  … and {len(problems) - MAX_SHOWN_PROBLEMS} more", err=True)
+
+@click.command("import-run")
+@PROJECT_ARG
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--name", required=True, help="The system is shown as run:NAME.")
+@click.option("--format", "fmt_", type=click.Choice(["trec", "jsonl"]), default="trec", show_default=True,
+              help="trec: `qid Q0 docid rank score tag`; jsonl: {query_id, ranked: [ids], scores?}.")
+@click.option("--tier", default=None, help="The file ranks this tier only (e.g. an export-trec file); default: every tier, restricted to its documents.")
+@click.option("--ids", type=click.Choice(["auto", "source", "docid"]), default="auto", show_default=True,
+              help="Document IDs are source ids (your own) or DocIDs; auto: whichever more of them resolve as.")
+def import_run(root: Path, file: Path, name: str, fmt_: str, tier: str | None, ids: str) -> None:
+    """Import a production retriever's rankings as system run:NAME, scored beside bm25/dense/hybrid."""
+    from workbench.access.evaluate import score_run
+    from workbench.triage.runs import import_run as do_import
+    from workbench.triage.runs import load_imported, tier_run
+    from workbench.access.ladder import ensure_tiers, select_tiers
+    from workbench.access.runs import RunStore
+
+    project = load_project(root)
+    tiers = ensure_tiers(project).tiers
+    if tier is not None:
+        select_tiers(ensure_tiers(project), tier)  # unknown tier → readable error before anything is written
+    report = do_import(project, file, name, fmt_, tier, ids)  # type: ignore[arg-type]
+    print_problems(report.problems, f"unknown ID(s): {report.unknown_doc_ids} document, {report.unknown_query_ids} query")
+    console.print(f"imported [bold]run:{markup_escaped(name)}[/] ({report.tier}): {report.queries} queries, "
+                  f"{report.hits} ranked IDs as {report.id_space} ids; {report.queries_without_ranking} project "
+                  "quer(ies) without a ranking score zero", highlight=False)
+    record, store = load_imported(project, name), RunStore(project)
+    table = Table(title=f"run:{name} per tier (K=10; n = labelled queries)", title_justify="left")
+    for c in ("tier", "n", "SR@10", "FR@10", "R@1", "MRR@10"):
+        table.add_column(c, justify="left" if c == "tier" else "right", no_wrap=True)
+    for t in tiers:
+        run = tier_run(project, record, t, store) if record else None
+        if run is None:
+            continue
+        s, _ = score_run(project, run, 10)
+        table.add_row(t.name, str(s.n_queries), fmt(s.sr_at_k), fmt(s.fr_at_k), fmt(s.r_at_1), fmt(s.mrr_at_k))
+    console.print(table)
+
+@click.command("import-answers")
+@PROJECT_ARG
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--name", required=True, help="The use run is shown as run:NAME:answers.")
+@click.option("--judge/--no-judge", "judge_it", default=True, show_default=True, help="Score the answers with the project's judge.")
+@click.option("--judge-model", default=None, help="Judge model (default: workbench.toml `judge`, else the embedded model).")
+@click.option("--judge-samples", type=click.IntRange(1, 15), default=3, show_default=True)
+def import_answers(root: Path, file: Path, name: str, judge_it: bool, judge_model: str | None, judge_samples: int) -> None:
+    """Import production answers {query_id, answer, context_doc_ids?, latency_s?} as a judged use run."""
+    from workbench.access.ladder import ensure_tiers
+    from workbench.triage.answers import current_run, full_tier, gold_in_context
+    from workbench.triage.answers import import_answers as do_import
+    from workbench.llm.figures import qa_figures
+
+    project = load_project(root)
+    tier = full_tier(ensure_tiers(project).tiers)
+    record, problems = do_import(project, file, name)
+    print_problems(problems, f"unknown ID(s): {record.unknown_doc_ids} document, {record.unknown_query_ids} query")
+    if judge_it:
+        run = asyncio.run(_judge(project, record, tier, judge_model, judge_samples))
+    else:
+        run = current_run(project, record, tier, None)
+    from statistics import fmean
+
+    f = qa_figures(run)
+    em = [r.exact for r in run.qa if r.exact is not None]
+    contains = [r.contains for r in run.qa if r.contains is not None]
+    console.print(f"imported {len(record.answers)} production answers as [bold]{markup_escaped(record.system)}[/] "
+                  f"(tier {tier.name}); {len(record.answers) - len(run.qa)} without a reference answer not judged", highlight=False)
+    read = [g for g in (gold_in_context(project, a) for a in record.answers) if g is not None]
+    console.print(f"QA {fmt(f['QA'], 2)} (n={f['n']} judged, judge failures {f['judge_failures']}); "
+                  f"EM {fmt(fmean(em) if em else None, 2)} (n={len(em)}); contains {fmt(fmean(contains) if contains else None, 2)} "
+                  f"(n={len(contains)}); refusals {sum(r.refusal for r in run.qa)}"
+                  + (f"; all gold in production's context: {sum(a == b for a, b in read)}/{len(read)}" if read else ""),
+                  highlight=False)
+
+async def _judge(project, record, tier, judge_model, samples):
+    from workbench.triage.answers import current_run
+    from workbench.llm.providers import open_client, resolve_judge, resolve_model
+    from workbench.llm.tasks import model_identity, judge_run  # the judge's identity keys its scores
+
+    name, cfg = resolve_judge(project, resolve_model(project, None)[0], judge_model)
+    run = current_run(project, record, tier, name, [model_identity(cfg), samples])
+    if run.complete:
+        return run
+    async with open_client(project, name, cfg) as client:
+        return await judge_run(project, run, client, samples)
+
+@click.command("add-query")
+@PROJECT_ARG
+@click.option("--query", "text", required=True, help="The query text (e.g. pasted from a production log).")
+@click.option("--answer", default="", help="The reference answer, if known.")
+@click.option("--gold", multiple=True, help="Gold document IDs (source ids or DocIDs; repeat or comma-separate). None = unlabelled.")
+@click.option("--negative", multiple=True, help="Hard-negative document IDs.")
+@click.option("--domain", default=None, help="Default: the gold documents' domain, or the project's only domain.")
+@click.option("--id", "query_id", default=None, help="Query id (default: added-N).")
+@click.option("--no-run", is_flag=True, help="Only add it; do not run the retrievers.")
+def add_query(root: Path, text: str, answer: str, gold, negative, domain, query_id, no_run: bool) -> None:
+    """Add a query and run it through every retriever on every tier."""
+    from workbench.progress import stage_progress
+    from workbench.triage.queries import add_query as do_add
+    from workbench.triage.queries import refresh
+
+    q = do_add(root, text, answer, split_ids(gold), split_ids(negative), domain, query_id)
+    state = "unlabelled" if not q.is_labelled else f"gold {q.gold_doc_ids}"
+    console.print(f"added query [bold]{markup_escaped(q.query_id)}[/] ({state}, domain {markup_escaped(q.domain) or '–'})", highlight=False)
+    if no_run:
+        return
+    with stage_progress(err_console, unit="items") as progress:
+        project, tiers, _ = refresh(root, progress=progress)
+    print_query_ranks(project, tiers, q.query_id)
+
+def print_query_ranks(project, tiers, query_id: str) -> None:
+    """The query's top documents per tier and system (and where its gold landed, if labelled)."""
+    from workbench.inspection.rankings import inspect_stored
+
+    q = project.query(query_id)
+    table = Table(title=f"{query_id}: top 3 per tier and system" + ("; gold ranks" if q.is_labelled else ""), title_justify="left")
+    for c in ("tier", "system", "top 3 (DocID title)", "gold ranks"):
+        table.add_column(c, no_wrap=c != "top 3 (DocID title)")
+    for t in tiers:
+        if query_id not in t.query_ids:
+            continue
+        ins = inspect_stored(project, t, q)
+        for s in ins.systems:
+            top = "; ".join(f"{r.doc_id} {markup_escaped(r.title, one_line=True)[:30]}" for r in s.rows[:3]) or "(no ranking)"
+            ranks = ", ".join(f"{g}@{r if r is not None else '–'}" for g, r in s.gold_ranks.items()) or "unlabelled"
+            table.add_row(t.name, s.system, top, ranks)
+    console.print(table)
+
+@click.command("export-labels")
+@PROJECT_ARG
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Output folder (default PROJECT/labels).")
+@click.option("--version", "version", default=None, help="Query-set version (default: the newest).")
+def export_labels(root: Path, out: Path | None, version: str | None) -> None:
+    """Write a query set's labels as BEIR qrels (qrels/test.tsv) and as the project's queries JSONL."""
+    from workbench.project.labels import export_labels as do_export
+
+    written, name = do_export(root, out or root / "labels", version)
+    for path in written:
+        console.print(str(path))
+    console.print(f"query-set version: {markup_escaped(name)}", highlight=False)

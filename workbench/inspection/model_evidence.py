@@ -1,0 +1,78 @@
+"""What a model did for one query, in the provider-neutral shape the inspector and the evidence
+export show (ModelEvidence): read from a stored or streaming TierRun, from every store that may
+hold one (full-tier runs, the TUI's one-query runs, the loaded version's own)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+import msgspec
+
+from workbench.diagnosis.answers import check_stored, judge_reason
+from workbench.inspection.evidence import ModelEvidence
+from workbench.names import TASKS
+from workbench.project.files import Project
+from workbench.records import Tier
+
+if TYPE_CHECKING:
+    from workbench.llm.records import TierRun
+    from workbench.llm.store import LLMRunStore
+
+
+def evidence_from_run(run: "TierRun", query_id: str, project: Project | None = None) -> ModelEvidence | None:
+    """The part of a stored/streamed TierRun that concerns one query, provider-neutral. With the
+    project, a judged answer also carries its deterministic matches and the diagnosis' decision."""
+    base = ModelEvidence(system=run.system, tier=run.tier, task=run.task, fits=run.fits,
+                         prompt_tokens=run.input_tokens, budget_tokens=run.budget_tokens)
+    if not run.fits:
+        return msgspec.structs.replace(base, note=run.reason)
+    for f in run.failures:
+        if f.query_id == query_id:
+            return msgspec.structs.replace(base, note=f"{f.stage} failed: {f.error}")
+    if TASKS[run.task].localizes:
+        r = next((x for x in run.localize if x.query_id == query_id), None)
+        if r is None:
+            return None
+        return msgspec.structs.replace(base, answer=r.output, doc_ids=list(r.doc_ids), cached=r.cached,
+                                       note=f"{r.out_of_tier} DocID(s) not in the tier" if r.out_of_tier else "")
+    q = next((x for x in run.qa if x.query_id == query_id), None)
+    if q is None:
+        return None
+    note = "" if q.judged else "judging…"
+    if q.dropped_doc_ids:
+        note = (note + " " if note else "") + f"{len(q.dropped_doc_ids)} padding document(s) cut to fit"
+    ev = msgspec.structs.replace(
+        base, answer=q.answer, judge_score=q.judge_median, judge_scores=list(q.judge_scores),
+        judge_reason=judge_reason(q.judge_raw)[:300],
+        doc_ids=list(q.context_doc_ids) if TASKS[run.task].context == "retrieved" else [], cached=q.cached, note=note)
+    check = check_stored(project, run, query_id) if project is not None else None
+    if check is None:
+        return ev
+    return msgspec.structs.replace(ev, judge_trusted=check.judge_trusted, exact=check.exact, contains=check.contains,
+                                   f1=check.f1, correct=check.correct, basis=check.basis)
+
+
+def scratch_store(project: Project, query_id: str, on_save: Callable[["TierRun"], None] | None = None,
+                  task: str | None = None) -> "LLMRunStore":
+    """The store of one-query runs from the TUI, under .workbench/tui/<query>/ (under the version's
+    folder when a query-set version is loaded): apart from the full-tier runs, and never published
+    as the tier's localization run on the access side."""
+    from workbench.llm.store import LLMRunStore, tui_root
+
+    return LLMRunStore(project, root=tui_root(project, query_id, task), publish=False, on_save=on_save)
+
+
+def stored_evidence(project: Project, tier: Tier, query_id: str) -> dict[str, ModelEvidence]:
+    """Stored model results for this query on this tier, by system: full-tier runs and earlier TUI runs."""
+    from workbench.llm.store import LLMRunStore, version_runs_root, version_tui_root
+
+    out: dict[str, ModelEvidence] = {}
+    vroot, vtui = version_runs_root(project), version_tui_root(project, query_id)
+    # later stores win: tier runs, TUI runs, then the loaded version's own (label-dependent) ones
+    versioned = [LLMRunStore(project, root=vroot), LLMRunStore(project, root=vtui, publish=False)] if vroot and vtui else []
+    for store in (LLMRunStore(project), scratch_store(project, query_id), *versioned):
+        for run in store.runs(tier):
+            ev = evidence_from_run(run, query_id, project)
+            if ev is not None:
+                out[run.system] = ev
+    return out

@@ -1,0 +1,237 @@
+"""Turn outside datasets into a project's documents.jsonl / queries.jsonl.
+
+Native JSONL: documents with `doc_id` (or `_id`/`id`), `title`, `text`, optional `domain`;
+queries with `query_id` (or `_id`/`id`), `query` (or `text`/`question`), `answer` (or
+`answers`), `gold_doc_ids` (absent or empty = an unlabelled query), and hard-negative candidates under `hard_negative_ids` or
+`negative_doc_ids`, optional `domain` and `kind` (or `category`).
+BEIR: `corpus.jsonl`, `queries.jsonl`, `qrels/<split>.tsv` (relevance > 0 = gold).
+
+String IDs are mapped to integer DocIDs in order of first appearance, the original kept as
+`source_id`. Re-importing into a project keeps the DocIDs it already gave, so the same input
+gives the same mapping and added documents get new IDs after the largest one.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+from workbench.project.files import CONFIG_FILE, DOCUMENTS_FILE, Problem, ProjectError, check_folder, init_project, iter_jsonl, validate, write_project_files
+from workbench.records import Document, Query
+
+DEFAULT_DOMAIN = "general"
+
+
+def _first(obj: dict, names: tuple[str, ...], default: Any = None) -> Any:
+    for n in names:
+        if n in obj:
+            return obj[n]
+    return default
+
+
+def _read_raw(path: Path, problems: list[Problem]) -> list[tuple[int, dict]]:
+    return list(iter_jsonl(path, dict, problems))
+
+
+class _IdMap:
+    """Stable source-id → DocID mapping, seeded from an existing project."""
+
+    def __init__(self, existing: dict[str, int]):
+        self.ids = dict(existing)
+        self.next = max(existing.values(), default=0) + 1
+
+    def get(self, source: str) -> int:
+        if source not in self.ids:
+            self.ids[source] = self.next
+            self.next += 1
+        return self.ids[source]
+
+
+def _existing_mapping(project_root: Path) -> dict[str, int]:
+    path = project_root / DOCUMENTS_FILE
+    if not path.exists():
+        return {}
+    out = {}
+    for _, d in iter_jsonl(path, Document, []):
+        out[d.source_id if d.source_id is not None else str(d.doc_id)] = d.doc_id
+    return out
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def convert_documents(rows: list[tuple[int, dict]], file: str, idmap: _IdMap, problems: list[Problem]) -> list[tuple[int, Document]]:
+    docs = []
+    first_line: dict[str, int] = {}
+    for lineno, row in rows:
+        raw_id = _first(row, ("doc_id", "_id", "id"))
+        if raw_id is None or isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)):
+            problems.append(Problem(file, lineno, "doc_id", "missing or not a string/integer"))
+            continue
+        if str(raw_id) in first_line:
+            problems.append(Problem(file, lineno, "doc_id", f"duplicate ID {raw_id!r} (first on line {first_line[str(raw_id)]})"))
+            continue
+        first_line[str(raw_id)] = lineno
+        title, text = _first(row, ("title",), ""), _first(row, ("text", "contents", "body"))
+        if _text(title) is None:
+            problems.append(Problem(file, lineno, "title", "expected a string"))
+            continue
+        if _text(text) is None:
+            problems.append(Problem(file, lineno, "text", "missing or not a string"))
+            continue
+        if not text.strip():
+            problems.append(Problem(file, lineno, "text", "empty text"))
+            continue
+        domain = _first(row, ("domain",), DEFAULT_DOMAIN)
+        source = str(raw_id)
+        docs.append((lineno,
+            Document(
+                doc_id=idmap.get(source),
+                title=title,
+                text=text,
+                domain=domain if isinstance(domain, str) and domain else DEFAULT_DOMAIN,
+                source_id=source,
+            )
+        ))
+    return docs
+
+
+def _id_list(value: Any, file: str, lineno: int, fld: str, idmap: _IdMap, known: set[str], problems: list[Problem]) -> list[int]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        problems.append(Problem(file, lineno, fld, "expected a list of document IDs"))
+        return []
+    out = []
+    for v in value:
+        # a qrels row carries its own file and line: a bad row is reported there
+        (s, (where, line)) = (v[0], v[1]) if isinstance(v, tuple) else (str(v), (file, lineno))
+        if s not in known:
+            problems.append(Problem(where, line, fld if where == file else "corpus-id", f"document {s!r} is not in the corpus"))
+            continue
+        out.append(idmap.ids[s])
+    return out
+
+
+def convert_queries(
+    rows: list[tuple[int, dict]],
+    file: str,
+    idmap: _IdMap,
+    known: set[str],
+    doc_domain: dict[int, str],
+    problems: list[Problem],
+    gold_override: dict[str, list[tuple[str, tuple[str, int]]]] | None = None,
+) -> list[tuple[int, Query]]:
+    queries = []
+    for lineno, row in rows:
+        qid = _first(row, ("query_id", "_id", "id"))
+        text = _first(row, ("query", "text", "question"))
+        if qid is None or isinstance(qid, bool) or not isinstance(qid, (str, int)):
+            problems.append(Problem(file, lineno, "query_id", "missing or not a string/integer"))
+            continue
+        if _text(text) is None:
+            problems.append(Problem(file, lineno, "query", "missing or not a string"))
+            continue
+        answer = _first(row, ("answer", "answers"), "")
+        if isinstance(answer, list):
+            answer = str(answer[0]) if answer else ""
+        if not isinstance(answer, str):
+            answer = str(answer)
+        if gold_override is not None:
+            if str(qid) not in gold_override:
+                continue  # BEIR: a query without qrels in this split is not part of it
+            gold_raw: Any = gold_override[str(qid)]
+        else:
+            gold_raw = _first(row, ("gold_doc_ids",))
+        # No gold (absent or []) = an unlabelled query: imported, ranked, left out of the figures.
+        gold = _id_list(gold_raw, file, lineno, "gold_doc_ids", idmap, known, problems)
+        negatives = _id_list(_first(row, ("hard_negative_ids", "negative_doc_ids")), file, lineno, "negative_doc_ids", idmap, known, problems)
+        overlap = sorted(set(gold) & set(negatives))
+        if overlap:
+            problems.append(Problem(file, lineno, "negative_doc_ids", f"also listed as gold: {[s for s, i in idmap.ids.items() if i in overlap]}"))
+            negatives = [n for n in negatives if n not in overlap]  # reported once, here, with the input's IDs
+        domain = _first(row, ("domain",))
+        if not isinstance(domain, str) or not domain:
+            domain = doc_domain.get(gold[0], DEFAULT_DOMAIN) if gold else DEFAULT_DOMAIN
+        kind = _first(row, ("kind", "category"), "")
+        queries.append((lineno,
+            Query(
+                query_id=str(qid),
+                query=text,
+                answer=answer,
+                gold_doc_ids=gold,
+                hard_negative_ids=negatives,
+                domain=domain,
+                kind=kind if isinstance(kind, str) else "",
+            )
+        ))
+    return queries
+
+
+def read_beir_qrels(path: Path, problems: list[Problem]) -> dict[str, list[tuple[str, tuple[str, int]]]]:
+    """query-id → [(corpus-id, (file, line))] of the rows with relevance > 0."""
+    gold: dict[str, list[tuple[str, tuple[str, int]]]] = {}
+    try:
+        fh = open(path, newline="", encoding="utf-8")
+    except OSError as exc:
+        problems.append(Problem(str(path), None, None, f"cannot read: {exc.strerror or exc}"))
+        return gold
+    with fh:
+        for lineno, row in enumerate(csv.reader(fh, delimiter="\t"), start=1):
+            if not row or (lineno == 1 and row[0] in ("query-id", "query_id", "qid")):
+                continue
+            if len(row) < 3:
+                problems.append(Problem(str(path), lineno, None, "expected query-id, corpus-id, score"))
+                continue
+            try:
+                score = float(row[-1])
+            except ValueError:
+                problems.append(Problem(str(path), lineno, "score", f"not a number: {row[-1]!r}"))
+                continue
+            if score > 0:
+                gold.setdefault(row[0], []).append((row[1] if len(row) == 3 else row[2], (str(path), lineno)))
+    return gold
+
+
+def import_dataset(
+    project_root: Path,
+    documents: Path,
+    queries: Path | None = None,
+    fmt: str = "jsonl",
+    split: str = "test",
+) -> tuple[int, int]:
+    """Import into a project, creating it if absent, only if everything validates: a refused import
+    writes nothing, not even the project folder. Returns (docs, queries)."""
+    check_folder(project_root)
+    problems: list[Problem] = []
+    if fmt == "beir":
+        root = documents
+        doc_path, query_path = root / "corpus.jsonl", queries or root / "queries.jsonl"
+        qrels = read_beir_qrels(root / "qrels" / f"{split}.tsv", problems)
+    elif fmt == "jsonl":
+        if queries is None:
+            raise ProjectError([Problem("--queries", None, None, "required for the jsonl format")])
+        doc_path, query_path, qrels = documents, queries, None
+    else:
+        raise ProjectError([Problem("--format", None, None, f"unknown format {fmt!r} (jsonl or beir)")])
+
+    idmap = _IdMap(_existing_mapping(project_root))
+    docs = convert_documents(_read_raw(doc_path, problems), str(doc_path), idmap, problems)
+    known = {d.source_id for _, d in docs if d.source_id is not None}
+    doc_domain = {d.doc_id: d.domain for _, d in docs}
+    qs = convert_queries(_read_raw(query_path, problems), str(query_path), idmap, known, doc_domain, problems, qrels)
+    # the cross-record checks, against the input's own files and lines (blank lines counted)
+    problems.extend(validate(docs, qs, str(doc_path), str(query_path)))
+    if problems:
+        raise ProjectError(sorted(set(problems), key=_input_order))
+    if not (project_root / CONFIG_FILE).exists():
+        init_project(project_root)
+    write_project_files(project_root, [d for _, d in docs], [q for _, q in qs])
+    return len(docs), len(qs)
+
+
+def _input_order(p: Problem) -> tuple:
+    return (p.file, p.line or 0, p.field or "", p.message)
+

@@ -1,0 +1,280 @@
+"""Versioned query sets: relabelled copies of a project's queries, each with its provenance.
+
+A project's ``queries.jsonl`` is the version named ``original`` and is never overwritten by
+anything here. Every other version lives in ``PROJECT/query_sets/<name>/`` (user data, not
+derived state: it is outside ``.workbench/``):
+
+  queries.jsonl   the version's full query set (same format as the project's queries.jsonl)
+  labels.jsonl    one LabelRecord per label that made it: who/what, when, why, with what settings
+  version.json    VersionInfo: name, parent version, who made it, when, settings, what it excludes
+
+A version *relabels* the original set: it may change a query's ``gold_doc_ids``,
+``hard_negative_ids`` and ``kind``, and leave queries out (recorded in ``excluded`` with the
+reason). It may not add queries or change a query's text, answer or domain: those define the
+query, and the tiers, stored rankings and judge scores are built from them — so every version
+is evaluated on the original set's tiers and compared on the same documents. (To change the
+queries themselves, re-import: that makes a new ``original``.)
+
+Writing is atomic: the folder is built aside and renamed into place, and an existing version is
+never replaced (a name is used once). The API (stable; other modules build on it):
+
+  list_versions(root)                      every version, ``original`` first
+  version_info(root, name)                 one VersionInfo (ProjectError if unknown)
+  load_queries(root, name)                 a version's queries, validated (ProjectError)
+  read_labels(root, name)                  its LabelRecords (``original`` has none)
+  lineage(root, name)                      [name, parent, …, "original"]
+  new_version_name(root, stem)             the next free "<stem>-N"
+  write_version(project, queries, labels, parent=…, made_by=…, …)   a new version, atomically
+  load_project(root, queries_version=name) (workbench.project) a Project over that version
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from workbench.fsutil import fresh_temp_dir, sha256_bytes
+from workbench.project.files import ORIGINAL_VERSION, QUERIES_FILE, Problem, Project, ProjectError, encode_jsonl, iter_jsonl, validate
+from workbench.records import Query
+
+ORIGINAL = ORIGINAL_VERSION
+VERSIONS_DIR = "query_sets"
+QUERIES_NAME = "queries.jsonl"
+LABELS_NAME = "labels.jsonl"
+INFO_NAME = "version.json"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+# What one label did to the set.
+Action = Literal[
+    "add_gold",             # a document added to a query's gold (e.g. a verified false negative)
+    "add_hard_negative",    # a document added to a query's hard negatives
+    "remove_gold",
+    "remove_hard_negative",
+    "exclude_query",        # the query left out of this version (reason says why)
+    "flag_unsuitable",      # the query has no plausible near miss (collide); kept or left out per settings
+    "none",                 # a verdict recorded without effect (unverified, or its query was excluded)
+]
+
+
+class LabelRecord(msgspec.Struct, frozen=True, omit_defaults=True):
+    """Provenance of one label: what it did, to which query/document, who or what decided, why."""
+
+    query_id: str
+    action: Action
+    doc_id: int | None = None
+    # The verdict as its author gave it, e.g. "HARD_NEGATIVE" (a model) or "gold" (a person).
+    label: str = ""
+    # One sentence: the model's reason, or the person's note.
+    reason: str = ""
+    # Who or what decided: "model:<name>" or "user:<name>".
+    by: str = ""
+    # The procedure: "collide", "tui", … (settings live in VersionInfo.settings).
+    method: str = ""
+    # ISO-8601 UTC.
+    created: str = ""
+    # Per-label facts, e.g. {"source": "dense", "similarity": 0.71, "prompt_version": "c1", "attempts": 1}.
+    details: dict[str, Any] = {}
+
+
+class VersionInfo(msgspec.Struct, frozen=True, omit_defaults=True):
+    name: str
+    parent: str
+    created: str
+    # What made it: "collide", "tui:<user>", "import" (the original).
+    made_by: str
+    description: str = ""
+    # The procedure's settings: mining options, verifier model and prompt version, …
+    settings: dict[str, Any] = {}
+    # sha256 of the original queries.jsonl it was made from, and of its own queries.jsonl.
+    original_sha256: str = ""
+    queries_sha256: str = ""
+    n_queries: int = 0
+    # Queries of the original left out of this version: query_id → reason.
+    excluded: dict[str, str] = {}
+
+
+def now_utc() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def versions_dir(root: Path) -> Path:
+    return Path(root) / VERSIONS_DIR
+
+
+def _problem(path: Path | str, message: str, line: int | None = None, fld: str | None = None) -> Problem:
+    return Problem(str(path), line, fld, message)
+
+
+def _error(path: Path | str, message: str, fld: str | None = None) -> ProjectError:
+    return ProjectError([_problem(path, message, fld=fld)])
+
+
+def _original_info(root: Path) -> VersionInfo:
+    path = Path(root) / QUERIES_FILE
+    data = path.read_bytes() if path.exists() else b""
+    n = sum(1 for line in data.split(b"\n") if line.strip())
+    digest = sha256_bytes(data)
+    created = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).replace(microsecond=0).isoformat() if path.exists() else ""
+    return VersionInfo(ORIGINAL, "", created, "import", "the project's queries.jsonl", original_sha256=digest,
+                       queries_sha256=digest, n_queries=n)
+
+
+def list_versions(root: Path | str) -> list[VersionInfo]:
+    """``original`` first, then the stored versions by creation time. A folder whose
+    version.json does not decode is skipped (it is not a version: e.g. a foreign folder)."""
+    root = Path(root)
+    found = []
+    base = versions_dir(root)
+    if base.is_dir():
+        for d in base.iterdir():
+            if d.name.startswith(".") or not (d / INFO_NAME).exists():
+                continue
+            try:
+                found.append(msgspec.json.decode((d / INFO_NAME).read_bytes(), type=VersionInfo))
+            except msgspec.DecodeError:
+                continue
+    return [_original_info(root), *sorted(found, key=lambda v: (v.created, v.name))]
+
+
+def version_info(root: Path | str, name: str) -> VersionInfo:
+    root = Path(root)
+    if name == ORIGINAL:
+        return _original_info(root)
+    path = versions_dir(root) / name / INFO_NAME
+    if not _NAME.match(name) or not path.exists():
+        known = [v.name for v in list_versions(root)]
+        raise _error(versions_dir(root) / name, f"no query-set version {name!r}; known: {known}")
+    try:
+        return msgspec.json.decode(path.read_bytes(), type=VersionInfo)
+    except msgspec.ValidationError as exc:
+        raise _error(path, f"not a version record: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise _error(path, f"malformed JSON: {exc}") from None
+
+
+def queries_path(root: Path | str, name: str) -> Path:
+    root = Path(root)
+    return root / QUERIES_FILE if name == ORIGINAL else versions_dir(root) / name / QUERIES_NAME
+
+
+def load_queries(root: Path | str, name: str = ORIGINAL) -> list[Query]:
+    """A version's queries as written (validated by load_project against the corpus)."""
+    version_info(root, name)  # unknown name → a readable error listing the known ones
+    problems: list = []
+    queries = [q for _, q in iter_jsonl(queries_path(root, name), Query, problems)]
+    if problems:
+        raise ProjectError(problems)
+    return queries
+
+
+def read_labels(root: Path | str, name: str) -> list[LabelRecord]:
+    if name == ORIGINAL:
+        return []
+    version_info(root, name)
+    problems: list = []
+    labels = [r for _, r in iter_jsonl(versions_dir(Path(root)) / name / LABELS_NAME, LabelRecord, problems)]
+    if problems:
+        raise ProjectError(problems)
+    return labels
+
+
+def lineage(root: Path | str, name: str) -> list[str]:
+    """The chain of parents down to the original: [name, parent, …, "original"]."""
+    chain = [name]
+    while chain[-1] != ORIGINAL:
+        parent = version_info(root, chain[-1]).parent or ORIGINAL
+        if parent in chain:  # a hand-edited cycle: stop rather than loop
+            break
+        chain.append(parent)
+    return chain
+
+
+def new_version_name(root: Path | str, stem: str) -> str:
+    taken = {v.name for v in list_versions(root)}
+    n = 1
+    while f"{stem}-{n}" in taken or (versions_dir(Path(root)) / f"{stem}-{n}").exists():
+        n += 1
+    return f"{stem}-{n}"
+
+
+def check_relabelling(project: Project, queries: list[Query], where: str) -> list:
+    """Problems that make ``queries`` not a relabelling of the project's original set
+    (line numbers are 1-based positions in ``queries``), plus the corpus checks of project.validate."""
+    problems = []
+    original = {q.query_id: q for q in project.original_queries}
+    for line, q in enumerate(queries, 1):
+        o = original.get(q.query_id)
+        if o is None:
+            problems.append(_problem(where, "not in the original query set: a version relabels queries, "
+                                     "it cannot add them (import them instead)", line, "query_id"))
+            continue
+        for fld in ("query", "answer", "domain"):
+            if getattr(q, fld) != getattr(o, fld):
+                problems.append(_problem(where, f"differs from the original: a version keeps each query's {fld} "
+                                         "(tiers, rankings and judge scores depend on it)", line, fld))
+    docs = [(0, d) for d in project.documents.values()]
+    problems.extend(validate(docs, list(enumerate(queries, 1)), "documents", where))
+    return problems
+
+
+def write_version(
+    project: Project,
+    queries: list[Query],
+    labels: list[LabelRecord],
+    *,
+    made_by: str,
+    parent: str | None = None,
+    name: str | None = None,
+    stem: str = "v",
+    description: str = "",
+    settings: dict[str, Any] | None = None,
+    excluded: dict[str, str] | None = None,
+) -> VersionInfo:
+    """Validate and write a new version atomically; never replaces an existing one.
+
+    ``parent`` defaults to the project's loaded version. ``excluded`` defaults to the parent's
+    queries missing from ``queries`` with the reason of their exclude_query label (or "removed")."""
+    root = project.root
+    parent = parent or project.queries_version
+    version_info(root, parent)
+    name = name or new_version_name(root, stem)
+    target = versions_dir(root) / name
+    if name == ORIGINAL or not _NAME.match(name):
+        raise _error(target, "a version name is letters, digits, '.', '_' or '-' (and not 'original')", "name")
+    if target.exists():
+        raise _error(target, "this version exists already: versions are never overwritten; choose another name", "name")
+    where = str(target / QUERIES_NAME)
+    problems = check_relabelling(project, queries, where)
+    if problems:
+        raise ProjectError(problems)
+    if excluded is None:
+        reasons = {r.query_id: r.reason for r in labels if r.action == "exclude_query"}
+        kept = {q.query_id for q in queries}
+        excluded = {q.query_id: reasons.get(q.query_id, "removed")
+                    for q in load_queries(root, parent) if q.query_id not in kept}
+    data = encode_jsonl(queries)
+    info = VersionInfo(
+        name=name, parent=parent, created=now_utc(), made_by=made_by, description=description,
+        settings=settings or {}, original_sha256=sha256_bytes(queries_path(root, ORIGINAL).read_bytes()),
+        queries_sha256=sha256_bytes(data), n_queries=len(queries), excluded=excluded,
+    )
+    tmp = fresh_temp_dir(target)
+    try:
+        (tmp / QUERIES_NAME).write_bytes(data)
+        (tmp / LABELS_NAME).write_bytes(encode_jsonl(labels))
+        # version.json last: a folder without it is not listed as a version
+        (tmp / INFO_NAME).write_bytes(msgspec.json.format(msgspec.json.encode(info), indent=1) + b"\n")
+        for f in tmp.iterdir():
+            with open(f, "rb") as fh:
+                os.fsync(fh.fileno())
+        os.rename(tmp, target)  # a non-empty folder of the same name (another writer) makes this fail
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return info

@@ -1,0 +1,153 @@
+"""What production really answered, imported as a use run `run:<name>:answers`.
+
+Input JSONL, one line per query: `{query_id, answer, context_doc_ids?, latency_s?}` (context IDs
+in the project's source ids or DocIDs, mapped like an imported run's). The file is kept as an
+ImportedAnswers record (.workbench/imports/answers/<name>.json); its use run is a TierRun on the
+`full` tier (production answers from its whole collection) in the LLM run store, so `eval` lists it
+beside the models' QA rows. Answers get the same deterministic matches as a model's at once and the
+same judge (`judge_run`) when asked. With `context_doc_ids`, the diagnosis can say whether the gold
+evidence was in what production read (access) and whether the answer used it (use).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import msgspec
+
+from workbench.triage.runs import check_name, choose_id_space, RawRanked
+from workbench.fsutil import atomic_write_bytes, safe_name, sha256_bytes
+from workbench.correctness import contains_match, exact_match, short_answer
+from workbench.llm.prompts import is_refusal
+from workbench.llm.records import QAResult, TierRun
+from workbench.llm.store import LLMRunStore
+from workbench.project.files import Problem, Project, ProjectError, iter_jsonl
+from workbench.records import Tier
+from workbench.access.runs import run_key, tier_hash
+
+ANSWERS_DIR = Path("imports") / "answers"
+# Production read what its own retriever found, then answered: a retrieve-then-read run.
+TASK = "rag"
+
+
+class _AnswerLine(msgspec.Struct):
+    query_id: str | int
+    answer: str
+    context_doc_ids: list[str | int] | None = None
+    latency_s: float | None = None
+
+
+class ProductionAnswer(msgspec.Struct, frozen=True):
+    query_id: str
+    answer: str
+    context_doc_ids: list[int]  # mapped; unknown IDs reported at import
+    has_context: bool  # the file gave context_doc_ids (an empty list is "read nothing")
+    latency_s: float | None = None
+
+
+class ImportedAnswers(msgspec.Struct, frozen=True):
+    name: str
+    source: str
+    sha: str
+    imported_at: float
+    answers: list[ProductionAnswer]
+    unknown_doc_ids: int = 0
+    unknown_query_ids: int = 0
+
+    @property
+    def system(self) -> str:
+        return f"run:{self.name}:answers"
+
+
+def answers_path(project: Project, name: str) -> Path:
+    return project.state_dir / ANSWERS_DIR / f"{safe_name(name)}.json"
+
+
+def load_answers(project: Project, name: str) -> ImportedAnswers | None:
+    try:
+        return msgspec.json.decode(answers_path(project, name).read_bytes(), type=ImportedAnswers)
+    except (OSError, msgspec.DecodeError):
+        return None
+
+
+def import_answers(project: Project, path: Path, name: str) -> tuple[ImportedAnswers, list[Problem]]:
+    """Malformed lines fail the import (nothing written); unknown query or document IDs are
+    returned as problems (file:line) and counted in the record."""
+    check_name(name)
+    problems: list[Problem] = []
+    rows = list(iter_jsonl(path, _AnswerLine, problems))
+    if problems:
+        raise ProjectError(problems)
+    raw = [RawRanked(str(r.query_id), [str(i) for i in r.context_doc_ids or []], [], []) for _, r in rows]
+    _, mapping = choose_id_space(raw, project, "auto")
+    known = {q.query_id for q in project.queries}
+    unknown: list[Problem] = []
+    answers, n_docs, n_queries = [], 0, 0
+    for lineno, r in rows:
+        qid = str(r.query_id)
+        if qid not in known:
+            n_queries += 1
+            unknown.append(Problem(str(path), lineno, "query_id", f"query {qid!r} is not in the project"))
+            continue
+        ids = []
+        for d in (str(i) for i in r.context_doc_ids or []):
+            if d in mapping:
+                ids.append(mapping[d])
+            else:
+                n_docs += 1
+                unknown.append(Problem(str(path), lineno, "context_doc_ids", f"document {d!r} is not in the corpus"))
+        answers.append(ProductionAnswer(qid, r.answer, ids, r.context_doc_ids is not None, r.latency_s))
+    record = ImportedAnswers(name, str(path), sha256_bytes(msgspec.json.encode(answers))[:16], time.time(), answers, n_docs, n_queries)
+    atomic_write_bytes(answers_path(project, name), msgspec.json.encode(record))
+    return record, unknown
+
+
+def full_tier(tiers: list[Tier]) -> Tier:
+    return next(t for t in tiers if t.kind == "full")
+
+
+def answers_run(project: Project, record: ImportedAnswers, tier: Tier, judge: str | None, judge_key: object = None) -> TierRun:
+    """The use run of these answers: deterministic matches now, judge scores pending. Queries
+    without a reference answer cannot be judged and are left out (the record keeps them)."""
+    qa = []
+    for a in record.answers:
+        if not project.has_query(a.query_id):
+            continue  # left out of the loaded query-set version
+        q = project.query(a.query_id)
+        if not q.answer.strip():
+            continue
+        short = short_answer(q.answer)
+        qa.append(QAResult(
+            query_id=a.query_id, answer=a.answer, refusal=is_refusal(a.answer),
+            judge_scores=[], judge_median=None, judge_spread=None, judge_failures=0, judge_failure=False,
+            exact=exact_match(a.answer, q.answer) if short else None,
+            contains=contains_match(a.answer, q.answer) if short else None,
+            prompt_tokens=0, completion_tokens=0, latency_s=a.latency_s or 0.0, context_doc_ids=a.context_doc_ids,
+        ))
+    references = sorted((r.query_id, project.query(r.query_id).answer) for r in qa)
+    return TierRun(
+        system=record.system, model=record.name, task=TASK, variant="standard", tier=tier.name,
+        tier_hash=tier_hash(project, tier), key=run_key("production-answers", record.sha, judge, judge_key, references),
+        fits=True, input_tokens=0, budget_tokens=0, judge=judge, k=0, qa=qa, complete=judge is None,
+    )
+
+
+def current_run(project: Project, record: ImportedAnswers, tier: Tier, judge: str | None, judge_key: object = None,
+                store: LLMRunStore | None = None) -> TierRun:
+    """The stored use run if current (a judged or partly judged run resumes), else a fresh one, saved."""
+    store = store or LLMRunStore(project)
+    fresh = answers_run(project, record, tier, judge, judge_key)
+    stored = store.load_if_current(record.system, tier, fresh.key)
+    if stored is not None:
+        return stored
+    store.save(fresh)
+    return fresh
+
+
+def gold_in_context(project: Project, answer: ProductionAnswer) -> tuple[int, int] | None:
+    """(gold documents production read, gold documents) — None when unlabelled or no context given."""
+    gold = project.query(answer.query_id).gold_doc_ids if project.has_query(answer.query_id) else []
+    if not gold or not answer.has_context:
+        return None
+    return len(set(gold) & set(answer.context_doc_ids)), len(gold)

@@ -117,6 +117,13 @@ def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return cycles
 
 
+def test_no_module_shadows_the_standard_library():
+    ours = [p for package in ("workbench", "index", "screens") for p in (REPO / package).rglob("*.py")]
+    assert len(ours) > 50
+    shadowing = sorted(str(p.relative_to(REPO)) for p in ours if p.stem in sys.stdlib_module_names)
+    assert not shadowing, shadowing
+
+
 def test_the_cycle_finder_finds_a_cycle():
     assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert import_cycles({"a": {"b"}, "b": set()}) == []

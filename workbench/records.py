@@ -159,7 +159,7 @@ class ProjectConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class Tier(msgspec.Struct, frozen=True):
-    """One rung of the reference-corpus ladder (BRIEF §2.1)."""
+    """One rung of the reference-corpus ladder (docs/METHOD.md §1)."""
 
     name: str
     kind: TierKind

@@ -25,7 +25,7 @@ from workbench.access.runs import RunStore
 from workbench.diagnosis.collect import QueryVerdict
 from workbench.diagnosis.live import FILTER_WORDS, LiveDiagnosis
 from workbench.diagnosis.rules import VERDICTS
-from workbench.errors import BadInput, WorkbenchError
+from workbench.errors import WorkbenchError
 from workbench.inspection.evidence import ModelEvidence, evidence_dict, write_evidence
 from workbench.inspection.model_evidence import evidence_from_run, scratch_store, stored_evidence
 from workbench.inspection.rankings import QueryInspection, SystemRanking, inspect_stored
@@ -40,7 +40,9 @@ from workbench.project.labels import MARKS
 from workbench.project.load import load_project
 from workbench.project.versions import VersionInfo, list_versions
 from workbench.records import Document, ModelConfig, Query, QueryAccess, Tier, TierSet
-from workbench.triage.relabel import Relabelled, recompute
+from workbench.triage import relabel
+from workbench.triage.queries import who
+from workbench.triage.relabel import Relabelled
 
 if TYPE_CHECKING:
     from workbench.llm.records import TierRun
@@ -318,63 +320,36 @@ def export_evidence(session: Session, query_id: str, directory: Path) -> list[Pa
 # ---------------------------------------------------------------- production triage: labels, queries from a log
 
 
-def _relabelled(session: Session, version: str, note: str, query_id: str, *, rebuilt: bool = False,
-                progress: Progress = no_progress, **kw) -> Relabelled:
-    return recompute(session.root, session.tierset, version, note, query_id, with_diagnosis=session.diagnosis is not None,
-                     rebuilt=rebuilt, progress=progress, **kw)
-
-
-def _who() -> str:
-    from workbench.triage.queries import who
-
-    return who()
+def _relabelled(session: Session, change: relabel.LabelChange, query_id: str, progress: Progress) -> Relabelled:
+    return relabel.recompute(session.root, session.tierset, change, query_id, with_diagnosis=session.diagnosis is not None,
+                             progress=progress)
 
 
 def label_document(session: Session, query_id: str, doc_id: int, mark: str, progress: Progress = no_progress) -> Relabelled | None:
     """Mark a document gold / hard_negative / not_relevant for a query: a new query-set version at
     once (None: it already was that)."""
-    from workbench.project.labels import label
-
-    if mark not in MARKS:
-        raise BadInput(f"unknown mark {mark!r}; known: {list(MARKS)}")
-    before = session.project.queries_version
-    info = label(session.project, query_id, doc_id, mark, _who())
-    if info is None:
-        return None
-    note = f"{info.name}: {info.description} — {info.made_by}, {info.created}"
-    return _relabelled(session, info.name, note, query_id, progress=progress, undo=(before, info.name))
+    change = relabel.mark_document(session.project, query_id, doc_id, mark, who())
+    return None if change is None else _relabelled(session, change, query_id, progress)
 
 
 def undo_label(session: Session, query_id: str, progress: Progress = no_progress) -> Relabelled | None:
     """Undo the newest labelling change of this session: one more version, equal to the one before it."""
-    from workbench.project.labels import undo
-
     if not session.label_history:
         return None
     target, undone = session.label_history[-1]
-    info = undo(session.project, target, undone, _who())
-    note = f"{info.name}: {info.description} — {info.made_by}, {info.created}"
-    return _relabelled(session, info.name, note, query_id, progress=progress, undone=True)
+    return _relabelled(session, relabel.undo_change(session.project, target, undone, who()), query_id, progress)
 
 
 def edit_reference_answer(session: Session, query_id: str, answer: str, progress: Progress = no_progress) -> Relabelled:
-    from workbench.project.labels import edit_answer
-
-    version = edit_answer(session.root, session.project.queries_version, query_id, answer, _who())
-    return _relabelled(session, version, f"{query_id}: reference answer saved (queries.jsonl; version {version})", query_id,
-                       rebuilt=True, progress=progress)
+    change = relabel.edit_reference_answer(session.root, session.project.queries_version, query_id, answer, who())
+    return _relabelled(session, change, query_id, progress)
 
 
 def add_query_from_log(session: Session, text: str, answer: str = "", gold: list[str] | None = None,
                        progress: Progress = no_progress) -> Relabelled:
     """A failing query pasted from a log: added, run through every retriever on every tier."""
-    from workbench.project.labels import carry_query
-    from workbench.triage.queries import add_query
-
-    q = add_query(session.root, text, answer, gold or [])
-    version = carry_query(session.root, session.project.queries_version, q.query_id, _who())
-    state = "unlabelled" if not q.is_labelled else f"{len(q.gold_doc_ids)} gold"
-    return _relabelled(session, version, f"added {q.query_id} ({state})", q.query_id, rebuilt=True, progress=progress)
+    query_id, change = relabel.add_logged_query(session.root, session.project.queries_version, text, answer, gold or [], who())
+    return _relabelled(session, change, query_id, progress)
 
 
 def apply_relabelled(session: Session, r: Relabelled) -> None:

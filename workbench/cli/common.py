@@ -12,6 +12,8 @@ from rich.console import Console
 # Piped output gets a width that fits the tables instead of rich's 80-column fallback.
 console = Console() if sys.stdout.isatty() else Console(width=120)
 err_console = Console(stderr=True)
+# For tables of many figure columns (`run`'s summary): wider still when piped.
+wide_console = Console() if sys.stdout.isatty() else Console(width=200)
 
 # The argument is shown as PROJECT; inside a command the folder is `root` and the loaded
 # project `project`.

@@ -8,10 +8,9 @@ import time
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.table import Table
 
-from workbench.cli.common import EXISTING_PROJECT_ARG, QUERIES_VERSION, err_console
+from workbench.cli.common import EXISTING_PROJECT_ARG, QUERIES_VERSION, err_console, wide_console
 from workbench.display import MISSING, fmt
 from workbench.errors import BadInput
 from workbench.llm.tasks import TaskOptions
@@ -144,7 +143,7 @@ def _print_summary(project, runs) -> None:
             q = qa_figures(r, {x.query_id: x.answer for x in project.queries})
             table.add_row(as_text(r.tier), as_text(r.system), "yes", MISSING, MISSING, MISSING, fmt(q["QA"], 2), fmt(q["n"]), fmt(q["judge_failures"]),
                           fmt(q["refusals"]), fmt(q["EM"], 2), fmt(q["contains"], 2), fmt(q["F1"], 2), fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
-    Console(width=200 if not Console().is_terminal else None).print(table)
+    wide_console.print(table)
 
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True)

@@ -9,9 +9,8 @@ import time
 from pathlib import Path
 
 import click
-from rich.console import Console
 
-from workbench.cli.common import EXISTING_PROJECT_ARG, err_console
+from workbench.cli.common import EXISTING_PROJECT_ARG, console, err_console
 
 DEFAULT_MAX_TOKENS = 64
 
@@ -197,7 +196,7 @@ def _dry_run(project, spec, arms, planner, cfg, store) -> None:
         table.add_column(c)
     for (fam, length, v, dist), toks in by.items():
         table.add_row(fam, str(length), v, dist, str(len(toks)), f"{min(toks)}–{max(toks)}")
-    Console(width=120).print(table)
+    console.print(table)
     todo = len([a for a in arms if a.arm_id not in done])
     answerable = len([a for a in arms if a.gold])
     click.echo(

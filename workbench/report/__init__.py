@@ -1,4 +1,4 @@
-"""The diagnosis report: build.py makes the document; markdown.py, html.py render it; JSON is it;
+"""The diagnosis report: build.py makes the document; markdown.py, html_page.py render it; JSON is it;
 sweeps.py renders the sweeps' sections (Markdown, SVG, dict) that the report and `sweep show` include."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def render(report: Report, fmt: str) -> bytes:
 
         return report_markdown(report).encode()
     if fmt == "html":
-        from workbench.report.html import report_html
+        from workbench.report.html_page import report_html
 
         return report_html(report).encode()
     if fmt == "json":

@@ -1,4 +1,4 @@
-"""The diagnosis report as one typed document; markdown.py and html.py render it, JSON is it.
+"""The diagnosis report as one typed document; markdown.py and html_page.py render it, JSON is it.
 
 It states what is needed to reproduce it: project, corpus hash, tiers and their index
 manifests, embedder, models, judge and calibration, seeds and response-cache hits.

@@ -1,22 +1,74 @@
-"""After a labelling change (a mark, an undo, an edited answer, an added query): the figures and
-verdicts under the new query-set version, recomputed from the stored rankings in the caller's
-worker thread. Labels change no ranking; when queries.jsonl itself changed, tiers and rankings
+"""The triage loop's labelling changes (a mark, an undo, an edited answer, a query added from a
+log), each written as a new query-set version (LabelChange), and the figures and verdicts under
+that version, recomputed from the stored rankings in the caller's worker thread (Relabelled). Labels change no ranking; when queries.jsonl itself changed, tiers and rankings
 are brought up to date first (indexes depend on documents only, unchanged queries keep theirs)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from workbench.access.evaluate import SystemResult, evaluate
 from workbench.access.indexing import build_indexes
 from workbench.access.ladder import ensure_tiers
 from workbench.access.retrievers import make_retrievers
 from workbench.diagnosis.live import LiveDiagnosis
+from workbench.errors import BadInput
 from workbench.progress import Progress, no_progress
 from workbench.project.files import Project
 from workbench.project.load import load_project
 from workbench.records import TierSet
+
+
+class LabelChange(NamedTuple):
+    """One labelling change, written: the version to work on from now on and what to say about it."""
+
+    version: str
+    note: str  # what was saved: version, change, who and when
+    rebuilt: bool = False  # queries.jsonl itself changed: tiers and rankings are brought up to date
+    undo: tuple[str, str] | None = None  # (version before, version made): pushed on the undo stack
+    undone: bool = False  # consumed the newest undo entry
+
+
+def _note(info) -> str:
+    return f"{info.name}: {info.description} — {info.made_by}, {info.created}"
+
+
+def mark_document(project: Project, query_id: str, doc_id: int, mark: str, by: str) -> LabelChange | None:
+    """Mark a document gold / hard_negative / not_relevant for a query (None: it already was that)."""
+    from workbench.project.labels import MARKS, label
+
+    if mark not in MARKS:
+        raise BadInput(f"unknown mark {mark!r}; known: {list(MARKS)}")
+    info = label(project, query_id, doc_id, mark, by)
+    return None if info is None else LabelChange(info.name, _note(info), undo=(project.queries_version, info.name))
+
+
+def undo_change(project: Project, target: str, undone: str, by: str) -> LabelChange:
+    """Undo a labelling change: one more version, equal to the one before it."""
+    from workbench.project.labels import undo
+
+    info = undo(project, target, undone, by)
+    return LabelChange(info.name, _note(info), undone=True)
+
+
+def edit_reference_answer(root: Path, version: str, query_id: str, answer: str, by: str) -> LabelChange:
+    from workbench.project.labels import edit_answer
+
+    new = edit_answer(root, version, query_id, answer, by)
+    return LabelChange(new, f"{query_id}: reference answer saved (queries.jsonl; version {new})", rebuilt=True)
+
+
+def add_logged_query(root: Path, version: str, text: str, answer: str, gold: list[str], by: str) -> tuple[str, LabelChange]:
+    """A failing query pasted from a log, added (and carried into the version worked on): its id and the change."""
+    from workbench.project.labels import carry_query
+    from workbench.triage.queries import add_query
+
+    q = add_query(root, text, answer, gold)
+    new = carry_query(root, version, q.query_id, by)
+    state = "unlabelled" if not q.is_labelled else f"{len(q.gold_doc_ids)} gold"
+    return q.query_id, LabelChange(new, f"added {q.query_id} ({state})", rebuilt=True)
 
 
 @dataclass
@@ -35,18 +87,18 @@ class Relabelled:
     diagnosis: LiveDiagnosis | None = None  # verdicts under the new labels (when the caller had them)
 
 
-def recompute(root: Path, tierset: TierSet | None, version: str, note: str, query_id: str, *, with_diagnosis: bool,
-              rebuilt: bool = False, progress: Progress = no_progress, undo: tuple[str, str] | None = None,
-              undone: bool = False) -> Relabelled:
-    """Figures (and, with_diagnosis, verdicts) of ``version`` on the original's tiers; with
-    ``rebuilt`` (queries.jsonl changed) or no tiers yet, tiers and indexes are made current first."""
-    if rebuilt or tierset is None:
+def recompute(root: Path, tierset: TierSet | None, change: LabelChange, query_id: str, *, with_diagnosis: bool,
+              progress: Progress = no_progress) -> Relabelled:
+    """Figures (and, with_diagnosis, verdicts) of the change's version on the original's tiers; when
+    queries.jsonl changed (rebuilt) or there are no tiers yet, tiers and indexes are made current first."""
+    if change.rebuilt or tierset is None:
         original = load_project(root)
         tierset = ensure_tiers(original)
         build_indexes(original, list(tierset.tiers), progress=progress)
-    project = load_project(root, version)
+    project = load_project(root, change.version)
     tiers = list(tierset.tiers)
     results = evaluate(project, tiers, make_retrievers(project, None), k=10, progress=progress)
     # Verdicts follow the labels: recomputed here, in the worker, never on the front end's thread.
     diagnosis = LiveDiagnosis(project, tiers) if with_diagnosis else None
-    return Relabelled(version, project, tierset, results, note, query_id, undo=undo, undone=undone, diagnosis=diagnosis)
+    return Relabelled(change.version, project, tierset, results, change.note, query_id, undo=change.undo, undone=change.undone,
+                      diagnosis=diagnosis)

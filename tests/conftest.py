@@ -82,7 +82,7 @@ def _hotpot_inputs(source_files: tuple[Path, Path]) -> list[bytes]:
 
 @pytest.fixture(scope="session")
 def built_project(tmp_path_factory, source_files) -> Path:
-    """Imported, laddered and indexed once (tests/build_cache.py); tests that change it must copy it first."""
+    """Imported, laddered and indexed once (tests/support/build_cache.py); tests that change it must copy it first."""
     dest = tmp_path_factory.mktemp("proj") / "hotpot-small"
     return cached_build("hotpot-built", "hotpot", _hotpot_inputs(source_files), _build_hotpot(source_files, False), dest)
 
@@ -128,7 +128,7 @@ def _build_sample(root: Path) -> None:
 
 @pytest.fixture(scope="session")
 def sample_project(tmp_path_factory) -> Path:
-    """The bundled demo project, laddered, indexed and evaluated (built once: tests/build_cache.py)."""
+    """The bundled demo project, laddered, indexed and evaluated (built once: tests/support/build_cache.py)."""
     dest = tmp_path_factory.mktemp("demo") / "sample_corpus"
     inputs = [(REPO / "sample_corpus" / name).read_bytes() for name in SAMPLE_FILES]
     return cached_build("sample", "sample", inputs, _build_sample, dest)
@@ -136,7 +136,7 @@ def sample_project(tmp_path_factory) -> Path:
 
 @pytest.hookimpl(trylast=True)  # after -m / -k deselection: only when the test will run
 def pytest_collection_modifyitems(config, items) -> None:
-    """Start mypy now if its test is selected, so it runs beside the suite (tests/checks.py),
+    """Start mypy now if its test is selected, so it runs beside the suite (tests/support/checks.py),
     and collect its result last."""
     if not hasattr(config, "workerinput") and any(item.name == "test_mypy_passes" for item in items):
         from support.checks import start_mypy

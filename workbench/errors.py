@@ -2,7 +2,7 @@
 
 Each carries a title (what failed), the message (what exactly, with file/line/field where
 known) and a hint (what to do next). Front ends handle them in one place each: the CLI's
-`WorkbenchGroup.invoke` (workbench/cli.py) prints them and exits with `exit_code`; the TUI's
+`WorkbenchGroup.invoke` (workbench/cli/__init__.py) prints them and exits with `exit_code`; the TUI's
 worker-failure handler (screens/app.py) shows them in a modal. Anything that is not a
 WorkbenchError is a bug and keeps its traceback.
 """

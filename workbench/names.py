@@ -6,7 +6,7 @@
 - ``SystemName``: the one parser/formatter of system names as stored in run files:
   ``bm25`` (a retriever), ``model:<name>:<task>[-<variant>][:<retriever>@<k>]`` (a model task),
   ``run:<name>`` (an imported production run). Retriever names and their preference order
-  live with the retrievers (workbench/retrievers.py, ``RETRIEVERS``).
+  live with the retrievers (workbench/access/retrievers.py, ``RETRIEVERS``).
 
 Light on purpose (msgspec only): every layer imports it.
 """

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-# base (C_d), mix (C_d^S), shared (C^shared), global (C^S), full: see workbench/ladder.py
+# base (C_d), mix (C_d^S), shared (C^shared), global (C^S), full: see workbench/access/ladder.py
 TierKind = Literal["base", "mix", "shared", "global", "full"]
 
 

@@ -1,4 +1,4 @@
-"""Fault injection through tests/fault_server.py: retries, nothing wrong cached, failures reported,
+"""Fault injection through tests/support/fault_server.py: retries, nothing wrong cached, failures reported,
 interrupted/failed runs resume without recomputing or duplicating finished queries."""
 
 import asyncio

@@ -1,7 +1,7 @@
 """Shared fixtures of the use-side tests (imported by tests/conftest.py).
 
 - ``tiny_project``: 6 short documents, 2 domains, 3 queries (one multi-source), built in tmp_path.
-- ``fault_server``: the scripted OpenAI-compatible stub (tests/fault_server.py), per test.
+- ``fault_server``: the scripted OpenAI-compatible stub (tests/support/fault_server.py), per test.
 - ``local_server``: the real embedded SmolLM2 llama.cpp server, once per session (@pytest.mark.llm).
 """
 

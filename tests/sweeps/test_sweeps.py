@@ -1,7 +1,7 @@
 """Sweeps (docs/METHOD.md §2, §3): arm construction, placement, scoring, statistics, storage and resume.
 
 The arms are built on the bundled sample corpus (real documents and queries); model calls go to
-tests/fault_server.py only where a call must fail (resume) — the real model is in test_sweeps_llm.py.
+tests/support/fault_server.py only where a call must fail (resume) — the real model is in test_sweeps_llm.py.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Retriever runs are computed (or reused from the run store when their key is unchanged);
 model localization runs are read from the store (they are produced by `workbench run`);
-imported production runs (`run:<name>`, workbench/external_runs.py) are restricted to each tier.
+imported production runs (`run:<name>`, workbench/triage/runs.py) are restricted to each tier.
 All are scored by the same metrics code, so they sit in one table. Unlabelled queries (no gold)
 are ranked and stored like any other but left out of the figures, and counted.
 """

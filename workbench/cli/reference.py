@@ -4,7 +4,7 @@
     python -m workbench.cli.reference --write    # replace docs/cli.md (atomically)
 
 The help is rendered at a fixed width (WIDTH), never the caller's terminal, so the document is the
-same on every machine; tests/test_cli_reference.py fails when docs/cli.md is out of date."""
+same on every machine; tests/cli/test_cli_reference.py fails when docs/cli.md is out of date."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The distractors a system ranked above the gold, with the constraint they differ in.
 
-Built on inspect.py's near misses (a non-gold document in the top K above a gold document,
-paired with the gold document it most resembles) and worddiff.py's salient changes (the years,
+Built on inspection/rankings.py's near misses (a non-gold document in the top K above a gold document,
+paired with the gold document it most resembles) and inspection/worddiff.py's salient changes (the years,
 numbers and names found on one side only): usually the one constraint that matters.
 """
 

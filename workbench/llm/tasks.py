@@ -300,7 +300,7 @@ async def judge_run(
     project: Project, run: TierRun, judge_client: ChatClient, judge_samples: int = 3,
     store: LLMRunStore | None = None, progress: Progress | None = None,
 ) -> TierRun:
-    """Judge the answers of a run made elsewhere (production answers, workbench/llm/production.py)
+    """Judge the answers of a run made elsewhere (production answers, workbench/triage/answers.py)
     exactly as `run_tier` judges a model's: same judge, samples and resumable saving."""
     state = _State(store or LLMRunStore(project), msgspec.structs.replace(run, failures=[], complete=False), len(run.qa),
                    progress, f"judge {run.system}")

@@ -25,7 +25,7 @@ never replaced (a name is used once). The API (stable; other modules build on it
   lineage(root, name)                      [name, parent, …, "original"]
   new_version_name(root, stem)             the next free "<stem>-N"
   write_version(project, queries, labels, parent=…, made_by=…, …)   a new version, atomically
-  load_project(root, queries_version=name) (workbench.project) a Project over that version
+  load_project(root, queries_version=name) (workbench/project/load.py) a Project over that version
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 `add_query` appends the query to the project's queries.jsonl (validated, written atomically) and
 records who added it and when in PROJECT/query_edits.jsonl, an append-only log of changes to the
-query set itself (labels go to query-set versions, workbench/labels.py). `refresh` brings tiers,
+query set itself (labels go to query-set versions, workbench/project/labels.py). `refresh` brings tiers,
 indexes and stored rankings up to date: indexes depend on documents only and rankings of unchanged
 queries are reused, so only the new query is searched.
 """

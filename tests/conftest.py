@@ -62,7 +62,8 @@ def _build_hotpot(source_files: tuple[Path, Path], evaluate_too: bool) -> Callab
         from workbench.access.ladder import write_ladder
         from workbench.project.files import init_project
         from workbench.project.load import load_project
-        from workbench.session import evaluate_access
+        from workbench.access.evaluate import evaluate
+        from workbench.access.retrievers import make_retrievers
 
         init_project(root)
         (root / "workbench.toml").write_text(SMALL_LADDER)
@@ -71,7 +72,7 @@ def _build_hotpot(source_files: tuple[Path, Path], evaluate_too: bool) -> Callab
         tiers = write_ladder(project).tiers
         build_indexes(project, tiers)
         if evaluate_too:
-            evaluate_access(project, tiers)
+            evaluate(project, tiers, make_retrievers(project))
 
     return build
 
@@ -116,14 +117,15 @@ def _build_sample(root: Path) -> None:
     from workbench.access.indexing import build_indexes
     from workbench.access.ladder import write_ladder
     from workbench.project.load import load_project
-    from workbench.session import evaluate_access
+    from workbench.access.evaluate import evaluate
+    from workbench.access.retrievers import make_retrievers
 
     for name in SAMPLE_FILES:
         shutil.copy2(REPO / "sample_corpus" / name, root / name)
     project = load_project(root)
     tiers = write_ladder(project).tiers
     build_indexes(project, tiers)
-    evaluate_access(project, tiers)
+    evaluate(project, tiers, make_retrievers(project))
 
 
 @pytest.fixture(scope="session")

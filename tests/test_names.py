@@ -97,3 +97,13 @@ def test_task_labels_never_read_as_a_tier_name():
     for spec in TASKS.values():
         words = {w.strip("()").lower() for w in f"{spec.label} {spec.short}".split()}
         assert not words & kinds, (spec.name, spec.label)
+
+
+def test_embedding_backends_have_one_list():
+    """workbench.toml's `embedding.backend` choices (a Literal msgspec checks) are index's backends."""
+    from typing import get_args
+
+    from index.embedders import BACKENDS
+    from workbench.records import EmbeddingBackend
+
+    assert get_args(EmbeddingBackend) == BACKENDS

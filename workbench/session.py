@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     # operations
-    "open_session", "build", "evaluate_access", "evaluate_all", "use_table", "inspect", "known_results",
+    "open_session", "build", "evaluate_all", "use_table", "inspect", "known_results",
     "estimate_prompts", "run_model_task", "export_evidence", "window_budget", "sweep_panels",
     "label_document", "undo_label", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
     "access_line", "index_status", "list_versions", "diagnose", "diagnosis_after_run", "export_report",
@@ -174,16 +174,6 @@ def build(session: Session, progress: Progress = no_progress,
         progress("ladder", 1, 1)
     done = build_indexes(session.project, session.tiers, progress=progress, ready=ready)
     return f"built {len(done['built'])} index(es), {len(done['kept'])} already current"
-
-
-def evaluate_access(
-    project: Project, tiers: list[Tier], retrievers: list[str] | None = None, k: int = 10,
-    include_models: bool = True, progress: Progress | None = None,
-) -> list[SystemResult]:
-    """Access figures per tier × system: the named retrievers (default: all registered) and,
-    with include_models, the stored model localization runs. Indexes must be built."""
-    return evaluate(project, tiers, make_retrievers(project, retrievers), k=k, include_models=include_models,
-                    progress=progress)
 
 
 def evaluate_all(session: Session, progress: Progress = no_progress) -> list[SystemResult]:

@@ -19,11 +19,10 @@ from typing import Any, Callable, Literal
 import msgspec
 
 from workbench.errors import ExternalError, WorkbenchError
-from workbench.fsutil import atomic_replace_dir, atomic_write_bytes, fresh_temp_dir, safe_name, sha256_file
+from workbench.fsutil import atomic_replace_dir, atomic_write_bytes, fresh_temp_dir, log, remove_dead_builds, safe_name, sha256_file
 from workbench.progress import Progress
 from workbench.project.files import Project
 from workbench.records import Tier
-from workbench.recovery import log, remove_dead_builds
 from workbench.access.runs import tier_docs_hash
 from workbench.safe_text import redacted
 

@@ -23,10 +23,9 @@ from pathlib import Path
 import msgspec
 
 from workbench.errors import BadInput, WorkbenchError
-from workbench.fsutil import atomic_write_bytes, sha256_bytes
+from workbench.fsutil import atomic_write_bytes, set_aside, sha256_bytes
 from workbench.project.files import Project
 from workbench.records import LadderConfig, Tier, TierKind, TierSet
-from workbench.recovery import set_aside
 from workbench.tokens import doc_tokens
 
 TIERS_FILE = Path("tiers") / "tiers.json"

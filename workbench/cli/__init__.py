@@ -17,12 +17,14 @@ from workbench.cli.common import err_console
 from workbench.errors import WorkbenchError
 from workbench.safe_text import markup_escaped, visible
 
+
 def report_error(exc: WorkbenchError) -> None:
     err_console.print(f"[red]error:[/] {markup_escaped(exc.title)}", highlight=False)
     # plain: file:line: field lines must not be wrapped or styled; data in them shown as text
     click.echo(visible(str(exc)), err=True)
     if exc.hint:
         err_console.print(f"[dim]{markup_escaped(exc.hint)}[/]", highlight=False)
+
 
 class WorkbenchGroup(click.Group):
     """The one CLI handler of user-causable errors, around every subcommand."""
@@ -34,11 +36,13 @@ class WorkbenchGroup(click.Group):
             report_error(exc)
             ctx.exit(exc.exit_code)
 
+
 @click.group(cls=WorkbenchGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="nearmiss-workbench")
 def main() -> None:
     """Nearmiss Workbench: is a wrong answer an evidence-access or an evidence-use failure?"""
     _show_recoveries()
+
 
 class _RecoveryNotice(logging.Handler):
     """Damaged derived state set aside and rebuilt: one warning line on stderr, never wrapped."""
@@ -47,11 +51,13 @@ class _RecoveryNotice(logging.Handler):
         err_console.print(f"[yellow]warning:[/] {markup_escaped(record.getMessage(), one_line=True)}",
                           highlight=False, soft_wrap=True)
 
+
 def _show_recoveries() -> None:
     log = logging.getLogger("workbench.recovery")
     if not any(isinstance(h, _RecoveryNotice) for h in log.handlers):
         log.addHandler(_RecoveryNotice(level=logging.INFO))
         log.setLevel(logging.INFO)
+
 
 # Every command, by section: one line each.
 COMMANDS: list[click.Command] = [

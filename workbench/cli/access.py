@@ -17,6 +17,7 @@ from workbench.llm.figures import UseTable
 from workbench.project.load import load_project
 from workbench.safe_text import as_text
 
+
 def print_eval(results, k: int, use: UseTable | None, caption: str = "") -> None:
     title = f"Evidence access (K={k}); n = single/multi-source queries" + (f"; {caption}" if caption else "")
     table = Table(title=title, title_justify="left")
@@ -39,6 +40,7 @@ def print_eval(results, k: int, use: UseTable | None, caption: str = "") -> None
     if use:
         print_use(use)
 
+
 def print_use(use: UseTable) -> None:
     table = Table(title="Evidence use (QA: median judge score 0–5; EM / contains: normalised match; F1: token F1)", title_justify="left")
     cols = ("n", "EM", "contains", "F1", "refusals", "judge_failures", "p50_s", "p95_s")
@@ -56,6 +58,7 @@ def print_use(use: UseTable) -> None:
         console.print(line, highlight=False, markup=False)
     if any(r.distrusted for systems in use.rows.values() for r in systems.values()):
         console.print("* scored by a judge that failed its calibration: read EM / contains / F1 instead", highlight=False)
+
 
 @click.command("eval")
 @PROJECT_ARG
@@ -87,6 +90,7 @@ def eval_(root: Path, retrievers: str, tier_spec: str, k: int | None, as_json: b
         click.echo(json.dumps(results_json(results, k, use, project.queries_version), indent=1))
     else:
         print_eval(results, k, use, version_caption(project))
+
 
 @click.command("export-trec")
 @PROJECT_ARG

@@ -13,6 +13,7 @@ from workbench.cli.common import PROJECT_ARG, QUERIES_VERSION, console, err_cons
 from workbench.project.versions import LabelRecord
 from workbench.safe_text import as_text
 
+
 def _full_tier(project):
     """The tier mining searches: the whole pool (the original set's `full` tier), indexed."""
     from workbench.access.ladder import ensure_tiers, select_tiers
@@ -23,6 +24,7 @@ def _full_tier(project):
     with stage_progress(err_console, unit="docs") as progress:
         build_indexes(project, [tier], progress=progress)
     return tier
+
 
 def print_summary(s) -> None:
     """The collide summary: queries in → what happened to them, and the verdicts behind it."""
@@ -43,6 +45,7 @@ def print_summary(s) -> None:
     if s.version:
         console.print(as_text(f"written as query-set version {s.version!r}: "
                               f"workbench eval PROJECT --queries-version {s.version}"))
+
 
 @click.command("collide")
 @PROJECT_ARG
@@ -103,6 +106,7 @@ def collide_command(root: Path, queries_version, candidates, floor, margin, pool
         err_console.print(f"[red]{summary.failed_calls} candidate(s) could not be verified (calls failed)[/]: "
                           "no version written; rerun the same command to retry them (finished verdicts are kept)")
         raise SystemExit(1)
+
 
 @click.command("collide-score")
 @PROJECT_ARG
@@ -186,6 +190,7 @@ def collide_score_command(root: Path, queries_version: str, truth: Path, depths:
     console.print(as_text(f"verified HARD_NEGATIVE on true hard negatives (recall) {fmt3(r.hn_recall)}; "
                           f"true among verified HARD_NEGATIVE (precision, a lower bound) {fmt3(r.hn_precision)}; "
                           f"accuracy on labelled candidates (HN→HARD_NEGATIVE, hidden gold→FALSE_NEGATIVE) {fmt3(r.accuracy_on_labelled)}"))
+
 
 @click.command("export-eval-set")
 @PROJECT_ARG

@@ -20,8 +20,8 @@ wide_console = Console() if sys.stdout.isatty() else Console(width=200)
 PROJECT_ARG = click.argument("root", metavar="PROJECT", type=click.Path(file_okay=False, path_type=Path))
 EXISTING_PROJECT_ARG = click.argument("root", metavar="PROJECT", type=click.Path(exists=True, file_okay=False, path_type=Path))
 
-# Every command that scores queries takes this (eval, open; the hook for diagnose and report):
-# load_project(project, queries_version) gives that version's queries on the original's tiers.
+# Every command that scores queries takes this (eval, run, diagnose, compare, report, open, …):
+# load_project(root, queries_version) gives that version's queries on the original's tiers.
 QUERIES_VERSION = click.option(
     "--queries-version", default="original", show_default=True, metavar="NAME",
     help="Query-set version to score (`workbench query-sets PROJECT` lists them); tiers are the original set's.",
@@ -33,10 +33,29 @@ QUERIES_OPT = click.option("--queries", default="", help="Comma-separated query 
 
 SEED_OPT = click.option("--seed", default=0, show_default=True, type=int, help="Seed of the bootstrap and the paired test.")
 
+
 def version_caption(project) -> str:
     """Which query-set version the figures use, for every table title."""
     return f"queries: {project.queries_version} ({len(project.queries)})"
 
+
 def split_ids(values: tuple[str, ...]) -> list[str]:
     """Repeatable, comma-separated values (`--gold 3 --gold 4,5`) as one list."""
     return [v.strip() for spec in values for v in spec.split(",") if v.strip()]
+
+
+def load_selection(root: Path, tier_spec: str, queries: str, queries_version: str):
+    """The project under the version, its tiers by --tiers, and the --queries ids (None = all),
+    for the commands that read stored results (diagnose, compare, report)."""
+    from workbench.access.ladder import load_tiers, select_tiers
+    from workbench.errors import BadInput
+    from workbench.project.load import load_project
+
+    project = load_project(root, queries_version)
+    tiers = select_tiers(load_tiers(project), tier_spec)
+    qids = {q.strip() for q in queries.split(",") if q.strip()} or None
+    if qids:
+        unknown = sorted(qids - {q.query_id for q in project.queries})
+        if unknown:
+            raise BadInput(f"unknown query id(s): {unknown[:10]}")
+    return project, tiers, qids

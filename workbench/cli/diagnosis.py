@@ -10,23 +10,11 @@ import click
 import msgspec
 from rich.table import Table
 
-from workbench.cli.common import PROJECT_ARG, QUERIES_OPT, QUERIES_VERSION, SEED_OPT, TIERS_OPT, console
+from workbench.cli.common import PROJECT_ARG, QUERIES_OPT, QUERIES_VERSION, SEED_OPT, TIERS_OPT, console, load_selection
 from workbench.display import fmt
 from workbench.errors import BadInput
 from workbench.safe_text import markup_escaped
 
-def _selection(root: Path, tier_spec: str, queries: str, queries_version: str):
-    from workbench.access.ladder import load_tiers, select_tiers
-    from workbench.project.load import load_project
-
-    project = load_project(root, queries_version)
-    tiers = select_tiers(load_tiers(project), tier_spec)
-    qids = {q.strip() for q in queries.split(",") if q.strip()} or None
-    if qids:
-        unknown = sorted(qids - {q.query_id for q in project.queries})
-        if unknown:
-            raise BadInput(f"unknown query id(s): {unknown[:10]}")
-    return project, tiers, qids
 
 @click.command("diagnose")
 @PROJECT_ARG
@@ -40,7 +28,7 @@ def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | Non
     from workbench.diagnosis.collect import Collector, collect
     from workbench.diagnosis.overview import system_readings
 
-    project, tiers, qids = _selection(root, tier_spec, queries, queries_version)
+    project, tiers, qids = load_selection(root, tier_spec, queries, queries_version)
     qv = collect(project, tiers, qids, collector=Collector(project))
     if as_json:
         click.echo(msgspec.json.format(msgspec.json.encode(qv), indent=1).decode())
@@ -72,6 +60,7 @@ def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | Non
         console.print(f"{len(pending)} not decided yet; e.g. {markup_escaped(pending[0].missing)}: "
                       f"{markup_escaped(pending[0].command)}", highlight=False)
 
+
 @click.command("compare")
 @PROJECT_ARG
 @click.argument("a")
@@ -90,7 +79,7 @@ def compare_command(root: Path, a: str, b: str, tier_spec: str, queries: str, se
     from workbench.diagnosis.compare import compare
     from workbench.project.load import load_project
 
-    project, tiers, qids = _selection(root, tier_spec, queries, queries_version)
+    project, tiers, qids = load_selection(root, tier_spec, queries, queries_version)
     project_b = load_project(root, against_version) if against_version else None
     c = compare(project, tiers, a, b, qids, seed=seed, project_b=project_b)
     if as_json:

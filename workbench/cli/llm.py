@@ -17,6 +17,7 @@ from workbench.llm.tasks import TaskOptions
 from workbench.names import TASKS
 from workbench.safe_text import as_text, markup_escaped
 
+
 @click.command("run")
 @EXISTING_PROJECT_ARG
 @click.option("--model", "model_name", default=None, help="A [models.NAME] of workbench.toml; default: the first one, else 'local' (embedded SmolLM2).")
@@ -88,6 +89,7 @@ def run_command(root: Path, model_name, tasks, tiers, queries, variant, k, retri
         err_console.print(f"[red]{len(failed)} query run(s) failed[/]: rerun the same command to retry them (finished ones are not recomputed)")
         raise SystemExit(1)
 
+
 async def _run_all(project, tier_list, name, cfg, judge_name, judge_cfg, task_list, variant, k, seed, retriever, rag_k, judge_samples, qids, concurrency, use_cache):
     from workbench.llm.providers import open_model_and_judge
     from workbench.llm.tasks import run_tier
@@ -120,6 +122,7 @@ async def _run_all(project, tier_list, name, cfg, judge_name, judge_cfg, task_li
     }
     return runs, stats
 
+
 def _print_summary(project, runs) -> None:
     from workbench.llm.figures import call_figures, localize_figures, qa_figures
     from workbench.access.metrics import query_access, summarize
@@ -144,6 +147,7 @@ def _print_summary(project, runs) -> None:
             table.add_row(as_text(r.tier), as_text(r.system), "yes", MISSING, MISSING, MISSING, fmt(q["QA"], 2), fmt(q["n"]), fmt(q["judge_failures"]),
                           fmt(q["refusals"]), fmt(q["EM"], 2), fmt(q["contains"], 2), fmt(q["F1"], 2), fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
     wide_console.print(table)
+
 
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True)

@@ -13,6 +13,7 @@ from workbench.project.files import init_project
 from workbench.project.load import load_project
 from workbench.safe_text import as_text, markup_escaped
 
+
 @click.command()
 @PROJECT_ARG
 @click.option("--name", help="Project name (default: the folder's name).")
@@ -20,6 +21,7 @@ def init(root: Path, name: str | None) -> None:
     """Make an empty project folder."""
     init_project(root, name)
     console.print(f"initialised [bold]{markup_escaped(str(root))}[/]")
+
 
 @click.command("import")
 @PROJECT_ARG
@@ -35,6 +37,7 @@ def import_(root: Path, documents: Path, queries: Path | None, fmt: str, split: 
     n_docs, n_queries = import_dataset(root, documents, queries, fmt, split)
     console.print(f"imported {n_docs} documents and {n_queries} queries into [bold]{markup_escaped(str(root))}[/]")
 
+
 def print_tiers(tierset, project) -> None:
     table = Table(title=f"Tiers of {markup_escaped(project.config.name)}; queries = all (single/multi-source)", title_justify="left")
     for col in ("tier", "budget", "docs", "tokens", "domains", "queries"):
@@ -46,6 +49,7 @@ def print_tiers(tierset, project) -> None:
                       f"{len(t.query_ids)} ({len(t.query_ids) - multi}/{multi})")
     console.print(table)
 
+
 @click.command()
 @PROJECT_ARG
 def ladder(root: Path) -> None:
@@ -54,6 +58,7 @@ def ladder(root: Path) -> None:
 
     project = load_project(root)
     print_tiers(write_ladder(project), project)
+
 
 @click.command()
 @PROJECT_ARG
@@ -71,6 +76,7 @@ def tiers(root: Path, as_json: bool) -> None:
     else:
         print_tiers(tierset, project)
 
+
 def ensure_indexes(project, tiers, force: bool = False, kinds=("sparse", "dense")) -> dict:
     from workbench.access.indexing import stage_unit
     from workbench.progress import stage_progress
@@ -78,6 +84,7 @@ def ensure_indexes(project, tiers, force: bool = False, kinds=("sparse", "dense"
 
     with stage_progress(err_console, unit=stage_unit) as progress:
         return build_indexes(project, tiers, kinds=kinds, force=force, progress=progress)
+
 
 @click.command()
 @PROJECT_ARG
@@ -91,6 +98,7 @@ def index(root: Path, force: bool, only: str | None) -> None:
     tierset = ensure_tiers(project)
     done = ensure_indexes(project, tierset.tiers, force, (only,) if only else ("sparse", "dense"))
     console.print(f"built {len(done['built'])} index(es), {len(done['kept'])} already current")
+
 
 @click.command("query-sets")
 @PROJECT_ARG

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from workbench.cli.common import PROJECT_ARG, QUERIES_OPT, QUERIES_VERSION, SEED_OPT, TIERS_OPT, err_console
-from workbench.cli.diagnosis import _selection
+from workbench.cli.common import PROJECT_ARG, QUERIES_OPT, QUERIES_VERSION, SEED_OPT, TIERS_OPT, err_console, load_selection
 from workbench.safe_text import markup_escaped
+
 
 @click.command("report")
 @PROJECT_ARG
@@ -25,7 +25,7 @@ def report_command(root: Path, fmt_: str, output: Path | None, tier_spec: str, q
     from workbench.project.files import ORIGINAL_VERSION
     from workbench.report import build_report, render, write_report
 
-    project, tiers, qids = _selection(root, tier_spec, queries, queries_version)
+    project, tiers, qids = load_selection(root, tier_spec, queries, queries_version)
     report = build_report(project, tiers, qids, seed=seed)
     if output is not None and str(output) == "-":
         click.echo(render(report, fmt_).decode(), nl=False)

@@ -14,6 +14,7 @@ from workbench.cli.common import EXISTING_PROJECT_ARG, console, err_console
 
 DEFAULT_MAX_TOKENS = 64
 
+
 def _ints(text: str | None, name: str) -> list[int] | None:
     if not text:
         return None
@@ -25,8 +26,10 @@ def _ints(text: str | None, name: str) -> list[int] | None:
         raise click.BadParameter("lengths must be positive", param_hint=name)
     return sorted(set(vals))
 
+
 def _names(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
+
 
 def common(fn):
     @EXISTING_PROJECT_ARG
@@ -45,9 +48,11 @@ def common(fn):
 
     return wrapper
 
+
 @click.group("sweep")
 def sweep() -> None:
     """Vary the context a model reads and nothing else: volume, depth × length, fact distributions."""
+
 
 @sweep.command("volume")
 @common
@@ -64,6 +69,7 @@ def volume(root, families, repeats, cases, **kw):
         raise click.BadParameter(str(exc), param_hint="--families") from None
     _run("volume", root, kw, families=fams, repeats=repeats, cases=cases)
 
+
 @sweep.command("depth")
 @common
 @click.option("--depths", default="0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0", show_default=True, help="Depths (0 = start, 1 = end).")
@@ -78,6 +84,7 @@ def depth(root, depths, cases, variants, **kw):
     if not ds or any(not 0 <= d <= 1 for d in ds):
         raise click.BadParameter("depths must lie in 0..1", param_hint="--depths")
     _run("depth", root, kw, depths=ds, cases=cases, variants=_variants(variants))
+
 
 @sweep.command("distribution")
 @common
@@ -97,12 +104,14 @@ def distribution(root, distributions, n_facts, n_absent, variants, **kw):
         raise click.BadParameter("Protocol B runs at one length (the full window)", param_hint="--lengths")
     _run("distribution", root, kw, distributions=names, n_facts=n_facts, n_absent=n_absent, variants=_variants(variants))
 
+
 def _variants(text: str) -> list[str]:
     vs = list(dict.fromkeys(_names(text)))
     bad = [v for v in vs if v not in ("standard", "strict")]
     if bad or not vs:
         raise click.BadParameter(f"unknown prompt variant(s) {bad}; known: standard, strict", param_hint="--variants")
     return vs
+
 
 def _load(root: Path):
     from workbench.project.files import ProjectError
@@ -113,6 +122,7 @@ def _load(root: Path):
     except ProjectError as exc:
         click.echo(str(exc), err=True)
         raise SystemExit(2) from None
+
 
 def _run(kind: str, root: Path, kw: dict, **params) -> None:
     from workbench.llm.providers import ModelNotFound, resolve_judge, resolve_model
@@ -171,11 +181,13 @@ def _run(kind: str, root: Path, kw: dict, **params) -> None:
         err_console.print(f"[red]{failed} call(s) failed[/]: rerun the same command to retry them (finished arms are not recomputed)")
         raise SystemExit(1)
 
+
 def _plan(project, spec, cfg):
     from workbench.sweeps.arms import Planner
 
     planner = Planner(project, spec, cfg)
     return planner.arms(), planner
+
 
 def _dry_run(project, spec, arms, planner, cfg, store) -> None:
     from rich.table import Table
@@ -205,6 +217,7 @@ def _dry_run(project, spec, arms, planner, cfg, store) -> None:
         f"judge: {2 * DEFAULT_PAIRS} calibration calls, then up to {answerable * spec.judge_samples} judge calls if it passes."
     )
 
+
 async def _execute(project, spec, name, cfg, judge_name, judge_cfg, concurrency, use_cache):
     from workbench.llm.providers import open_model_and_judge
     from workbench.progress import stage_progress
@@ -214,11 +227,13 @@ async def _execute(project, spec, name, cfg, judge_name, judge_cfg, concurrency,
         with stage_progress(err_console, unit="calls") as progress:
             return await run_sweep(project, spec, client, judge_client, progress=progress, workers=concurrency)
 
+
 def _print(project, meta) -> None:
     from workbench.report.sweeps import summary_markdown
     from workbench.sweeps.summary import summarize
 
     click.echo(summary_markdown(summarize(project, meta)))
+
 
 @sweep.command("list")
 @EXISTING_PROJECT_ARG
@@ -235,6 +250,7 @@ def list_(root):
     for m in metas:
         n = len(store.results(m.sweep_id))
         click.echo(f"{m.sweep_id}  {m.spec.kind:<12} model {m.spec.model}  {n}/{m.arms} arms  {m.wall_s:.0f} s")
+
 
 @sweep.command("show")
 @EXISTING_PROJECT_ARG

@@ -15,6 +15,7 @@ from workbench.safe_text import markup_escaped
 
 MAX_SHOWN_PROBLEMS = 20
 
+
 def print_problems(problems, what: str) -> None:
     """Unknown IDs: every one counted, the first ones shown with file:line."""
     if not problems:
@@ -24,6 +25,7 @@ def print_problems(problems, what: str) -> None:
         click.echo(f"  {problem}", err=True)
     if len(problems) > MAX_SHOWN_PROBLEMS:
         click.echo(f"  … and {len(problems) - MAX_SHOWN_PROBLEMS} more", err=True)
+
 
 @click.command("import-run")
 @PROJECT_ARG
@@ -63,6 +65,7 @@ def import_run(root: Path, file: Path, name: str, fmt_: str, tier: str | None, i
         table.add_row(t.name, str(s.n_queries), fmt(s.sr_at_k), fmt(s.fr_at_k), fmt(s.r_at_1), fmt(s.mrr_at_k))
     console.print(table)
 
+
 @click.command("import-answers")
 @PROJECT_ARG
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
@@ -99,6 +102,7 @@ def import_answers(root: Path, file: Path, name: str, judge_it: bool, judge_mode
                   + (f"; all gold in production's context: {sum(a == b for a, b in read)}/{len(read)}" if read else ""),
                   highlight=False)
 
+
 async def _judge(project, record, tier, judge_model, samples):
     from workbench.triage.answers import current_run
     from workbench.llm.providers import open_client, resolve_judge, resolve_model
@@ -110,6 +114,7 @@ async def _judge(project, record, tier, judge_model, samples):
         return run
     async with open_client(project, name, cfg) as client:
         return await judge_run(project, run, client, samples)
+
 
 @click.command("add-query")
 @PROJECT_ARG
@@ -135,6 +140,7 @@ def add_query(root: Path, text: str, answer: str, gold, negative, domain, query_
         project, tiers, _ = refresh(root, progress=progress)
     print_query_ranks(project, tiers, q.query_id)
 
+
 def print_query_ranks(project, tiers, query_id: str) -> None:
     """The query's top documents per tier and system (and where its gold landed, if labelled)."""
     from workbench.inspection.rankings import inspect_stored
@@ -152,6 +158,7 @@ def print_query_ranks(project, tiers, query_id: str) -> None:
             ranks = ", ".join(f"{g}@{r if r is not None else '–'}" for g, r in s.gold_ranks.items()) or "unlabelled"
             table.add_row(t.name, s.system, top, ranks)
     console.print(table)
+
 
 @click.command("export-labels")
 @PROJECT_ARG

@@ -13,16 +13,13 @@ from workbench.cli.common import PROJECT_ARG, QUERIES_VERSION, err_console
 from workbench.project.load import load_project
 from workbench.safe_text import markup_escaped
 
-def sample_corpus_path() -> Path:
-    from workbench.project.demo import bundled_corpus
-
-    return bundled_corpus()
 
 def demo_project_path() -> Path:
     """The demo's working copy (user data folder), refreshed from the bundled corpus."""
     from workbench.project.demo import prepare_demo
 
-    return prepare_demo(sample_corpus_path())
+    return prepare_demo()  # from the corpus this installation ships
+
 
 @click.command()
 @click.option("--no-tui", is_flag=True, help="Print the evaluation tables instead of opening the TUI.")
@@ -47,15 +44,18 @@ def demo(no_tui: bool) -> None:
         results = evaluate_all(session, progress)
     print_eval(results, k, use_table(session.project, session.tiers))
 
+
 def tui_available() -> bool:
     import importlib.util
 
     return importlib.util.find_spec("screens.app") is not None and sys.stdout.isatty()
 
+
 def open_tui(root: Path, auto_build: bool = False, queries_version: str | None = None) -> None:
     from screens.app import run_app  # lazy: the core never imports the TUI at module level
 
     run_app(root, auto_build=auto_build, queries_version=queries_version)
+
 
 @click.command("open")
 @PROJECT_ARG

@@ -228,7 +228,7 @@ LOG_DIR_PREFIX = "workbench-llama-"
 
 def clean_stale_log_dirs() -> list[Path]:
     """Remove the temporary log folders left by killed processes (their pid is gone)."""
-    from workbench.recovery import pid_alive
+    from workbench.fsutil import pid_alive
 
     removed: list[Path] = []
     for p in Path(tempfile.gettempdir()).glob(f"{LOG_DIR_PREFIX}*"):

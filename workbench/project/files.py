@@ -135,12 +135,8 @@ def _line_of(text: str, want: list[str]) -> int | None:
 def toml_line(text: str, dotted: str) -> int | None:
     """The line that sets ``dotted`` ("retrievers.k", "name", 'models."gpt-4.1".max_tokens') in a TOML
     text: its ``key = `` line inside its table (a dotted ``ladder.seed = `` too), or the table's own
-    header. A list item ("ladder.global_budgets[0]") is on the list's line."""
-    return _line_of(text, _toml_key(re.sub(r"(\[[0-9]+\])+$", "", dotted)))
-
-
-def _config_line(text: str, dotted: str) -> int | None:
-    """toml_line, else the line of the nearest enclosing key or table (a key set in an inline table)."""
+    header; a list item ("ladder.global_budgets[0]") is on the list's line, and a key set in an
+    inline table on the line of the nearest enclosing key."""
     want = _toml_key(re.sub(r"(\[[0-9]+\])+$", "", dotted))
     for n in range(len(want), 0, -1):
         line = _line_of(text, want[:n])
@@ -264,7 +260,7 @@ def load_config(root: Path) -> ProjectConfig:
     except msgspec.DecodeError as exc:
         raise ProjectError([Problem(str(path), None, None, f"malformed TOML: {exc}")]) from None
     if found or config is None:
-        problems = [Problem(str(path), _config_line(text, key) if key else None, key, msg) for key, msg in found]
+        problems = [Problem(str(path), toml_line(text, key) if key else None, key, msg) for key, msg in found]
         raise ProjectError(sorted(problems, key=lambda p: p.line or 0))
     return config
 

@@ -10,7 +10,7 @@ from workbench.stats import Estimate
 from workbench.display import MISSING, fmt
 from workbench.report.build import QueryReport, Report
 from workbench.report.markdown import VERDICT_COLUMNS, judge_mark, ranks
-from workbench.safe_text import visible
+from workbench.report.text import shown
 from workbench.report.sweeps import svg_section
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
@@ -31,7 +31,7 @@ svg text{font:11px system-ui,sans-serif;fill:#424242}code{background:#f3f3f3;pad
 
 
 def h(text: object) -> str:
-    return html.escape(visible(str(text)), quote=True)
+    return html.escape(shown(text), quote=True)
 
 
 def badge(verdict: str) -> str:

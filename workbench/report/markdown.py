@@ -7,7 +7,7 @@ from workbench.diagnosis.collect import QueryVerdict
 from workbench.stats import Estimate
 from workbench.display import MISSING, fmt
 from workbench.report.build import QueryReport, Report
-from workbench.safe_text import visible
+from workbench.report.text import no_autolinks, shown
 from workbench.report.sweeps import markdown_section
 
 MAX_FAILING = 25
@@ -17,7 +17,7 @@ VERDICT_COLUMNS = ("PASS", "ACCESS", "USE", "USE-UNDER-DISTRACTORS", "BOTH", "NO
 
 def md(text: object) -> str:
     """Data text, safe inside a Markdown paragraph or table cell."""
-    return "".join(_MD_SPECIAL.get(c, c) for c in visible(str(text), one_line=True))
+    return no_autolinks("".join(_MD_SPECIAL.get(c, c) for c in shown(text, one_line=True)))
 
 
 def est(e: Estimate, digits: int = 3) -> str:

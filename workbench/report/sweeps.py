@@ -15,6 +15,7 @@ from html import escape
 
 from workbench.display import MISSING
 from workbench.project.files import Project
+from workbench.report.text import no_autolinks, shown
 from workbench.sweeps.distributions import BIN_WIDTH
 from workbench.sweeps.store import SweepStore
 from workbench.sweeps.summary import summarize
@@ -52,7 +53,7 @@ def _prop(p: dict) -> str:
 
 
 def _md_cell(text: str) -> str:
-    return escape(str(text)).replace("|", "&#124;").replace("\n", " ")
+    return no_autolinks(escape(shown(text, one_line=True)).replace("|", "&#124;"))
 
 
 def _md_header(s: dict) -> list[str]:

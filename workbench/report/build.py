@@ -22,9 +22,13 @@ from workbench.llm.store import LLMRunStore
 from workbench.project.files import Project
 from workbench.records import ModelConfig, Tier
 from workbench.access.runs import tier_hash
+from workbench.report.partial import MIN_ANSWERS, MIN_DECIDED, AccessFirst, access_first, choose_system
 from workbench.report.sweeps import sweeps_dict
 
 FORMAT_VERSION = 1
+# The stored answer's flag saying the length cap cut its completion (issue 20 item 13, workbench/llm):
+# read by name so the report states it as soon as the use side stores it; absent = never cut.
+CAP_FLAG = "capped"
 ANSWER_RULE = (
     f"judge trusted (passed calibration): correct ⇔ median judge score ≥ {JUDGE_CORRECT:g}/5; "
     f"otherwise short gold answers (≤ 6 words): correct ⇔ the normalised answer contains the gold; "
@@ -48,6 +52,12 @@ class JudgeInfo(msgspec.Struct, frozen=True):
     calibration: JudgeCalibration | None
 
 
+class CappedAnswer(msgspec.Struct, frozen=True):
+    query_id: str
+    tier: str
+    system: str
+
+
 class Provenance(msgspec.Struct, frozen=True):
     project: str
     root: str
@@ -61,6 +71,7 @@ class Provenance(msgspec.Struct, frozen=True):
     model_calls: int  # stored answers and localizations behind this report
     cache_hits: int  # of those, served from the response cache
     queries_version: str = "original"  # the query-set version every figure of the report uses
+    capped: list[CappedAnswer] = []  # stored completions the length cap cut
 
 
 class QueryReport(msgspec.Struct, frozen=True):
@@ -94,6 +105,9 @@ class Report(msgspec.Struct, frozen=True):
     empty_tiers: list[str] = []  # selected, but nothing stored for them yet
     # the latest volume / depth / distribution sweep (workbench.report.sweeps.sweeps_dict); whole-project reports only
     sweeps: dict = {}
+    access_first: AccessFirst | None = None  # what the rankings alone show (no model needed)
+    min_answers: int = MIN_ANSWERS  # fewer answers behind a figure: a count, not a rate or a curve
+    min_decided: int = MIN_DECIDED  # fewer decided verdicts: no reading
 
 
 def _provenance(project: Project, tiers: list[Tier], collector: Collector, seed: int) -> Provenance:
@@ -104,6 +118,7 @@ def _provenance(project: Project, tiers: list[Tier], collector: Collector, seed:
     models: set[str] = set()
     judges: set[str] = set()
     calls = hits = 0
+    capped: list[CappedAnswer] = []
     for t in tiers:
         for run in LLMRunStore(project).runs(t):
             models.add(run.model)
@@ -112,6 +127,7 @@ def _provenance(project: Project, tiers: list[Tier], collector: Collector, seed:
             items = run.localize if run.task == "localize" else run.qa
             calls += len(items)
             hits += sum(x.cached for x in items)
+            capped += [CappedAnswer(x.query_id, t.name, run.system) for x in items if getattr(x, CAP_FLAG, False) is True]
     model_cfgs = {}
     for m in sorted(models | judges):
         try:
@@ -127,7 +143,7 @@ def _provenance(project: Project, tiers: list[Tier], collector: Collector, seed:
         tiers=[TierInfo(t.name, t.kind, level_of(t), len(t.doc_ids), t.tokens, len(project.tier_query_ids(t)), tier_hash(project, t)) for t in tiers],
         manifests=manifests, embedder=embedder_name(project), models=model_cfgs, judges=judge_infos,
         seeds={"ladder": project.config.ladder.seed, "bootstrap": seed}, model_calls=calls, cache_hits=hits,
-        queries_version=project.queries_version,
+        queries_version=project.queries_version, capped=capped,
     )
 
 
@@ -157,6 +173,7 @@ def build_report(project: Project, tiers: list[Tier], query_ids: set[str] | None
                  k: int | None = None, collector: Collector | None = None) -> Report:
     collector = collector or Collector(project, k)
     qv = collect(project, tiers, query_ids, collector=collector)
+    qv = msgspec.structs.replace(qv, primary=choose_system(qv, collector, tiers))
     ov = overview(project, tiers, qv, collector, query_ids, seed)
     qids = list(dict.fromkeys(v.query_id for v in qv.verdicts))
     return Report(
@@ -165,6 +182,7 @@ def build_report(project: Project, tiers: list[Tier], query_ids: set[str] | None
         reading_rules=READING_RULES, arms=ARM_LABELS, overview=ov,
         queries=[query_report(project, qv, collector, tiers, q) for q in qids], empty_tiers=qv.empty_tiers,
         sweeps=sweeps_dict(project) if query_ids is None else {},
+        access_first=access_first(project, tiers, qv, collector, query_ids, answers=sum(u.accuracy.n for u in ov.use)),
     )
 
 

@@ -8,14 +8,20 @@ import html
 
 from workbench.stats import Estimate
 from workbench.display import MISSING, fmt
+from collections import Counter
+
+from workbench.diagnosis.nearmiss import Distractor
 from workbench.report.build import QueryReport, Report
-from workbench.report.markdown import VERDICT_COLUMNS, judge_mark, ranks
+from workbench.report.headline import (COLUMNS, access_sentence, small_curves, tally, use_cell, use_sentence,
+                                       verdict_sentence)
+from workbench.report.markdown import judge_mark, ranks
+from workbench.report.partial import PROVISIONAL_ACCESS, LostGold, shown_verdict
 from workbench.report.text import shown
 from workbench.report.sweeps import svg_section
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 COLORS = {"PASS": "#2e7d32", "ACCESS": "#ef6c00", "USE": "#6a1b9a", "USE-UNDER-DISTRACTORS": "#d81b60",
-          "BOTH": "#b71c1c", "NOT-YET": "#bdbdbd"}
+          "BOTH": "#b71c1c", "NOT-YET": "#bdbdbd", PROVISIONAL_ACCESS: "#ffb74d"}
 PALETTE = ["#1565c0", "#ef6c00", "#2e7d32", "#6a1b9a", "#c62828", "#00838f", "#5d4037", "#9e9d24", "#ad1457", "#37474f"]
 MAX_FAILING = 60
 STYLE = """
@@ -38,7 +44,9 @@ def badge(verdict: str) -> str:
     return f'<span class="v" style="background:{COLORS.get(verdict, "#757575")}">{h(verdict)}</span>'
 
 
-def est(e: Estimate) -> str:
+def est(e: Estimate, minimum: int = 0) -> str:
+    if e.n < minimum and e.mean is not None:
+        return f"{round(e.mean * e.n)} of {e.n} <span class=muted>(a count: n &lt; {minimum})</span>"
     if e.mean is None:
         return MISSING
     return f"{fmt(e.mean)} <span class=muted>[{fmt(e.low, 2)}, {fmt(e.high, 2)}]</span>" if e.n > 1 else f"{fmt(e.mean)} <span class=muted>(n=1)</span>"
@@ -98,11 +106,12 @@ def _heat_strip(r: Report) -> str:
     for j, q in enumerate(r.queries):
         for v in q.verdicts.get(primary, []):
             x, yy = left + j * cell_w, top + row[v.level] * cell_h
-            parts.append(f'<rect x="{x}" y="{yy}" width="{cell_w - 1}" height="{cell_h - 2}" fill="{COLORS[v.verdict]}">'
-                         f"<title>{h(q.query_id)} @ {h(v.level)}: {h(v.verdict)} ({v.rule})</title></rect>")
+            word = shown_verdict(v)
+            parts.append(f'<rect x="{x}" y="{yy}" width="{cell_w - 1}" height="{cell_h - 2}" fill="{COLORS.get(word, "#757575")}">'
+                         f"<title>{h(q.query_id)} @ {h(v.level)}: {h(word)} ({v.rule})</title></rect>")
     parts.append(f'<text x="{left}" y="{hgt - 8}">{len(qids)} queries, ladder order top to bottom; hover a cell for the query</text>')
     parts.append("</svg>")
-    legend = " ".join(f"{badge(v)}" for v in VERDICT_COLUMNS)
+    legend = " ".join(f"{badge(v)}" for v in COLUMNS)
     return "".join(parts) + f"<p>{legend}</p>"
 
 
@@ -136,67 +145,134 @@ def _failing(q: QueryReport, primary: str) -> str:
     if v.in_context is not None and v.in_context != v.answer:
         out.append(_answer_row("QA in context", v.in_context))
     out.append("</table>")
-    if q.distractors:
-        out.append("<table><tr><th>rank</th><th class=l>distractor ranked above the gold</th><th class=l>imitates gold</th><th class=l>distractor has</th><th class=l>gold has</th></tr>")
-        for d in q.distractors:
-            hn = " <span class=muted>(hard negative)</span>" if d.kind == "hard_negative" else ""
-            out.append(f"<tr><td>#{d.rank}</td><td class=l>{d.doc_id} {h(d.title)}{hn}</td><td class=l>{d.imitates} {h(d.imitates_title)}</td>"
-                       f"<td class=l><mark>{h(', '.join(d.distractor_has)) or MISSING}</mark></td><td class=l><mark>{h(', '.join(d.gold_has)) or MISSING}</mark></td></tr>")
-        out.append("</table>")
-        top = q.distractors[0]
-        out.append(f"<details><summary>word-level differences: distractor {top.doc_id} vs gold {top.imitates}</summary>"
-                   f'<div class=diff>{_spans(top.distractor_spans)}</div><div class=diff>{_spans(top.gold_spans)}</div></details>')
+    out.append(distractor_table(q.distractors))
     return "".join(out)
+
+
+def distractor_table(found: list[Distractor]) -> str:
+    """The near misses ranked above the gold, and the word-level differences of the first one."""
+    if not found:
+        return ""
+    out = ["<table><tr><th>rank</th><th class=l>distractor ranked above the gold</th><th class=l>imitates gold</th><th class=l>distractor has</th><th class=l>gold has</th></tr>"]
+    for d in found:
+        hn = " <span class=muted>(hard negative)</span>" if d.kind == "hard_negative" else ""
+        out.append(f"<tr><td>#{d.rank}</td><td class=l>{d.doc_id} {h(d.title)}{hn}</td><td class=l>{d.imitates} {h(d.imitates_title)}</td>"
+                   f"<td class=l><mark>{h(', '.join(d.distractor_has)) or MISSING}</mark></td><td class=l><mark>{h(', '.join(d.gold_has)) or MISSING}</mark></td></tr>")
+    out.append("</table>")
+    top = found[0]
+    out.append(f"<details><summary>word-level differences: distractor {top.doc_id} vs gold {top.imitates}</summary>"
+               f'<div class=diff>{_spans(top.distractor_spans)}</div><div class=diff>{_spans(top.gold_spans)}</div></details>')
+    return "".join(out)
+
+
+def _lost(x: LostGold, k: int) -> str:
+    gold = ", ".join(f"gold {g} " + (f"at #{rank}" if rank is not None else "not retrieved") for g, rank in x.gold_ranks.items())
+    out = [f'<h3 id="lost-{h(x.query_id)}">{h(x.query_id)} ' + (badge(x.verdict) if x.verdict else "")
+           + f' <span class=muted>loses gold at {h(x.level)} (tier {h(x.tier)})</span></h3>',
+           f"<p>{h(x.query)} — {h(gold)} (top {k}); lost on: {h(', '.join(x.levels_lost))}</p>"]
+    if x.verdict == PROVISIONAL_ACCESS and x.command:
+        out.append(f"<p class=muted>Confirm: <code>{h(x.command)}</code>" + (f" (inspector key {h(x.key)})" if x.key else "") + "</p>")
+    out.append(distractor_table(x.distractors))
+    return "".join(out)
+
+
+def _access_first(r: Report) -> list[str]:
+    af = r.access_first
+    if af is None or not af.lost:
+        return []
+    out = [f"<h2>Where access loses gold ({h(af.system)}, K={af.k}; no model needed)</h2>",
+           "<table><tr><th class=l>level</th><th>queries losing gold</th><th>ranked</th></tr>"
+           + "".join(f"<tr><td class=l>{h(x.level)}</td><td>{x.lost}</td><td>{x.of}</td></tr>" for x in af.levels) + "</table>"]
+    out += [_lost(x, af.k) for x in af.lost[:MAX_FAILING]]
+    if len(af.lost) > MAX_FAILING:
+        out.append(f"<p class=muted>… and {len(af.lost) - MAX_FAILING} more in the JSON report.</p>")
+    return out
+
+
+def _counts_instead(r: Report) -> str:
+    """Use figures from too few answers: listed as counts, never drawn."""
+    small = [u for u in r.overview.use if u.accuracy.n < r.min_answers]
+    if not small:
+        return ""
+    items = "".join(f"<li>{h(u.label)} at {h(u.level)}: {use_cell(u.accuracy.n, u.accuracy.mean, r.min_answers) or MISSING}</li>" for u in small)
+    return f"<p class=muted>From fewer than {r.min_answers} answers (counts, not drawn):</p><ul>{items}</ul>"
+
+
+def _reading_table(r: Report) -> list[str]:
+    words = tally(r)
+    out = ["<h2>Reading per tier</h2><table><tr><th class=l>level</th><th class=l>system</th>"
+           + "".join(f"<th>{h(c)}</th>" for c in COLUMNS) + "<th class=l>reading</th><th class=l>rule</th></tr>"]
+    left_out = 0
+    for x in r.overview.readings:
+        c = words.get((x.level, x.system), Counter())
+        if not any(c[w] for w in COLUMNS if w != "NOT-YET"):
+            left_out += 1
+            continue
+        reading = h(x.reading) if x.decided >= r.min_decided else f"{x.decided} decided: too few"
+        out.append(f"<tr><td class=l>{h(x.level)}</td><td class=l>{h(x.system)}</td>" + "".join(f"<td>{c[w]}</td>" for w in COLUMNS)
+                   + f"<td class=l><b>{reading}</b></td><td class='l muted'>{h(x.rule)}</td></tr>")
+    out.append("</table>")
+    if left_out:
+        out.append(f"<p class=muted>{left_out} level × system row(s) with every verdict NOT-YET left out; a reading needs at least {r.min_decided} decided verdicts.</p>")
+    return out
 
 
 def report_html(r: Report) -> str:
     p = r.provenance
     primary = r.primary or ""
-    overall = next((x for x in r.overview.readings if x.system == primary and x.level == "overall"), None)
+    line, overall = verdict_sentence(r)
     body = [f"<h1>Diagnosis: {h(p.project)}</h1>", f'<p class=muted>queries {h(p.queries_version)} ({len(r.queries)}) · corpus {h(p.corpus_hash[:16])} · K={r.k} · levels {h(", ".join(r.levels))}</p>']
-    if overall:
-        body.append(f'<p class=headline><b>{h(primary)}</b> is <b>{h(overall.reading)}</b> ({overall.decided} decided verdicts of {sum(overall.counts.values())}).<br>'
-                    f"<span class=muted>Rule: {h(overall.rule)}</span></p>")
-        if overall.recommendations:
-            body.append("<ol>" + "".join(f"<li>{h(x)}</li>" for x in overall.recommendations) + "</ol>")
+    body.append(f"<p class=headline><b>{h(access_sentence(r))}</b><br>{h(use_sentence(r))}<br>{h(line)}"
+                + (f"<br><span class=muted>Rule: {h(overall.rule)}</span>" if overall else "") + "</p>")
+    if overall and overall.recommendations:
+        body.append("<ol>" + "".join(f"<li>{h(x)}</li>" for x in overall.recommendations) + "</ol>")
     if r.empty_tiers:
         body.append(f"<p class=muted>Nothing stored yet for {len(r.empty_tiers)} tier(s): {h(', '.join(r.empty_tiers))}.</p>")
-    body.append("<h2>Verdict per query and tier</h2>" + _heat_strip(r))
+    body += _access_first(r)
+    body.append(f"<h2>Verdict per query and tier <span class=muted>({h(primary)})</span></h2>" + _heat_strip(r))
     access_series: list[Series] = []  # one colour per system: SR solid, FR dashed
     for hue, system in enumerate(dict.fromkeys(a.system for a in r.overview.access)):
         rows = [a for a in r.overview.access if a.system == system]
-        access_series.append((f"{system} SR@{r.k}", [(a.level, a.sr) for a in rows], False, hue))
+        access_series.append((f"{system} SR@{r.k}", [(a.level, a.sr) for a in rows if a.n >= r.min_answers], False, hue))
         if any(a.fr.mean is not None for a in rows):
-            access_series.append((f"{system} FR@{r.k}", [(a.level, a.fr) for a in rows], True, hue))
+            access_series.append((f"{system} FR@{r.k}", [(a.level, a.fr) for a in rows if a.n_multi >= r.min_answers], True, hue))
     use_series: list[Series] = [
         (label, [(u.level, u.accuracy) for u in r.overview.use if u.label == label], False, hue)
-        for hue, label in enumerate(dict.fromkeys(u.label for u in r.overview.use))]
+        for hue, label in enumerate(dict.fromkeys(u.label for u in r.overview.use if u.accuracy.n >= r.min_answers))]
+    use_series = [(label, [(lv, e) for lv, e in pts if e.n >= r.min_answers], dashed, hue) for label, pts, dashed, hue in use_series]
     gap_series: list[Series] = [
         (f"{s} SR−FR", [(a.level, a.gap) for a in r.overview.access if a.system == s], False, hue)
         for hue, s in enumerate(dict.fromkeys(a.system for a in r.overview.access if a.gap.mean is not None))]
     body.append("<h2>Access and use over the ladder (95% bootstrap intervals)</h2>")
     body.append(_curve_chart("access", r.levels, access_series, f"access @K={r.k}") if access_series else "<p class=muted>no rankings stored</p>")
-    body.append(_curve_chart("use", r.levels, use_series, "share correct") if use_series else "<p class=muted>no model answers stored</p>")
+    body.append(_curve_chart("use", r.levels, use_series, "share correct") if use_series
+                else f"<p class=muted>no use curve yet: {'no model answer stored' if not r.overview.use else f'every level has fewer than {r.min_answers} answers'}</p>")
+    body.append(_counts_instead(r))
     if gap_series:
         body.append("<h2>Multi-source gap SR@K − FR@K</h2>" + _curve_chart("gap", r.levels, gap_series, "SR − FR", signed=True))
     body.append(f"<h2>Where the curves turn</h2><p class=muted>first level whose drop exceeds {r.overview.threshold:.2f} and whose interval excludes no drop</p><ul>")
-    body += [f"<li>{h(t.curve)}: " + (f"<b>{h(t.turn.level)}</b> — {h(t.turn.rule)}" if t.turn else "no turn") + "</li>" for t in r.overview.turns]
-    body.append("</ul><h2>Reading per tier</h2><table><tr><th class=l>level</th><th class=l>system</th>"
-                + "".join(f"<th>{h(c)}</th>" for c in VERDICT_COLUMNS) + "<th class=l>reading</th><th class=l>rule</th></tr>")
-    for x in r.overview.readings:
-        body.append(f"<tr><td class=l>{h(x.level)}</td><td class=l>{h(x.system)}</td>" + "".join(f"<td>{x.counts.get(c, 0)}</td>" for c in VERDICT_COLUMNS)
-                    + f"<td class=l><b>{h(x.reading)}</b></td><td class='l muted'>{h(x.rule)}</td></tr>")
-    body.append(f"</table><h2>Access (K={r.k})</h2><table><tr><th class=l>level</th><th class=l>system</th><th>n (single/multi)</th><th>R@1</th><th>SR@K</th><th>FR@K</th><th>SR−FR</th></tr>")
+    small = small_curves(r)
+    body += [f"<li>{h(t.curve)}: " + (f"<b>{h(t.turn.level)}</b> — {h(t.turn.rule)}" if t.turn else "no turn") + "</li>"
+             for t in r.overview.turns if t.curve not in small]
+    body.append("</ul>")
+    body += _reading_table(r)
+    body.append(f"<h2>Access (K={r.k})</h2><table><tr><th class=l>level</th><th class=l>system</th><th>n (single/multi)</th><th>R@1</th><th>SR@K</th><th>FR@K</th><th>SR−FR</th></tr>")
     for a in r.overview.access:
         body.append(f"<tr><td class=l>{h(a.level)}</td><td class=l>{h(a.system)}</td><td>{a.n} ({a.n_single}/{a.n_multi})</td><td>{est(a.r_at_1)}</td><td>{est(a.sr)}</td><td>{est(a.fr)}</td><td>{est(a.gap)}</td></tr>")
     body.append("</table><h2>Use</h2><table><tr><th class=l>level</th><th class=l>model · arm</th><th>n</th><th>correct</th><th>judge mean</th><th>exact</th><th>contains</th><th>F1</th><th>from TUI</th></tr>")
     for u in r.overview.use:
         jm = fmt(u.judge_mean, 2) + (judge_mark(u.judge_trusted) if u.judge_mean is not None else "")
-        body.append(f"<tr><td class=l>{h(u.level)}</td><td class=l>{h(u.label)}</td><td>{u.accuracy.n}</td><td>{est(u.accuracy)}</td><td>{jm}</td>"
+        body.append(f"<tr><td class=l>{h(u.level)}</td><td class=l>{h(u.label)}</td><td>{u.accuracy.n}</td><td>{est(u.accuracy, r.min_answers)}</td><td>{jm}</td>"
                     f"<td>{fmt(u.exact, 2)}</td><td>{fmt(u.contains, 2)}</td><td>{fmt(u.f1, 2)}</td><td>{u.from_tui}</td></tr>")
-    body.append(f"</table><p class=muted>Correct: {h(r.answer_rule)}. * judge failed calibration (its mean is not evidence); † judge not calibrated.</p>")
+    body.append(f"</table><p class=muted>Correct: {h(r.answer_rule)}. * judge failed calibration (its mean is not evidence); † judge not calibrated. "
+                f"Fewer than {r.min_answers} answers: a count, not a rate.</p>")
+    if p.capped:
+        body.append(f"<p><b>{len(p.capped)} stored completion(s) were cut by the length cap</b> (their answers are the cut text): "
+                    + h(", ".join(f"{c.query_id} ({c.system} on {c.tier})" for c in p.capped[:10])) + (" …" if len(p.capped) > 10 else "") + "</p>")
     failing = [q for q in r.queries if q.first_failing.get(primary)]
-    body.append(f"<h2>Failing queries ({len(failing)}, system {h(primary)})</h2>")
+    body.append(f"<h2>Failing queries ({len(failing)} decided, system {h(primary)})</h2>")
+    if not failing:
+        body.append("<p class=muted>None decided yet" + ("; the access losses above are the provisional failures.</p>" if r.access_first and r.access_first.lost else ".</p>"))
     body += [_failing(q, primary) for q in failing[:MAX_FAILING]]
     if len(failing) > MAX_FAILING:
         body.append(f"<p class=muted>… and {len(failing) - MAX_FAILING} more in the JSON report.</p>")

@@ -6,7 +6,12 @@ from __future__ import annotations
 from workbench.diagnosis.collect import QueryVerdict
 from workbench.stats import Estimate
 from workbench.display import MISSING, fmt
+from collections import Counter
+
+from workbench.diagnosis.nearmiss import Distractor
 from workbench.report.build import QueryReport, Report
+from workbench.report.headline import COLUMNS, access_sentence, small_curves, tally, use_cell, use_sentence, verdict_sentence
+from workbench.report.partial import PROVISIONAL_ACCESS, LostGold
 from workbench.report.text import no_autolinks, shown
 from workbench.report.sweeps import markdown_section
 
@@ -68,36 +73,90 @@ def failing_query(q: QueryReport, primary: str) -> list[str]:
     if v.in_context is not None and v.in_context is not v.answer and v.in_context != v.answer:
         out.append(answer_line("QA in context", v.in_context))
     out += ["", f"Over the ladder: {md(ladder_line(q.verdicts.get(primary, [])))}"]
-    if q.distractors:
-        out += ["", "| rank | distractor | imitates gold | distractor has | gold has |", "|---:|---|---|---|---|"]
-        for d in q.distractors:
-            hn = " (hard negative)" if d.kind == "hard_negative" else ""
-            out.append(f"| #{d.rank} | {d.doc_id} {md(d.title)}{hn} | {d.imitates} {md(d.imitates_title)} | "
-                       f"{md(', '.join(d.distractor_has)) or MISSING} | {md(', '.join(d.gold_has)) or MISSING} |")
     out.append("")
+    return out + distractor_table(q.distractors)
+
+
+def lost_gold(x: LostGold, k: int) -> list[str]:
+    """One query of the access-first list: where it loses gold, to which near misses, what confirms it."""
+    gold = ", ".join(f"gold {g} " + (f"at #{rank}" if rank is not None else "not retrieved") for g, rank in x.gold_ranks.items())
+    out = [f"### `{md(x.query_id)}` — loses gold at `{md(x.level)}` (tier `{md(x.tier)}`)" + (f" — **{md(x.verdict)}**" if x.verdict else ""), "",
+           f"{md(x.query)} — {gold} (top {k}); lost on: {md(', '.join(x.levels_lost))}", ""]
+    if x.verdict == PROVISIONAL_ACCESS and x.command:
+        out += [f"Confirm: `{md(x.command)}`" + (f" (inspector key {md(x.key)})" if x.key else ""), ""]
+    out += distractor_table(x.distractors)
     return out
+
+
+def distractor_table(found: list[Distractor]) -> list[str]:
+    if not found:
+        return []
+    out = ["| rank | distractor | imitates gold | distractor has | gold has |", "|---:|---|---|---|---|"]
+    for d in found:
+        hn = " (hard negative)" if d.kind == "hard_negative" else ""
+        out.append(f"| #{d.rank} | {d.doc_id} {md(d.title)}{hn} | {d.imitates} {md(d.imitates_title)} | "
+                   f"{md(', '.join(d.distractor_has)) or MISSING} | {md(', '.join(d.gold_has)) or MISSING} |")
+    return out + [""]
+
+
+def access_section(r: Report) -> list[str]:
+    af = r.access_first
+    if af is None or not af.lost:
+        return []
+    out = [f"## Where access loses gold ({md(af.system)}, K={af.k}; no model needed)", "",
+           "| level | queries losing gold | ranked |", "|---|---:|---:|"]
+    out += [f"| {md(x.level)} | {x.lost} | {x.of} |" for x in af.levels] + [""]
+    for x in af.lost[:MAX_FAILING]:
+        out += lost_gold(x, af.k)
+    if len(af.lost) > MAX_FAILING:
+        out += [f"_… and {len(af.lost) - MAX_FAILING} more: see the HTML or JSON report._", ""]
+    return out
+
+
+def verdict_table(r: Report) -> list[str]:
+    words = tally(r)
+    out = ["## Verdicts per tier", "", "| level | system | " + " | ".join(COLUMNS) + " | reading |",
+           "|---|---|" + "---:|" * len(COLUMNS) + "---|"]
+    left_out = 0
+    for x in r.overview.readings:
+        c = words.get((x.level, x.system), Counter())
+        if not any(c[w] for w in COLUMNS if w != "NOT-YET"):
+            left_out += 1
+            continue
+        reading = x.reading if x.decided >= r.min_decided else f"{x.decided} decided: too few"
+        out.append(f"| {md(x.level)} | {md(x.system)} | " + " | ".join(str(c[w]) for w in COLUMNS) + f" | {reading} |")
+    if left_out:
+        out += ["", f"{left_out} level × system row(s) with every verdict NOT-YET left out."]
+    return out
+
+
+def capped_lines(r: Report) -> list[str]:
+    cut = r.provenance.capped
+    if not cut:
+        return []
+    some = ", ".join(f"{md(c.query_id)} ({md(c.system)} on {md(c.tier)})" for c in cut[:10])
+    return [f"**{len(cut)} stored completion(s) were cut by the length cap** (their answers are the cut text): {some}"
+            + (" …" if len(cut) > 10 else ""), ""]
 
 
 def report_markdown(r: Report) -> str:
     p = r.provenance
     primary = r.primary or ""
     out = [f"# Diagnosis: {md(p.project)}", "", f"Queries: version `{md(p.queries_version)}` ({len(r.queries)} queries).", ""]
-    overall = next((x for x in r.overview.readings if x.system == primary and x.level == "overall"), None)
+    out += [f"**{md(access_sentence(r))}**", "", md(use_sentence(r)), ""]
+    line, overall = verdict_sentence(r)
+    out += [md(line), ""]
     if overall:
-        out += [f"**{md(primary)}** is **{overall.reading}** over {', '.join(md(lv) for lv in r.levels)} "
-                f"({overall.decided} decided verdicts of {sum(overall.counts.values())}).", "",
-                f"Rule: {md(overall.rule)}", ""]
+        out += [f"Rule: {md(overall.rule)}", ""]
         if overall.recommendations:
             out += ["Recommendations, in order:", ""] + [f"{i}. {md(x)}" for i, x in enumerate(overall.recommendations, 1)] + [""]
     if r.empty_tiers:
         out += [f"Nothing stored yet for {len(r.empty_tiers)} tier(s): {md(', '.join(r.empty_tiers))} "
                 f"(`workbench eval {md(p.root)} --tiers …`, `workbench run …`).", ""]
-    out += ["## Verdicts per tier", "", "| level | system | " + " | ".join(VERDICT_COLUMNS) + " | reading |",
-            "|---|---|" + "---:|" * len(VERDICT_COLUMNS) + "---|"]
-    for x in r.overview.readings:
-        out.append(f"| {md(x.level)} | {md(x.system)} | " + " | ".join(str(x.counts.get(c, 0)) for c in VERDICT_COLUMNS)
-                   + f" | {x.reading} |")
-    out += ["", "Reading rules: " + "; ".join(f"{k} — {md(v)}" for k, v in r.reading_rules.items()), ""]
+    out += access_section(r)
+    out += verdict_table(r)
+    out += ["", "Reading rules: " + "; ".join(f"{k} — {md(v)}" for k, v in r.reading_rules.items())
+            + f"; a reading needs at least {r.min_decided} decided verdicts.", ""]
 
     out += [f"## Access (K={r.k}): mean [95% bootstrap interval]", "",
             "| level | system | n (single/multi) | R@1 | SR@K | FR@K | SR−FR |", "|---|---|---:|---:|---:|---:|---:|"]
@@ -106,17 +165,24 @@ def report_markdown(r: Report) -> str:
     out += ["", "## Use: share of answers correct [95% interval]", "",
             "| level | model · arm | n | correct | judge mean | exact | contains | F1 | from TUI |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for u in r.overview.use:
-        out.append(f"| {md(u.level)} | {md(u.label)} | {u.accuracy.n} | {est(u.accuracy)} | "
+        out.append(f"| {md(u.level)} | {md(u.label)} | {u.accuracy.n} | {use_cell(u.accuracy.n, u.accuracy.mean, r.min_answers) or est(u.accuracy)} | "
                    f"{fmt(u.judge_mean, 2)}{judge_mark(u.judge_trusted) if u.judge_mean is not None else ''} | "
                    f"{fmt(u.exact, 2)} | {fmt(u.contains, 2)} | {fmt(u.f1, 2)} | {u.from_tui} |")
-    out += ["", f"Correct: {md(r.answer_rule)}. * judge failed calibration (its mean is not evidence); † judge not calibrated.", ""]
+    out += ["", f"Correct: {md(r.answer_rule)}. * judge failed calibration (its mean is not evidence); † judge not calibrated. "
+            f"Fewer than {r.min_answers} answers: a count, not a rate.", ""]
+    out += capped_lines(r)
     out += [f"## Where the curves turn (drop > {r.overview.threshold:.2f}, interval excludes no drop)", ""]
+    small = small_curves(r)
     for t in r.overview.turns:
+        if t.curve in small:
+            continue
         out.append(f"- {md(t.curve)}: " + (f"turns at **{md(t.turn.level)}** — {md(t.turn.rule)}" if t.turn else "no turn"))
     out.append("")
 
     failing = [q for q in r.queries if q.first_failing.get(primary)]
-    out += [f"## Failing queries ({len(failing)}, system {md(primary)})", ""]
+    out += [f"## Failing queries ({len(failing)} decided, system {md(primary)})", ""]
+    if not failing:
+        out += ["None decided yet" + ("; the access losses above are the provisional failures." if r.access_first and r.access_first.lost else "."), ""]
     for q in failing[:MAX_FAILING]:
         out += failing_query(q, primary)
     if len(failing) > MAX_FAILING:

@@ -1,0 +1,88 @@
+"""What both renderers say first, in plain words: access as the rankings show it, the system whose
+verdicts follow and how far they are decided, use as far as answers are stored. Also the verdict
+tally per level × system with provisional access failures counted apart (partial.py)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from workbench.diagnosis.overview import Reading
+from workbench.report.build import Report
+from workbench.report.partial import PROVISIONAL_ACCESS, count, shown_verdict
+
+COLUMNS = ("PASS", "ACCESS", PROVISIONAL_ACCESS, "USE", "USE-UNDER-DISTRACTORS", "BOTH", "NOT-YET")
+DECIDED = ("PASS", "ACCESS", "USE", "USE-UNDER-DISTRACTORS", "BOTH")
+
+
+def tally(r: Report) -> dict[tuple[str, str], Counter]:
+    """(level or "overall", system) → shown verdict → queries."""
+    out: dict[tuple[str, str], Counter] = {}
+    for q in r.queries:
+        for system, verdicts in q.verdicts.items():
+            for v in verdicts:
+                word = shown_verdict(v)
+                out.setdefault((v.level, system), Counter())[word] += 1
+                out.setdefault(("overall", system), Counter())[word] += 1
+    return out
+
+
+def overall_reading(r: Report) -> Reading | None:
+    return next((x for x in r.overview.readings if x.system == r.primary and x.level == "overall"), None)
+
+
+def access_sentence(r: Report) -> str:
+    """Plain text (the renderers escape it)."""
+    af = r.access_first
+    if af is None:
+        return f"No ranking stored yet: workbench eval {r.provenance.root} ranks every query (access needs no model)."
+    firsts = Counter(x.level for x in af.lost)
+    where = ", ".join(f"{lv} {firsts[lv]}" for lv in r.levels if firsts[lv])
+    lost = len(af.lost)
+    return (f"Access ({af.system}, K={af.k}): {lost} of {af.queries} quer{'y' if af.queries == 1 else 'ies'} "
+            f"lose gold from the top {af.k}" + (f" on at least one level (first lost at: {where})." if lost else " on no level."))
+
+
+def use_sentence(r: Report) -> str:
+    n = r.access_first.answers if r.access_first else sum(u.accuracy.n for u in r.overview.use)
+    if n == 0:
+        return ("Use: no model answer stored yet; verdicts wait for answers (the oracle answer, model handed only the gold, "
+                "confirms an access failure).")
+    small = sum(u.accuracy.n < r.min_answers for u in r.overview.use)
+    return (f"Use: {n} model answer{'' if n == 1 else 's'} stored"
+            + (f"; {small} figure{'' if small == 1 else 's'} from fewer than {r.min_answers} answers shown as counts, not rates." if small else "."))
+
+
+def verdict_sentence(r: Report) -> tuple[str, Reading | None]:
+    """The verdict system's line, and its overall reading when enough verdicts are decided for one."""
+    if r.primary is None:
+        return "No verdict yet: nothing is stored for these tiers.", None
+    spec = next(s for s in r.systems if s.name == r.primary)
+    words = tally(r).get(("overall", r.primary), Counter())
+    decided = sum(words[w] for w in DECIDED)
+    total = sum(words.values())
+    provisional = words[PROVISIONAL_ACCESS]
+    line = f"Verdicts of {spec.label}: {decided} decided of {total} (query × level)"
+    if provisional:
+        line += f", {provisional} provisional {PROVISIONAL_ACCESS} (gold not reached; the oracle answer confirms)"
+    reading = overall_reading(r)
+    if reading is None or decided < r.min_decided:
+        return line + f"; too few decided for a reading (at least {r.min_decided}).", None
+    return line + f"; reading: {reading.reading}.", reading
+
+
+def use_cell(n: int, mean: float | None, minimum: int) -> str | None:
+    """A use figure from too few answers as a count ("1 of 1 right"), else None (show the rate)."""
+    if n >= minimum or mean is None:
+        return None
+    return count(round(mean * n), n)
+
+
+def small_curves(r: Report) -> set[str]:
+    """Curves (as overview.turns names them) with a point from fewer than min_answers answers or queries."""
+    out = {f"{u.label} accuracy" for u in r.overview.use if u.accuracy.n < r.min_answers}
+    for a in r.overview.access:
+        if a.n < r.min_answers:
+            out.add(f"{a.system} SR@{r.k}")
+        if a.n_multi < r.min_answers:
+            out.add(f"{a.system} FR@{r.k}")
+    return out

@@ -20,16 +20,22 @@ from workbench.safe_text import markup_escaped
 @SEED_OPT
 @QUERIES_VERSION
 def report_command(root: Path, fmt_: str, output: Path | None, tier_spec: str, queries: str, seed: int, queries_version: str) -> None:
-    """The diagnosis report: Markdown for PRs, one self-contained HTML file, or JSON with everything."""
+    """The diagnosis report: Markdown for PRs, one self-contained HTML file, or JSON with everything.
+
+    It leads with access (which queries lose gold, at which level, to which near misses: no model
+    needed) and adds use as answers are stored. With exactly one query (`--queries ID`) it is that
+    query's own report: its rankings per tier, its near misses' word diffs, its answers."""
     from workbench.fsutil import safe_name
     from workbench.project.files import ORIGINAL_VERSION
-    from workbench.report import build_report, render, write_report
+    from workbench.report import make_report, render, write_report
 
     project, tiers, qids = load_selection(root, tier_spec, queries, queries_version)
-    report = build_report(project, tiers, qids, seed=seed)
+    report = make_report(project, tiers, qids, seed=seed)
     if output is not None and str(output) == "-":
         click.echo(render(report, fmt_).decode(), nl=False)
         return
-    stem = "diagnosis" if project.queries_version == ORIGINAL_VERSION else f"diagnosis-{safe_name(project.queries_version)}"
+    stem = "diagnosis" if qids is None or len(qids) != 1 else f"report-{safe_name(next(iter(qids)))}"
+    if project.queries_version != ORIGINAL_VERSION:
+        stem += f"-{safe_name(project.queries_version)}"
     path = write_report(report, fmt_, output or root / "reports" / f"{stem}.{fmt_}")
     err_console.print(f"wrote {markup_escaped(str(path))}", highlight=False)

@@ -1,5 +1,7 @@
 """The diagnosis report: build.py makes the document; markdown.py, html_page.py render it; JSON is it;
-sweeps.py renders the sweeps' sections (Markdown, SVG, dict) that the report and `sweep show` include."""
+sweeps.py renders the sweeps' sections (Markdown, SVG, dict) that the report and `sweep show` include.
+The report of ONE query has its own document (query.py) and template (query_page.py); its JSON is
+the one-query Report."""
 
 from __future__ import annotations
 
@@ -9,12 +11,15 @@ from typing import Literal
 from workbench.errors import BadInput
 from workbench.fsutil import atomic_write_bytes
 from workbench.report.build import Report, build_report, report_json
+from workbench.report.query import QueryPage, build_query_page
 
 Format = Literal["md", "html", "json"]
 FORMATS: tuple[str, ...] = ("md", "html", "json")
 
 
-def render(report: Report, fmt: str) -> bytes:
+def render(report: Report | QueryPage, fmt: str) -> bytes:
+    if isinstance(report, QueryPage):
+        return _render_query(report, fmt)
     if fmt == "md":
         from workbench.report.markdown import report_markdown
 
@@ -28,7 +33,24 @@ def render(report: Report, fmt: str) -> bytes:
     raise BadInput(f"unknown report format {fmt!r}; known: {list(FORMATS)}")
 
 
-def write_report(report: Report, fmt: str, path: Path) -> Path:
+def _render_query(page: QueryPage, fmt: str) -> bytes:
+    from workbench.report.query_page import query_html, query_markdown
+
+    if fmt == "md":
+        return query_markdown(page).encode()
+    if fmt == "html":
+        return query_html(page).encode()
+    return render(page.report, fmt)
+
+
+def make_report(project, tiers, query_ids: set[str] | None = None, seed: int = 0) -> Report | QueryPage:
+    """The project's report, or with exactly one query that query's own page."""
+    if query_ids is not None and len(query_ids) == 1:
+        return build_query_page(project, tiers, next(iter(query_ids)), seed=seed)
+    return build_report(project, tiers, query_ids, seed=seed)
+
+
+def write_report(report: Report | QueryPage, fmt: str, path: Path) -> Path:
     """Written whole or not at all (temp + rename)."""
     atomic_write_bytes(path, render(report, fmt))
     return path
@@ -36,9 +58,10 @@ def write_report(report: Report, fmt: str, path: Path) -> Path:
 
 def export_reports(project, tiers, directory: Path, query_ids: set[str] | None = None, stem: str = "diagnosis",
                    formats: tuple[str, ...] = FORMATS, seed: int = 0) -> list[Path]:
-    """<stem>.md, .html and .json in directory (what the TUI's export keys write)."""
-    report = build_report(project, tiers, query_ids, seed=seed)
+    """<stem>.md, .html and .json in directory (what the TUI's export keys write); one query: its own page."""
+    report = make_report(project, tiers, query_ids, seed=seed)
     return [write_report(report, f, directory / f"{stem}.{f}") for f in formats]
 
 
-__all__ = ["FORMATS", "Report", "build_report", "export_reports", "render", "write_report"]
+__all__ = ["FORMATS", "QueryPage", "Report", "build_query_page", "build_report", "export_reports", "make_report", "render",
+           "write_report"]

@@ -115,7 +115,7 @@ def _heat_strip(r: Report) -> str:
     return "".join(parts) + f"<p>{legend}</p>"
 
 
-def _answer_row(name: str, a) -> str:
+def answer_row(name: str, a) -> str:
     if a is None:
         return f"<tr><td class=l>{h(name)}</td><td class='l muted' colspan=6>not run</td></tr>"
     judge = MISSING if a.judge_score is None else f"{a.judge_score:g}/5{judge_mark(a.judge_trusted)}"
@@ -126,7 +126,7 @@ def _answer_row(name: str, a) -> str:
             f"<tr><td></td><td class='l muted' colspan=6>{h(a.basis)}</td></tr>")
 
 
-def _spans(spans: list[tuple[str, bool]]) -> str:
+def spans_html(spans: list[tuple[str, bool]]) -> str:
     return "".join(f"<mark>{h(t)}</mark>" if changed else h(t) for t, changed in spans)
 
 
@@ -141,9 +141,9 @@ def _failing(q: QueryReport, primary: str) -> str:
            "<p>Over the ladder: " + " · ".join(f"{h(x.level)} {badge(x.verdict)}" + (f" <span class=muted>gold {h(ranks(x))}</span>" if ranks(x) else "")
                                            for x in q.verdicts.get(primary, [])) + "</p>",
            "<table><tr><th class=l>arm</th><th class=l>answer</th><th>decided</th><th>judge</th><th>exact</th><th>contains</th><th>F1</th></tr>",
-           _answer_row("end-to-end", v.answer), _answer_row("oracle", v.oracle)]
+           answer_row("end-to-end", v.answer), answer_row("oracle", v.oracle)]
     if v.in_context is not None and v.in_context != v.answer:
-        out.append(_answer_row("QA in context", v.in_context))
+        out.append(answer_row("QA in context", v.in_context))
     out.append("</table>")
     out.append(distractor_table(q.distractors))
     return "".join(out)
@@ -161,7 +161,7 @@ def distractor_table(found: list[Distractor]) -> str:
     out.append("</table>")
     top = found[0]
     out.append(f"<details><summary>word-level differences: distractor {top.doc_id} vs gold {top.imitates}</summary>"
-               f'<div class=diff>{_spans(top.distractor_spans)}</div><div class=diff>{_spans(top.gold_spans)}</div></details>')
+               f'<div class=diff>{spans_html(top.distractor_spans)}</div><div class=diff>{spans_html(top.gold_spans)}</div></details>')
     return "".join(out)
 
 

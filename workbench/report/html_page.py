@@ -253,7 +253,7 @@ def report_html(r: Report) -> str:
     body.append(f"<h2>Where the curves turn</h2><p class=muted>first level whose drop exceeds {r.overview.threshold:.2f} and whose interval excludes no drop</p><ul>")
     small = small_curves(r)
     body += [f"<li>{h(t.curve)}: " + (f"<b>{h(t.turn.level)}</b> — {h(t.turn.rule)}" if t.turn else "no turn") + "</li>"
-             for t in r.overview.turns if t.curve not in small]
+             for t in r.overview.turns if t.curve not in small] or [f"<li class=muted>no curve from at least {r.min_answers} answers (or queries) per level yet</li>"]
     body.append("</ul>")
     body += _reading_table(r)
     body.append(f"<h2>Access (K={r.k})</h2><table><tr><th class=l>level</th><th class=l>system</th><th>n (single/multi)</th><th>R@1</th><th>SR@K</th><th>FR@K</th><th>SR−FR</th></tr>")
@@ -272,7 +272,8 @@ def report_html(r: Report) -> str:
     failing = [q for q in r.queries if q.first_failing.get(primary)]
     body.append(f"<h2>Failing queries ({len(failing)} decided, system {h(primary)})</h2>")
     if not failing:
-        body.append("<p class=muted>None decided yet" + ("; the access losses above are the provisional failures.</p>" if r.access_first and r.access_first.lost else ".</p>"))
+        provisional = any(x.verdict == PROVISIONAL_ACCESS for x in r.access_first.lost) if r.access_first else False
+        body.append("<p class=muted>No decided failure" + ("; the ACCESS? queries above are the provisional ones.</p>" if provisional else ".</p>"))
     body += [_failing(q, primary) for q in failing[:MAX_FAILING]]
     if len(failing) > MAX_FAILING:
         body.append(f"<p class=muted>… and {len(failing) - MAX_FAILING} more in the JSON report.</p>")

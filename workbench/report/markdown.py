@@ -162,17 +162,22 @@ def report_markdown(r: Report) -> str:
             "| level | system | n (single/multi) | R@1 | SR@K | FR@K | SR−FR |", "|---|---|---:|---:|---:|---:|---:|"]
     for a in r.overview.access:
         out.append(f"| {md(a.level)} | {md(a.system)} | {a.n} ({a.n_single}/{a.n_multi}) | {est(a.r_at_1)} | {est(a.sr)} | {est(a.fr)} | {est(a.gap)} |")
-    out += ["", "## Use: share of answers correct [95% interval]", "",
-            "| level | model · arm | n | correct | judge mean | exact | contains | F1 | from TUI |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for u in r.overview.use:
-        out.append(f"| {md(u.level)} | {md(u.label)} | {u.accuracy.n} | {use_cell(u.accuracy.n, u.accuracy.mean, r.min_answers) or est(u.accuracy)} | "
-                   f"{fmt(u.judge_mean, 2)}{judge_mark(u.judge_trusted) if u.judge_mean is not None else ''} | "
-                   f"{fmt(u.exact, 2)} | {fmt(u.contains, 2)} | {fmt(u.f1, 2)} | {u.from_tui} |")
+    out += ["", "## Use: share of answers correct [95% interval]", ""]
+    if not r.overview.use:
+        out += ["_No model answer stored yet._"]
+    else:
+        out += ["| level | model · arm | n | correct | judge mean | exact | contains | F1 | from TUI |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for u in r.overview.use:
+            out.append(f"| {md(u.level)} | {md(u.label)} | {u.accuracy.n} | {use_cell(u.accuracy.n, u.accuracy.mean, r.min_answers) or est(u.accuracy)} | "
+                       f"{fmt(u.judge_mean, 2)}{judge_mark(u.judge_trusted) if u.judge_mean is not None else ''} | "
+                       f"{fmt(u.exact, 2)} | {fmt(u.contains, 2)} | {fmt(u.f1, 2)} | {u.from_tui} |")
     out += ["", f"Correct: {md(r.answer_rule)}. * judge failed calibration (its mean is not evidence); † judge not calibrated. "
             f"Fewer than {r.min_answers} answers: a count, not a rate.", ""]
     out += capped_lines(r)
     out += [f"## Where the curves turn (drop > {r.overview.threshold:.2f}, interval excludes no drop)", ""]
     small = small_curves(r)
+    if all(t.curve in small for t in r.overview.turns):
+        out.append(f"_No curve from at least {r.min_answers} answers (or queries) per level yet._")
     for t in r.overview.turns:
         if t.curve in small:
             continue
@@ -182,7 +187,8 @@ def report_markdown(r: Report) -> str:
     failing = [q for q in r.queries if q.first_failing.get(primary)]
     out += [f"## Failing queries ({len(failing)} decided, system {md(primary)})", ""]
     if not failing:
-        out += ["None decided yet" + ("; the access losses above are the provisional failures." if r.access_first and r.access_first.lost else "."), ""]
+        provisional = any(x.verdict == PROVISIONAL_ACCESS for x in r.access_first.lost) if r.access_first else False
+        out += ["No decided failure" + ("; the ACCESS? queries above are the provisional ones." if provisional else "."), ""]
     for q in failing[:MAX_FAILING]:
         out += failing_query(q, primary)
     if len(failing) > MAX_FAILING:

@@ -81,6 +81,17 @@ def test_export_reports_of_one_query_writes_its_own_template(partial_root, tmp_p
     assert [q["query_id"] for q in json.loads(js)["queries"]] == ["q1"]  # JSON: the one-query report, as before
 
 
+def test_the_tuis_per_query_export_writes_the_query_page(partial_root, tmp_path):
+    from workbench import session as ws
+
+    session, _ = ws.open_session(partial_root)
+    paths = ws.export_report(session, tmp_path / "exports", "q1", formats=("md", "html"))
+    assert [x.name for x in paths] == ["report-q1.md", "report-q1.html"]
+    assert paths[0].read_text().startswith("# Query `q1`") and "Near misses ranked above a gold document" in paths[1].read_text()
+    whole = ws.export_report(session, tmp_path / "exports", formats=("md",))
+    assert whole[0].read_text().startswith("# Diagnosis: ")
+
+
 def test_cli_report_of_one_query(partial_root):
     from workbench.cli import main
 

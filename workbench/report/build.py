@@ -110,6 +110,22 @@ class Report(msgspec.Struct, frozen=True):
     min_decided: int = MIN_DECIDED  # fewer decided verdicts: no reading
 
 
+def capped_answers(project: Project, tiers: list[Tier]) -> list[CappedAnswer]:
+    """Every stored completion the length cap cut: tier runs, the TUI's one-query runs, the version's."""
+    from workbench.llm.store import tui_stores, version_runs_root, version_tui_stores
+
+    vroot = version_runs_root(project)
+    stores = [LLMRunStore(project), *tui_stores(project), *([LLMRunStore(project, root=vroot)] if vroot else []),
+              *version_tui_stores(project)]
+    out: set[tuple[str, str, str]] = set()
+    for t in tiers:
+        for store in stores:
+            for run in store.runs(t):
+                items = run.localize if run.task == "localize" else run.qa
+                out.update((x.query_id, t.name, run.system) for x in items if getattr(x, CAP_FLAG, False) is True)
+    return [CappedAnswer(*c) for c in sorted(out)]
+
+
 def _provenance(project: Project, tiers: list[Tier], collector: Collector, seed: int) -> Provenance:
     from workbench.diagnosis.collect import level_of
     from workbench.llm.providers import resolve_model
@@ -118,7 +134,6 @@ def _provenance(project: Project, tiers: list[Tier], collector: Collector, seed:
     models: set[str] = set()
     judges: set[str] = set()
     calls = hits = 0
-    capped: list[CappedAnswer] = []
     for t in tiers:
         for run in LLMRunStore(project).runs(t):
             models.add(run.model)
@@ -127,7 +142,6 @@ def _provenance(project: Project, tiers: list[Tier], collector: Collector, seed:
             items = run.localize if run.task == "localize" else run.qa
             calls += len(items)
             hits += sum(x.cached for x in items)
-            capped += [CappedAnswer(x.query_id, t.name, run.system) for x in items if getattr(x, CAP_FLAG, False) is True]
     model_cfgs = {}
     for m in sorted(models | judges):
         try:
@@ -143,7 +157,7 @@ def _provenance(project: Project, tiers: list[Tier], collector: Collector, seed:
         tiers=[TierInfo(t.name, t.kind, level_of(t), len(t.doc_ids), t.tokens, len(project.tier_query_ids(t)), tier_hash(project, t)) for t in tiers],
         manifests=manifests, embedder=embedder_name(project), models=model_cfgs, judges=judge_infos,
         seeds={"ladder": project.config.ladder.seed, "bootstrap": seed}, model_calls=calls, cache_hits=hits,
-        queries_version=project.queries_version, capped=capped,
+        queries_version=project.queries_version, capped=capped_answers(project, tiers),
     )
 
 

@@ -12,6 +12,7 @@ import msgspec
 import pytest
 
 from support import diagnosis as ds
+from support.browser import chromium_path, load_page
 from workbench.access.ladder import load_tiers
 from workbench.llm.store import LLMRunStore
 from workbench.project.load import load_project
@@ -147,3 +148,19 @@ def test_the_sample_corpus_before_any_model_ran(sample_project):
     md = render(report, "md").decode()
     assert md.split("\n## ")[0].count(f"Access (hybrid, K={k}): {len(lost)} of {len(p.queries)} queries lose gold") == 1
     assert "undecided" not in md and "is balanced" not in md
+
+
+@pytest.mark.skipif(chromium_path() is None, reason="chromium not installed (.ci/run installs it: apt-get install -y chromium)")
+def test_partial_report_in_headless_chromium(rankings_only, tmp_path):
+    """Before any model ran: the first screen leads with access, and the page loads cleanly."""
+    p, tiers = _tiers(rankings_only)
+    html_file = tmp_path / "partial.html"
+    html_file.write_bytes(render(build_report(p, tiers, seed=0), "html"))
+    page = load_page(html_file, screenshot=tmp_path / "partial.png")
+    assert page.console == [] and page.exceptions == [] and page.log_errors == []
+    assert page.requests == [html_file.resolve().as_uri()] and page.script_elements == 0
+    lines = [x for x in page.text.splitlines() if x.strip()]
+    assert lines[0] == "Diagnosis: tiny <b>diag</b>"
+    assert lines[2].startswith("Access (hybrid, K=2): 1 of 3 queries lose gold from the top 2")
+    assert "Where access loses gold (hybrid, K=2; no model needed)" in lines[5:8]
+    assert "Berlin <script>alert('pwned')</script>" in page.text

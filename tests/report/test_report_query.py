@@ -122,7 +122,7 @@ def test_a_completion_cut_by_the_length_cap_is_stated(partial_root, tmp_path, mo
     assert "“Berlin” → **wrong**" in md and "— **cut by the length cap**" in md.split("## Tier `full`")[1]
     whole = render(build.build_report(p, [full], seed=0), "md").decode()
     assert "**1 stored completion(s) were cut by the length cap** (their answers are the cut text): q1 (model:local:rag:hybrid@2 on full)" in whole
-    monkeypatch.setattr(build, "CAP_FLAG", "capped")  # the flag's real name: absent today, so nothing is said
+    monkeypatch.undo()  # the flag's real name (the use side's `cut`): no stored answer is cut here
     assert "length cap" not in render(_page(root), "md").decode()
 
 

@@ -22,13 +22,13 @@ from workbench.llm.store import LLMRunStore
 from workbench.project.files import Project
 from workbench.records import ModelConfig, Tier
 from workbench.access.runs import tier_hash
-from workbench.report.partial import MIN_ANSWERS, MIN_DECIDED, AccessFirst, access_first, choose_system
+from workbench.report.partial import MIN_ANSWERS, MIN_DECIDED, AccessFirst, access_first, choose_system, first_decided_failure
 from workbench.report.sweeps import sweeps_dict
 
 FORMAT_VERSION = 1
 # The stored answer's flag saying the length cap cut its completion (issue 20 item 13, workbench/llm):
 # read by name so the report states it as soon as the use side stores it; absent = never cut.
-CAP_FLAG = "capped"
+CAP_FLAG = "cut"
 ANSWER_RULE = (
     f"judge trusted (passed calibration): correct ⇔ median judge score ≥ {JUDGE_CORRECT:g}/5; "
     f"otherwise short gold answers (≤ 6 words): correct ⇔ the normalised answer contains the gold; "
@@ -83,7 +83,7 @@ class QueryReport(msgspec.Struct, frozen=True):
     multi_source: bool
     gold: dict[int, str]  # DocID → title
     verdicts: dict[str, list[QueryVerdict]]  # system → one per level, ladder order
-    first_failing: dict[str, str | None]  # system → level
+    first_failing: dict[str, str | None]  # system → the first level of a decided failure (ACCESS? is not one)
     distractors: list[Distractor]  # primary system, at its first failing level
     distractor_level: str | None
 
@@ -167,10 +167,10 @@ def query_report(project: Project, qv: QueryVerdicts, collector: Collector, tier
     for v in qv.verdicts:
         if v.query_id == query_id:
             verdicts.setdefault(v.system, []).append(v)
-    first = {s: (f.level if (f := qv.first_failing(s, query_id)) else None) for s in verdicts}
+    first = {s: (f.level if (f := first_decided_failure(qv, s, query_id)) else None) for s in verdicts}
     found: list[Distractor] = []
     spec = next((s for s in qv.systems if s.name == qv.primary), None)
-    fail = qv.first_failing(qv.primary, query_id) if qv.primary else None
+    fail = first_decided_failure(qv, qv.primary, query_id) if qv.primary else None
     if spec is not None and spec.access and fail is not None:
         tier = next(t for t in tiers if t.name == fail.tier)
         ranked = collector.tier_store(tier).rankings.get(spec.access, {}).get(query_id)

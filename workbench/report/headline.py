@@ -10,7 +10,7 @@ from workbench.diagnosis.overview import Reading
 from workbench.report.build import Report
 from workbench.report.partial import PROVISIONAL_ACCESS, count, shown_verdict
 
-COLUMNS = ("PASS", "ACCESS", PROVISIONAL_ACCESS, "USE", "USE-UNDER-DISTRACTORS", "BOTH", "NOT-YET")
+COLUMNS = ("PASS", "ACCESS", PROVISIONAL_ACCESS, "USE", "USE-UNDER-DISTRACTORS", "BOTH", "UNDECIDED", "NOT-YET")
 DECIDED = ("PASS", "ACCESS", "USE", "USE-UNDER-DISTRACTORS", "BOTH")
 
 

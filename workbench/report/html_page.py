@@ -14,14 +14,15 @@ from workbench.diagnosis.nearmiss import Distractor
 from workbench.report.build import QueryReport, Report
 from workbench.report.headline import (COLUMNS, access_sentence, small_curves, tally, use_cell, use_sentence,
                                        verdict_sentence)
-from workbench.report.markdown import judge_mark, ranks
+from workbench.report.markdown import decided_word, judge_mark, ranks
 from workbench.report.partial import PROVISIONAL_ACCESS, LostGold, shown_verdict
 from workbench.report.text import shown
 from workbench.report.sweeps import svg_section
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 COLORS = {"PASS": "#2e7d32", "ACCESS": "#ef6c00", "USE": "#6a1b9a", "USE-UNDER-DISTRACTORS": "#d81b60",
-          "BOTH": "#b71c1c", "NOT-YET": "#bdbdbd", PROVISIONAL_ACCESS: "#ffb74d"}
+          "BOTH": "#b71c1c", "NOT-YET": "#bdbdbd", PROVISIONAL_ACCESS: "#ffb74d",
+          "UNDECIDED": "#9e9e9e"}
 PALETTE = ["#1565c0", "#ef6c00", "#2e7d32", "#6a1b9a", "#c62828", "#00838f", "#5d4037", "#9e9d24", "#ad1457", "#37474f"]
 MAX_FAILING = 60
 STYLE = """
@@ -121,7 +122,7 @@ def answer_row(name: str, a) -> str:
     judge = MISSING if a.judge_score is None else f"{a.judge_score:g}/5{judge_mark(a.judge_trusted)}"
     reason = f"<br><span class=muted>judge: {h(a.judge_reason)}</span>" if a.judge_reason else ""
     src = "" if a.source == "tier run" else f"<br><span class=muted>{h(a.source)}, {a.run_queries} quer{'y' if a.run_queries == 1 else 'ies'}</span>"
-    return (f"<tr><td class=l>{h(name)}</td><td class=l>{h(a.answer)}{reason}{src}</td><td>{'right' if a.correct else '<b>wrong</b>'}</td>"
+    return (f"<tr><td class=l>{h(name)}</td><td class=l>{h(a.answer)}{reason}{src}</td><td>{'<b>wrong</b>' if decided_word(a) == 'wrong' else decided_word(a)}</td>"
             f"<td>{judge}</td><td>{fmt(a.exact)}</td><td>{fmt(a.contains)}</td><td>{a.f1:.2f}</td></tr>"
             f"<tr><td></td><td class='l muted' colspan=6>{h(a.basis)}</td></tr>")
 

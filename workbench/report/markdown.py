@@ -37,13 +37,18 @@ def judge_mark(trusted: bool | None) -> str:
     return "" if trusted else ("*" if trusted is False else "†")
 
 
+def decided_word(a) -> str:
+    """right / wrong, or undecided where the correctness rule abstains (AnswerCheck.decided, when stored)."""
+    return "undecided" if not getattr(a, "decided", True) else ("right" if a.correct else "wrong")
+
+
 def answer_line(name: str, a) -> str:
     if a is None:
         return f"- {name}: _not run_"
     judge = MISSING if a.judge_score is None else f"{a.judge_score:g}/5{judge_mark(a.judge_trusted)}"
     reason = f" — judge: “{md(a.judge_reason)}”" if a.judge_reason else ""
     src = f"; {a.source}, {a.run_queries} quer{'y' if a.run_queries == 1 else 'ies'}" if a.source != "tier run" else ""
-    return (f"- {name}: “{md(a.answer)}” → **{'right' if a.correct else 'wrong'}** (judge {judge}; exact "
+    return (f"- {name}: “{md(a.answer)}” → **{decided_word(a)}** (judge {judge}; exact "
             f"{fmt(a.exact)}, contains {fmt(a.contains)}, F1 {a.f1:.2f}{src}){reason}")
 
 

@@ -64,6 +64,15 @@ def shown_verdict(v: QueryVerdict) -> str:
     return PROVISIONAL_ACCESS if v.verdict == "NOT-YET" and v.rule == "N2" else v.verdict
 
 
+FAILURES = ("ACCESS", "USE", "USE-UNDER-DISTRACTORS", "BOTH")  # decided failures
+
+
+def first_decided_failure(qv: QueryVerdicts, system: str, query_id: str) -> QueryVerdict | None:
+    """The first level (ladder order) where the query's verdict is a decided failure: provisional
+    (ACCESS?), undecided and missing verdicts are not failures yet."""
+    return next((v for v in qv.of(system) if v.query_id == query_id and v.verdict in FAILURES), None)
+
+
 def _reader_task(spec: SystemSpec) -> str:
     return "rag" if spec.reader == "rag" else "qa"
 

@@ -11,6 +11,7 @@ from workbench.report.markdown import answer_line, md
 from workbench.report.query import NearMissView, QueryPage, TierView
 
 KIND_MARK = {"gold": "gold", "hard_negative": "hard negative"}
+PROVISIONAL_NOTE = " (shown as ACCESS?: the gold is not reached, so access fails unless the oracle answer says BOTH)"
 ARM_NAMES = {"qa": "QA in context", "oracle": "oracle (gold only)", "rag": "retrieve-then-read"}
 
 
@@ -63,7 +64,7 @@ def query_markdown(page: QueryPage) -> str:
     for t in page.tiers:
         out += [f"## Tier `{md(t.tier)}` (level {md(t.level)}, K={t.k})" + (f" — **{t.shown}**" if t.shown else ""), ""]
         if t.verdict is not None:
-            out += [f"Because ({md(t.verdict.rule)}): {md(t.verdict.because)}", ""]
+            out += [f"Because ({md(t.verdict.rule)}): {md(t.verdict.because)}" + (PROVISIONAL_NOTE if t.shown != t.verdict.verdict else ""), ""]
             if t.verdict.command:
                 out += [f"Next: `{md(t.verdict.command)}`" + (f" (inspector key {md(t.verdict.key)})" if t.verdict.key else ""), ""]
         if t.others:
@@ -119,7 +120,7 @@ def query_html(page: QueryPage) -> str:
     for t in page.tiers:
         body.append(f'<h2 id="tier-{h(t.tier)}">{h(t.tier)} {badge(t.shown) if t.shown else ""} <span class=muted>level {h(t.level)}, K={t.k}</span></h2>')
         if t.verdict is not None:
-            body.append(f"<p><b>Because</b> ({h(t.verdict.rule)}): {h(t.verdict.because)}</p>")
+            body.append(f"<p><b>Because</b> ({h(t.verdict.rule)}): {h(t.verdict.because)}{h(PROVISIONAL_NOTE) if t.shown != t.verdict.verdict else ''}</p>")
             if t.verdict.command:
                 body.append(f"<p class=muted>Next: <code>{h(t.verdict.command)}</code>" + (f" (inspector key {h(t.verdict.key)})" if t.verdict.key else "") + "</p>")
         if t.others:

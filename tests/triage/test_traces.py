@@ -80,3 +80,140 @@ def test_reimporting_the_same_traces_changes_nothing(evaluated_copy, tmp_path):
     # only the importers' own records change (they carry their import time); the rest is byte-identical
     assert {Path(k).parent.as_posix() for k in changed} <= {".workbench/imports/runs", ".workbench/imports/answers"}, changed
     assert len(read_edits(evaluated_copy)) == 1
+
+
+# ------------------------------------------------------------------ bad input
+
+
+@pytest.fixture(scope="module")
+def good_traces(evaluated, tmp_path_factory) -> Path:
+    """Traces of four queries (read-only: a test that damages them writes a copy)."""
+    project = load_project(evaluated)
+    return write_traces(evaluated, tmp_path_factory.mktemp("traces") / "good.jsonl", project.queries[:4], rerank=False)
+
+
+def spans_of_kind(docs: list[dict], kind: str) -> list[dict]:
+    out = []
+    for doc in docs:
+        for rs in doc["resourceSpans"]:
+            for ss in rs["scopeSpans"]:
+                for s in ss["spans"]:
+                    if any(a["key"] == "openinference.span.kind" and a["value"].get("stringValue") == kind for a in s["attributes"]):
+                        out.append(s)
+    return out
+
+
+def set_attr(span: dict, key: str, value: dict) -> None:
+    span["attributes"] = [a for a in span["attributes"] if a["key"] != key] + [{"key": key, "value": value}]
+
+
+def damaged(good: Path, tmp_path: Path, change) -> Path:
+    docs = otlp_lines(good)
+    change(docs)
+    return write_otlp(tmp_path / "damaged.jsonl", docs)
+
+
+def _no_trace_id(docs):
+    del spans_of_kind(docs, "RETRIEVER")[0]["traceId"]
+
+
+def _no_documents(docs):
+    s = spans_of_kind(docs, "RETRIEVER")[1]
+    s["attributes"] = [a for a in s["attributes"] if not a["key"].startswith("retrieval.documents")]
+
+
+def _float_id(docs):
+    set_attr(spans_of_kind(docs, "RETRIEVER")[0], "retrieval.documents.1.document.id", {"doubleValue": 2.5})
+
+
+def _word_score(docs):
+    set_attr(spans_of_kind(docs, "RETRIEVER")[0], "retrieval.documents.0.document.score", {"stringValue": "high"})
+
+
+def _zero_trace_id(docs):
+    for s in spans_of_kind(docs, "LLM")[:1] + spans_of_kind(docs, "RETRIEVER")[:1] + spans_of_kind(docs, "CHAIN")[:1]:
+        s["traceId"] = "0" * 32
+
+
+SKIPS = {
+    "span without a trace id": (_no_trace_id, "no valid trace id"),
+    "retriever span with no documents": (_no_documents, "retriever span with no documents"),
+    "a document id of the wrong type": (_float_id, "a document id must be a string or an integer, not float 2.5"),
+    "a score that is not a number": (_word_score, "a score must be a number, not 'high'"),
+    "an all-zero (invalid) trace id": (_zero_trace_id, "no valid trace id"),
+}
+
+
+@pytest.mark.parametrize("case", list(SKIPS))
+def test_a_span_not_understood_is_a_counted_skip_with_its_place(evaluated_copy, good_traces, tmp_path, case):
+    change, reason = SKIPS[case]
+    path = damaged(good_traces, tmp_path, change)
+    result = import_traces(evaluated_copy, path)
+    assert result.exit_code == 0, result.output
+    assert "not understood (skipped)" in result.stderr and reason in result.stderr
+    assert f"{path}:" in result.stderr  # file:line of the span
+    assert "imported 3 queries" in result.output or "imported 4 queries" in result.output
+
+
+def test_ids_of_mixed_types_and_scores_as_strings_are_read(evaluated_copy, good_traces, tmp_path):
+    project = load_project(evaluated_copy)
+    by_source = {d.source_id: d.doc_id for d in project.documents.values()}
+
+    def change(docs):
+        s = spans_of_kind(docs, "RETRIEVER")[0]
+        s_id = next(a for a in s["attributes"] if a["key"] == "retrieval.documents.1.document.id")["value"]["stringValue"]
+        set_attr(s, "retrieval.documents.1.document.id", {"intValue": str(by_source[s_id])})  # a DocID, as an int
+        set_attr(s, "retrieval.documents.0.document.score", {"stringValue": "7.25"})
+
+    result = import_traces(evaluated_copy, damaged(good_traces, tmp_path, change), "--ids", "source")
+    assert result.exit_code == 0, result.output
+    from workbench.triage.runs import load_imported
+
+    first = load_imported(load_project(evaluated_copy), "prod").rankings["*"]
+    # the int id is looked up like any id (as text): a DocID is no source id here, so it is reported, not guessed
+    assert "unknown document(s)" in result.stderr and any(h.score == 7.25 for r in first for h in r.hits)
+
+
+def truncated(good: Path, tmp_path: Path) -> Path:
+    raw = good.read_bytes()
+    path = tmp_path / "truncated.jsonl"
+    path.write_bytes(raw[: len(raw) - 200])
+    return path
+
+
+def big(good: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "big.jsonl"
+    with path.open("wb") as f:
+        f.truncate(100 * 2**20)  # 100 MiB (sparse: its size is what is refused, before reading)
+    return path
+
+
+def mixed(good: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(good.read_text() + json.dumps({"name": "a log line"}) + "\n")
+    return path
+
+
+FILES = {
+    "truncated JSON": (truncated, ":{line}: malformed JSON"),
+    "a 100 MB file": (big, "100 MiB, above the limit of 64 MiB"),
+    "a line that is not an OTLP document": (mixed, ":{line}: not an OTLP JSON document"),
+    "not UTF-8": (lambda g, t: (t / "bin.jsonl").write_bytes(b"\xff\xfe{\x00") and t / "bin.jsonl", "neither OTLP JSON"),
+    "an empty file": (lambda g, t: (t / "empty.jsonl").write_text("") or t / "empty.jsonl", "empty: no spans"),
+    "no span of a kind we read": (lambda g, t: damaged(g, t, lambda docs: [s.update(attributes=[]) for d in docs for rs in
+                                  d["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]]),
+                                  "no trace with a retriever or LLM span was understood"),
+}
+
+
+@pytest.mark.parametrize("case", list(FILES))
+def test_a_malformed_file_is_refused_whole_and_nothing_is_written(evaluated_copy, good_traces, tmp_path, case):
+    make, message = FILES[case]
+    path = make(good_traces, tmp_path)
+    before = snapshot(evaluated_copy)
+    result = import_traces(evaluated_copy, path)
+    assert result.exit_code == 2, result.output
+    lines = path.read_bytes().count(b"\n") if path.stat().st_size < 2**20 else 0
+    assert message.format(line=lines if case == "a line that is not an OTLP document" else lines + 1) in result.output
+    assert str(path) in result.output
+    assert snapshot(evaluated_copy) == before

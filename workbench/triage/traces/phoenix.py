@@ -33,8 +33,6 @@ def nanos(v: Any) -> int | None:
     """A time as pandas / Phoenix write it: ISO-8601 text, or epoch seconds / ms / µs / ns."""
     if v is None or isinstance(v, bool):
         return None
-    if hasattr(v, "value") and hasattr(v, "tzinfo"):  # a pandas Timestamp (Parquet)
-        return int(v.value)
     if isinstance(v, datetime):
         return int((v if v.tzinfo else v.replace(tzinfo=timezone.utc)).timestamp() * 1e9)
     if isinstance(v, (int, float)):
@@ -50,19 +48,6 @@ def nanos(v: Any) -> int | None:
             return None
         return nanos(t)
     return None
-
-
-def plain(v: Any) -> Any:
-    """Parquet cells as JSON would have them: numpy arrays → lists, NaN → None."""
-    if hasattr(v, "tolist") and not isinstance(v, (str, bytes)):
-        v = v.tolist()
-    if isinstance(v, dict):
-        return {k: plain(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [plain(x) for x in v]
-    if isinstance(v, float) and math.isnan(v):
-        return None
-    return v
 
 
 def is_phoenix_row(row: Any) -> bool:
@@ -116,20 +101,35 @@ def read_phoenix_jsonl(path: Path, raw: bytes, problems: list[Problem], skipped:
     return [] if problems else spans_of(rows, skipped)
 
 
-def read_phoenix_parquet(path: Path, problems: list[Problem], skipped: list[Skipped]) -> list[Span]:
-    try:
-        import pandas as pd
+# pyarrow is run in a child process: in one process with usearch (loaded by the CLI) its reads
+# crash with a segmentation fault; the child writes the rows as JSON lines.
+PARQUET_TO_JSONL = """
+import json, sys
+import pyarrow.parquet as pq
+table = pq.read_table(sys.argv[1])
+print(json.dumps(table.schema.names))
+for row in table.to_pylist():
+    print(json.dumps(row, default=str))
+"""
+PARQUET_TIMEOUT_S = 600
 
-        frame = pd.read_parquet(path)
-    except ImportError as exc:
-        raise ProjectError([Problem(str(path), None, None, f"reading Parquet needs pyarrow ({exc}); export the spans as JSONL instead")]) from None
-    except Exception as exc:  # pyarrow's errors for a damaged file have no common base we can name
-        raise ProjectError([Problem(str(path), None, None, f"not a readable Parquet file: {exc}")]) from None
-    if "context.span_id" not in frame.columns:
+
+def read_phoenix_parquet(path: Path, problems: list[Problem], skipped: list[Skipped]) -> list[Span]:
+    import subprocess
+    import sys
+
+    try:
+        done = subprocess.run([sys.executable, "-c", PARQUET_TO_JSONL, str(path)], capture_output=True, timeout=PARQUET_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ProjectError([Problem(str(path), None, None, f"could not read the Parquet file: {exc}")]) from None
+    if done.returncode != 0:
+        last = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["no message"])[-1]
+        why = "reading Parquet needs pyarrow; export the spans as JSONL instead" if "No module named 'pyarrow'" in last else last
+        raise ProjectError([Problem(str(path), None, None, f"not a readable Parquet file: {why}")])
+    lines = done.stdout.split(b"\n")
+    if "context.span_id" not in json.loads(lines[0]):
         raise ProjectError([Problem(str(path), None, None, "not a Phoenix spans table (no context.span_id column)")])
-    if frame.index.name == "context.span_id":
-        frame = frame.reset_index()
-    rows = ((f"{path} row {i + 1}", {k: plain(v) for k, v in rec.items()}) for i, rec in enumerate(frame.to_dict("records")))
+    rows = ((f"{path} row {i}", json.loads(line)) for i, line in enumerate(lines[1:], start=1) if line.strip())
     return spans_of(rows, skipped)
 
 

@@ -217,3 +217,108 @@ def test_a_malformed_file_is_refused_whole_and_nothing_is_written(evaluated_copy
     assert message.format(line=lines if case == "a line that is not an OTLP document" else lines + 1) in result.output
     assert str(path) in result.output
     assert snapshot(evaluated_copy) == before
+
+
+# ------------------------------------------------------------------ queries and documents
+
+
+def test_a_trace_of_an_unknown_query_adds_it_unlabelled_with_who_and_when(evaluated_copy, tmp_path, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_USER", "oncall")
+    project = load_project(evaluated_copy)
+    known, new = project.queries[0], project.queries[1]
+    path = write_traces(evaluated_copy, tmp_path / "t.jsonl", [known, new],
+                        text_of=lambda q: f"  {q.query.upper()}  " if q is known else "Which river runs through the log file?")
+    result = import_traces(evaluated_copy, path)
+    assert result.exit_code == 0, result.output
+    assert "1 by text, 1 added unlabelled" in result.output
+    project = load_project(evaluated_copy)
+    added = [q for q in project.queries if q.query == "Which river runs through the log file?"]
+    assert len(added) == 1 and not added[0].is_labelled and added[0].answer == "" and added[0].kind == "production"
+    edit = read_edits(evaluated_copy)[-1]
+    assert (edit.action, edit.by, edit.query_id) == ("add_query", "user:oncall", added[0].query_id) and edit.at
+    from workbench.triage.answers import load_answers
+
+    answers = {a.query_id: a for a in load_answers(project, "prod").answers}
+    assert added[0].query_id in answers and known.query_id in answers  # production's answer kept, never as gold
+    tags = __import__("workbench.session", fromlist=["x"]).query_sources(project)
+    assert {"run:prod", "from:traces"} <= tags[added[0].query_id]
+
+
+def _with_unknown_document(docs, content: str | None):
+    s = spans_of_kind(docs, "RETRIEVER")[0]
+    set_attr(s, "retrieval.documents.0.document.id", {"stringValue": "Not_In_The_Corpus"})
+    s["attributes"] = [a for a in s["attributes"] if a["key"] != "retrieval.documents.0.document.content"]
+    if content is not None:
+        set_attr(s, "retrieval.documents.0.document.content", {"stringValue": content})
+    set_attr(s, "retrieval.documents.0.document.metadata", {"stringValue": json.dumps({"title": "A New Page"})})
+
+
+def test_unknown_documents_are_reported_and_added_on_request(evaluated_copy, good_traces, tmp_path):
+    documents_before = (evaluated_copy / "documents.jsonl").read_bytes()
+    path = damaged(good_traces, tmp_path, lambda docs: _with_unknown_document(docs, "A page production found and we lack."))
+    result = import_traces(evaluated_copy, path)
+    assert result.exit_code == 0, result.output
+    assert "1 unknown document(s)" in result.stderr and "document 'Not_In_The_Corpus' is not in the corpus" in result.stderr
+    assert f"{path}:" in result.stderr
+    assert (evaluated_copy / "documents.jsonl").read_bytes() == documents_before
+    result = import_traces(evaluated_copy, path, "--add-unknown-documents")
+    assert result.exit_code == 0, result.output
+    assert "1 document(s) added to the corpus" in result.stderr and "tiers and indexes are stale" in result.stderr
+    project = load_project(evaluated_copy)
+    new = max(project.documents.values(), key=lambda d: d.doc_id)
+    assert (new.source_id, new.title, new.text) == ("Not_In_The_Corpus", "A New Page", "A page production found and we lack.")
+    assert new.doc_id == max(msgspec.json.decode(line)["doc_id"] for line in documents_before.splitlines()) + 1
+    from workbench.triage.runs import load_imported
+
+    first = load_imported(project, "prod").rankings["*"]
+    assert any(r.hits and r.hits[0].doc_id == new.doc_id for r in first)
+    again = import_traces(evaluated_copy, path, "--add-unknown-documents")  # known now: nothing added twice
+    assert "added to the corpus" not in again.stderr and len(load_project(evaluated_copy).documents) == len(project.documents)
+
+
+def test_an_unknown_document_without_text_is_reported_not_added(evaluated_copy, good_traces, tmp_path):
+    path = damaged(good_traces, tmp_path, lambda docs: _with_unknown_document(docs, None))
+    result = import_traces(evaluated_copy, path, "--add-unknown-documents")
+    assert result.exit_code == 0, result.output
+    assert "no document.content to add it from" in result.stderr and "added to the corpus" not in result.stderr
+
+
+def test_the_genai_convention_reads_the_same_ranking(evaluated_copy, tmp_path):
+    project = load_project(evaluated_copy)
+    queries = project.queries[:3]
+    path = write_traces(evaluated_copy, tmp_path / "genai.jsonl", queries, genai=True)
+    result = import_traces(evaluated_copy, path)
+    assert result.exit_code == 0, result.output
+    from workbench.triage.answers import load_answers
+    from workbench.triage.runs import load_imported
+    from workbench.triage.traces.store import load_traces
+
+    project = load_project(evaluated_copy)
+    p = Pipeline(evaluated_copy)
+    run = {r.query_id: [h.doc_id for h in r.hits] for r in load_imported(project, "prod").rankings["*"]}
+    assert run == {q.query_id: [d for d, _ in p.retrieve(q.query)] for q in queries}
+    answers = {a.query_id: a for a in load_answers(project, "prod").answers}
+    assert all(answers[q.query_id].context_doc_ids == [d for d, _ in p.retrieve(q.query)][:3] for q in queries)
+    assert all(t.prompt.startswith("[system]\nAnswer from the documents only.") for t in load_traces(project, "prod").queries)
+
+
+def test_exported_with_export_trec_and_reimported_with_import_run_gives_the_same_figures(evaluated_copy, tmp_path):
+    from workbench.access.evaluate import evaluate
+    from workbench.access.ladder import load_tiers
+    from workbench.fsutil import safe_name
+
+    project = load_project(evaluated_copy)
+    path = write_traces(evaluated_copy, tmp_path / "t.jsonl", project.queries)
+    assert import_traces(evaluated_copy, path).exit_code == 0
+    out = tmp_path / "trec"
+    assert cli("export-trec", evaluated_copy, "--out", out).exit_code == 0
+    tiers = load_tiers(load_project(evaluated_copy)).tiers
+    for tier in tiers:
+        result = cli("import-run", evaluated_copy, out / f"{safe_name(tier.name)}.{safe_name('run:prod')}.run",
+                     "--name", "prod-again", "--tier", tier.name)
+        assert result.exit_code == 0, result.output
+    results = evaluate(load_project(evaluated_copy), tiers, {})
+    fig = {(r.system, r.tier): (msgspec.to_builtins(r.summary), msgspec.to_builtins(r.per_query)) for r in results}
+    for tier in tiers:
+        assert fig[("run:prod-again", tier.name)] == fig[("run:prod", tier.name)]
+    assert fig[("run:prod", "full")][0]["n_queries"] == len(project.queries)

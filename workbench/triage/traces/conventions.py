@@ -11,8 +11,8 @@ Two conventions are read, whichever a span carries:
 
 Every other attribute is ignored. The first retriever span (by start time) is the ranking; the
 first reranker span the reranked list; the last LLM span the answer. What the LLM was given: the
-documents of the last stage before it (reranker, else retriever) that its prompt quotes (the start
-of their text; their id when the span has no text); when the prompt quotes none of them, or there is no prompt, all of them.
+documents of the last stage before it (reranker, else retriever) that its prompt quotes (`given`);
+when the prompt quotes none of them, or there is no prompt, all of them.
 A span of a kind we read whose documents cannot be read makes the trace a counted skip.
 """
 
@@ -178,8 +178,10 @@ def _genai_text(messages: Any) -> list[tuple[str, str]]:
         if not isinstance(m, dict):
             continue
         parts = m.get("parts")
-        text = "".join(p.get("content", "") for p in parts if isinstance(p, dict) and isinstance(p.get("content"), str)) \
-            if isinstance(parts, list) else m.get("content") if isinstance(m.get("content"), str) else ""
+        if isinstance(parts, list):
+            text = "".join(p["content"] for p in parts if isinstance(p, dict) and isinstance(p.get("content"), str))
+        else:
+            text = m["content"] if isinstance(m.get("content"), str) else ""
         out.append((str(m.get("role", "")), text))
     return out
 
@@ -235,13 +237,25 @@ def query_id_of(spans: list[Span], key: str) -> str | None:
     return None
 
 
+def _cited(doc_id: str, prompt: str, delimited: bool) -> bool:
+    i = re.escape(doc_id)
+    pattern = rf"\[{i}\]|\({i}\)|<{i}>|=\s*\"?{i}\b|\"{i}\"|(?m:^{i}:)" if delimited else rf"(?<![\w-]){i}(?![\w-])"
+    return re.search(pattern, prompt) is not None
+
+
 def given(docs: list[TraceDoc], prompt: str) -> list[str]:
+    """The documents the prompt quotes: by the start of their text where the span has it (an id
+    such as a title may also occur inside another document), else by their id as a prompt cites
+    one (`[id]`, `(id)`, `id=`, `id:`), else anywhere; none found: all of them."""
     if not prompt:
         return [d.id for d in docs]
-    # by its text where the span has it (an id such as a title may also occur inside another document)
-    quoted = [d.id for d in docs if (d.content.strip()[:QUOTE_CHARS] in prompt if d.content and d.content.strip()
-                                     else re.search(rf"(?<![\w-]){re.escape(d.id)}(?![\w-])", prompt))]
-    return quoted or [d.id for d in docs]
+    for test in (lambda d: bool(d.content and d.content.strip()) and d.content.strip()[:QUOTE_CHARS] in prompt,
+                 lambda d: not (d.content and d.content.strip()) and _cited(d.id, prompt, True),
+                 lambda d: not (d.content and d.content.strip()) and _cited(d.id, prompt, False)):
+        quoted = [d.id for d in docs if test(d)]
+        if quoted:
+            return quoted
+    return [d.id for d in docs]
 
 
 def assemble(trace_id: str, spans: list[Span], query_id_key: str) -> ProductionTrace | Skipped:
@@ -252,9 +266,9 @@ def assemble(trace_id: str, spans: list[Span], query_id_key: str) -> ProductionT
         k = kind_of(s)
         if k:
             by_kind.setdefault(k, []).append(s)
-    retriever = (by_kind.get(RETRIEVER) or [None])[0]
-    reranker = (by_kind.get(RERANKER) or [None])[0]
-    llm = (by_kind.get(LLM) or [None])[-1]
+    retriever = next(iter(by_kind.get(RETRIEVER, [])), None)
+    reranker = next(iter(by_kind.get(RERANKER, [])), None)
+    llm = by_kind[LLM][-1] if by_kind.get(LLM) else None
     if retriever is None and llm is None:
         return Skipped(first, f"trace {trace_id}: no retriever and no LLM span (kinds: {sorted(by_kind) or 'none'})")
     try:
@@ -265,11 +279,9 @@ def assemble(trace_id: str, spans: list[Span], query_id_key: str) -> ProductionT
             return Skipped(retriever.where, "retriever span with no documents")
         reranked = documents(reranker, "reranker.output_documents") if reranker else None
     except Unreadable as exc:
-        return Skipped((reranker if "reranker" in str(exc) else retriever or spans[0]).where, str(exc))
-    text = ""
-    for s in (retriever, reranker, llm, spans[0]):
-        if s is not None and (text := query_text(s).strip()):
-            break
+        culprit = reranker if reranker is not None and "reranker" in str(exc) else retriever
+        return Skipped((culprit or spans[0]).where, str(exc))
+    text = next((t for t in (query_text(x).strip() for x in (retriever, reranker, llm, spans[0]) if x is not None) if t), "")
     if not text:
         return Skipped(first, f"trace {trace_id}: no query text (input.value / gen_ai.retrieval.query.text)")
     prompt = prompt_of(llm) if llm else ""
@@ -290,8 +302,12 @@ def traces(spans: list[Span], query_id_key: str) -> tuple[list[ProductionTrace],
     groups: dict[str, list[Span]] = {}
     for s in spans:
         groups.setdefault(s.trace_id, []).append(s)
-    out, skipped = [], []
+    out: list[ProductionTrace] = []
+    skipped: list[Skipped] = []
     for trace_id, group in groups.items():
         t = assemble(trace_id, group, query_id_key)
-        (skipped if isinstance(t, Skipped) else out).append(t)  # type: ignore[arg-type]
+        if isinstance(t, Skipped):
+            skipped.append(t)
+        else:
+            out.append(t)
     return out, skipped

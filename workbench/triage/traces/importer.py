@@ -93,6 +93,9 @@ def read_spans(source: str, fmt: SourceFormat, phoenix_project: str, max_mb: int
     raw = path.read_bytes()
     kind = fmt if fmt != "auto" else sniff(raw)
     if kind is None:
+        bad = malformed_line(path, raw)
+        if bad is not None:
+            raise ProjectError([bad])
         raise ProjectError([Problem(source, 1 if raw.strip() else None, None,
                                     "neither OTLP JSON (resourceSpans) nor a Phoenix span export (context.span_id)"
                                     if raw.strip() else "empty: no spans")])
@@ -100,6 +103,17 @@ def read_spans(source: str, fmt: SourceFormat, phoenix_project: str, max_mb: int
     if problems:
         raise ProjectError(problems)
     return kind, spans, skipped
+
+
+def malformed_line(path: Path, raw: bytes) -> Problem | None:
+    """The first line that is meant as JSON and is not (a truncated export), if any."""
+    for lineno, line in enumerate(raw.split(b"\n"), start=1):
+        if line.strip().startswith(b"{"):
+            try:
+                msgspec.json.decode(line)
+            except msgspec.DecodeError as exc:
+                return Problem(str(path), lineno, None, f"malformed JSON: {exc}")
+    return None
 
 
 def sniff(raw: bytes) -> SourceFormat | None:

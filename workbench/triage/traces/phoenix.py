@@ -55,7 +55,7 @@ def is_phoenix_row(row: Any) -> bool:
 
 
 def span_of(row: dict, where: str, skipped: list[Skipped]) -> Span | None:
-    ctx = row.get("context") if isinstance(row.get("context"), dict) else {}
+    ctx: dict = row["context"] if isinstance(row.get("context"), dict) else {}
     trace = hex_id(row.get("context.trace_id", ctx.get("trace_id")), 16)
     span = hex_id(row.get("context.span_id", ctx.get("span_id")), 8)
     if trace is None or span is None:

@@ -87,3 +87,43 @@ def query_sources(project: Project) -> dict[str, set[str]]:
             for ranked in part:
                 out.setdefault(ranked.query_id, set()).add(run.system.lower())
     return out
+
+
+def _signature(project: Project) -> tuple:
+    """What query_sources depends on: the import records' names, sizes and times."""
+    from workbench.triage.runs import imports_dir
+
+    files = [*imports_dir(project).glob("*.json"), *(project.state_dir / TRACES_DIR).glob("*/traces.json")]
+    return tuple(sorted((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files if p.is_file()))
+
+
+_SOURCES: dict[str, tuple[tuple, dict[str, set[str]]]] = {}
+
+
+def cached_query_sources(project: Project) -> dict[str, set[str]]:
+    """query_sources, re-read only when an import record changed (the TUI filters on every keystroke)."""
+    key, sig = str(project.root), _signature(project)
+    hit = _SOURCES.get(key)
+    if hit is None or hit[0] != sig:
+        hit = (sig, query_sources(project))
+        _SOURCES[key] = hit
+    return hit[1]
+
+
+def with_trace(project: Project, query_id: str, results: dict) -> dict:
+    """The inspector's model results, with each trace import's answer carrying its trace: the exact
+    prompt production's LLM was sent and the latencies (as the evidence's note)."""
+    import msgspec
+
+    out = dict(results)
+    for record in all_traces(project):
+        system = f"{record.system}:answers"
+        q = next((t for t in record.queries if t.query_id == query_id), None)
+        if q is None or system not in out:
+            continue
+        times = " · ".join(f"{what} {s:.2f} s" for what, s in (("LLM", q.llm_latency_s), ("trace", q.trace_latency_s)) if s is not None)
+        note = f"production trace {q.trace_id}" + (f" · {times}" if times else "") + \
+            (f"\nprompt as sent ({len(q.prompt)} characters):\n{q.prompt}" if q.prompt else "\n(no prompt in the trace)")
+        ev = out[system]
+        out[system] = msgspec.structs.replace(ev, note=f"{ev.note}\n{note}" if ev.note else note)
+    return out

@@ -174,3 +174,14 @@ def all_spans(path: Path) -> list[dict]:
 def write_otlp(path: Path, docs: list[dict]) -> Path:
     path.write_text("".join(json.dumps(d) + "\n" for d in docs))
     return path
+
+
+if __name__ == "__main__":  # the README's worked example: python tests/support/traces.py PROJECT OUT
+    import sys
+
+    if len(sys.argv) != 3:
+        sys.exit("usage: traces.py PROJECT OUT.otlp.jsonl  (traces of the pipeline over every query of PROJECT)")
+    out = Path(sys.argv[2])
+    out.unlink(missing_ok=True)
+    write_traces(Path(sys.argv[1]), out)
+    print(f"{len(all_spans(out))} spans in {len(otlp_lines(out))} OTLP JSON lines: {out}")

@@ -207,7 +207,7 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
                   f"{r.matched_by_id} matched by id, {r.matched_by_text} by text, {len(r.added_queries)} added unlabelled"
                   + (f"; {r.repeated} repeated trace(s) of a query, the latest kept" if r.repeated else ""), highlight=False)
     print_problems([visible(str(s), one_line=True) for s in r.skipped], "span(s) or trace(s) not understood", "skipped")
-    print_problems(r.unknown_documents, "unknown document(s)")
+    print_problems([visible(str(p), one_line=True) for p in r.unknown_documents], "unknown document(s)")
     if r.added_documents:
         err_console.print(f"[yellow]{len(r.added_documents)} document(s) added to the corpus[/] (DocIDs {r.added_documents[0]}–"
                           f"{r.added_documents[-1]}): tiers and indexes are stale; `workbench index` rebuilds them", highlight=False)

@@ -322,3 +322,15 @@ def test_exported_with_export_trec_and_reimported_with_import_run_gives_the_same
     for tier in tiers:
         assert fig[("run:prod-again", tier.name)] == fig[("run:prod", tier.name)]
     assert fig[("run:prod", "full")][0]["n_queries"] == len(project.queries)
+
+
+@pytest.mark.llm
+def test_traced_answers_are_judged_by_the_project_judge(local_server, tiny_project, tmp_path):
+    path = write_traces(tiny_project, tmp_path / "t.jsonl", rerank=False)
+    result = cli("import-traces", tiny_project, path, "--name", "prod", "--judge-samples", "1")
+    assert result.exit_code == 0, result.output
+    from workbench.llm.store import LLMRunStore
+
+    run = LLMRunStore(load_project(tiny_project)).load("run:prod:answers", "full")
+    assert run.complete and run.judge == "local" and len(run.qa) == 3
+    assert all(r.judge_median is not None or r.judge_failure for r in run.qa)

@@ -195,8 +195,10 @@ def export_labels(root: Path, out: Path | None, version: str | None) -> None:
 @click.option("--max-mb", type=click.IntRange(1), default=64, show_default=True, help="Refuse files larger than this.")
 @click.option("--judge/--no-judge", "judge_it", default=True, show_default=True, help="Score the answers with the project's judge.")
 @click.option("--judge-model", default=None, help="Judge model (default: workbench.toml `judge`, else the embedded model).")
+@click.option("--judge-samples", type=click.IntRange(1, 15), default=3, show_default=True)
 def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project: str, query_id_key: str,
-                  add_unknown_documents: bool, ids: str, max_mb: int, judge_it: bool, judge_model: str | None) -> None:
+                  add_unknown_documents: bool, ids: str, max_mb: int, judge_it: bool, judge_model: str | None,
+                  judge_samples: int) -> None:
     """Import production traces (OTLP JSON, a Phoenix export or a Phoenix URL): one trace, one query."""
     from workbench.access.ladder import ensure_tiers
     from workbench.triage.answers import current_run, full_tier, load_answers
@@ -220,7 +222,7 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
     record = load_answers(project, name) if r.answers else None
     if record is not None:
         tier = full_tier(tiers)
-        run = asyncio.run(_judge(project, record, tier, judge_model, 3)) if judge_it else current_run(project, record, tier, None)
+        run = asyncio.run(_judge(project, record, tier, judge_model, judge_samples)) if judge_it else current_run(project, record, tier, None)
         console.print(f"{r.answers} answers as [bold]{markup_escaped(record.system)}[/] ({len(run.qa)} with a reference answer"
                       + (f"; {r.answers_without_context} without the documents the LLM read" if r.answers_without_context else "")
                       + ")", highlight=False)

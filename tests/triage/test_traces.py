@@ -334,3 +334,44 @@ def test_traced_answers_are_judged_by_the_project_judge(local_server, tiny_proje
     run = LLMRunStore(load_project(tiny_project)).load("run:prod:answers", "full")
     assert run.complete and run.judge == "local" and len(run.qa) == 3
     assert all(r.judge_median is not None or r.judge_failure for r in run.qa)
+
+
+def _rankings(root: Path) -> dict:
+    from workbench.triage.runs import load_imported
+
+    return {r.query_id: [h.doc_id for h in r.hits] for r in load_imported(load_project(root), "prod").rankings["*"]}
+
+
+def test_one_pretty_printed_document_with_base64_ids_reads_the_same(evaluated_copy, good_traces, tmp_path):
+    import base64
+
+    assert import_traces(evaluated_copy, good_traces).exit_code == 0
+    want = _rankings(evaluated_copy)
+    docs = otlp_lines(good_traces)
+    merged = {"resourceSpans": [rs for d in docs for rs in d["resourceSpans"]]}
+    for rs in merged["resourceSpans"]:
+        for ss in rs["scopeSpans"]:
+            for s in ss["spans"]:
+                for k in ("traceId", "spanId", "parentSpanId"):
+                    if k in s:  # as protobuf's json_format writes bytes
+                        s[k] = base64.b64encode(bytes.fromhex(s[k])).decode()
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps(merged, indent=2))
+    result = import_traces(evaluated_copy, path, name="prod")
+    assert result.exit_code == 0, result.output
+    assert "read 12 spans in 4 traces (otlp)" in result.output and _rankings(evaluated_copy) == want
+
+
+def test_a_trace_with_an_answer_and_no_retriever_imports_its_answer(evaluated_copy, good_traces, tmp_path):
+    def drop_retrievers(docs):
+        for d in docs:
+            for rs in d["resourceSpans"]:
+                for ss in rs["scopeSpans"]:
+                    ss["spans"] = [s for s in ss["spans"] if not any(a["value"].get("stringValue") == "RETRIEVER" for a in s["attributes"])]
+
+    result = import_traces(evaluated_copy, damaged(good_traces, tmp_path, drop_retrievers))
+    assert result.exit_code == 0, result.output
+    assert "4 answers as run:prod:answers" in result.output and "without the documents the LLM read" in result.output
+    from workbench.triage.runs import load_imported
+
+    assert load_imported(load_project(evaluated_copy), "prod") is None  # no ranking: no run:prod

@@ -11,7 +11,7 @@ from rich.table import Table
 from workbench.cli.common import PROJECT_ARG, console, err_console, split_ids
 from workbench.display import fmt
 from workbench.project.load import load_project
-from workbench.safe_text import markup_escaped, visible
+from workbench.safe_text import markup_escaped
 
 MAX_SHOWN_PROBLEMS = 20
 
@@ -38,8 +38,11 @@ def print_problems(problems, what: str, note: str = "not in the project; left ou
               help="Document IDs are source ids (your own) or DocIDs; auto: whichever more of them resolve as.")
 def import_run(root: Path, file: Path, name: str, fmt_: str, tier: str | None, ids: str) -> None:
     """Import a production retriever's rankings as system run:NAME, scored beside bm25/dense/hybrid."""
+    from workbench.access.evaluate import score_run
     from workbench.triage.runs import import_run as do_import
+    from workbench.triage.runs import load_imported, tier_run
     from workbench.access.ladder import ensure_tiers, select_tiers
+    from workbench.access.runs import RunStore
 
     project = load_project(root)
     tiers = ensure_tiers(project).tiers
@@ -50,15 +53,6 @@ def import_run(root: Path, file: Path, name: str, fmt_: str, tier: str | None, i
     console.print(f"imported [bold]run:{markup_escaped(name)}[/] ({report.tier}): {report.queries} queries, "
                   f"{report.hits} ranked IDs as {report.id_space} ids; {report.queries_without_ranking} project "
                   "quer(ies) without a ranking score zero", highlight=False)
-    print_run_table(project, tiers, name)
-
-
-def print_run_table(project, tiers, name: str) -> None:
-    """An imported run's figures on every tier it has a part for."""
-    from workbench.access.evaluate import score_run
-    from workbench.access.runs import RunStore
-    from workbench.triage.runs import load_imported, tier_run
-
     record, store = load_imported(project, name), RunStore(project)
     table = Table(title=f"run:{name} per tier (K=10; n = labelled queries)", title_justify="left")
     for c in ("tier", "n", "SR@10", "FR@10", "R@1", "MRR@10"):
@@ -202,6 +196,7 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
     """Import production traces (OTLP JSON, a Phoenix export or a Phoenix URL): one trace, one query."""
     from workbench.access.ladder import ensure_tiers
     from workbench.triage.answers import current_run, full_tier, load_answers
+    from workbench.safe_text import visible
     from workbench.triage.traces.importer import import_traces as do_import
 
     r = do_import(root, source, name, fmt_, phoenix_project, query_id_key, add_unknown_documents, ids, max_mb)  # type: ignore[arg-type]
@@ -216,9 +211,9 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
     project = load_project(root)
     tiers = ensure_tiers(project).tiers
     if r.run is not None:
-        print_run_table(project, tiers, name)
-    if r.reranked:
-        console.print(f"reranked lists of {r.reranked} queries as [bold]run:{markup_escaped(name)}>rerank[/]", highlight=False)
+        console.print(f"{r.run.queries_without_ranking} project quer(ies) without a trace score zero in run:{markup_escaped(name)}",
+                      highlight=False)
+        print_trace_runs(project, tiers, name, bool(r.reranked))
     record = load_answers(project, name) if r.answers else None
     if record is not None:
         tier = full_tier(tiers)
@@ -226,3 +221,38 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
         console.print(f"{r.answers} answers as [bold]{markup_escaped(record.system)}[/] ({len(run.qa)} with a reference answer"
                       + (f"; {r.answers_without_context} without the documents the LLM read" if r.answers_without_context else "")
                       + ")", highlight=False)
+
+
+def print_trace_runs(project, tiers, name: str, reranked: bool) -> None:
+    """Production's ranking, and its reranked list beside it, on every tier (K=10)."""
+    from rich.text import Text
+
+    from workbench.access.evaluate import score_run
+    from workbench.access.runs import RunStore
+    from workbench.triage.runs import load_imported, tier_run
+    from workbench.triage.traces.importer import RERANK_SUFFIX
+
+    names = [name] + ([name + RERANK_SUFFIX] if reranked else [])
+    records, store = [load_imported(project, n) for n in names], RunStore(project)
+    table = Table(title=Text(f"production per tier (K=10; n = labelled queries): {', '.join('run:' + n for n in names)}"),
+                  title_justify="left")
+    table.add_column("tier", no_wrap=True)
+    table.add_column("n", justify="right")
+    for n in names:
+        for c in ("SR@10", "FR@10", "MRR@10"):
+            table.add_column(Text(f"{c} {'rerank' if n != name else 'run'}"), justify="right", no_wrap=True)
+    for t in tiers:
+        runs = [tier_run(project, rec, t, store) if rec else None for rec in records]
+        if runs[0] is None:
+            continue
+        cells: list = []
+        n_queries = 0
+        for run in runs:
+            if run is None:
+                cells += ["–"] * 3
+                continue
+            s, _ = score_run(project, run, 10)
+            n_queries = s.n_queries
+            cells += [fmt(s.sr_at_k), fmt(s.fr_at_k), fmt(s.mrr_at_k)]
+        table.add_row(Text(t.name), str(n_queries), *cells)
+    console.print(table)

@@ -183,3 +183,41 @@ def test_a_real_phoenix_server(from_otlp, evaluated_copy, tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=60)
+
+
+def _truncated_jsonl(tmp_path: Path) -> Path:
+    raw = (DATA / "phoenix-spans.jsonl").read_bytes()
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes(raw[: len(raw) // 2])
+    return path
+
+
+def _damaged_parquet(tmp_path: Path) -> Path:
+    raw = (DATA / "phoenix-spans.parquet").read_bytes()
+    path = tmp_path / "cut.parquet"
+    path.write_bytes(raw[: len(raw) // 2])
+    return path
+
+
+def _not_spans_parquet(tmp_path: Path) -> Path:
+    import subprocess
+    import sys
+
+    path = tmp_path / "table.parquet"  # a Parquet table, but not of spans (pyarrow in a child, as the reader)
+    code = "import sys, pyarrow as pa, pyarrow.parquet as pq; pq.write_table(pa.table({'x': [1, 2]}), sys.argv[1])"
+    subprocess.run([sys.executable, "-c", code, str(path)], check=True)
+    return path
+
+
+@pytest.mark.parametrize("make, message", [
+    (_truncated_jsonl, "malformed JSON"),
+    (_damaged_parquet, "not a readable Parquet file"),
+    (_not_spans_parquet, "not a Phoenix spans table (no context.span_id column)"),
+], ids=["truncated JSONL", "truncated Parquet", "a Parquet table of something else"])
+def test_a_damaged_phoenix_export_is_refused_whole(evaluated_copy, tmp_path, make, message):
+    path = make(tmp_path)
+    result = cli("import-traces", evaluated_copy, path, "--name", "prod", "--no-judge")
+    assert result.exit_code == 2, result.output
+    assert str(path) in result.output and message in result.output
+    assert not (evaluated_copy / ".workbench" / "imports" / "traces").exists()
+    assert not (evaluated_copy / ".workbench" / "imports" / "runs").exists()

@@ -82,15 +82,15 @@ def read_spans(source: str, fmt: SourceFormat, phoenix_project: str, max_mb: int
     path = Path(source)
     try:
         size = path.stat().st_size
+        if size > max_mb * 2**20:
+            raise ProjectError([Problem(source, None, None, f"{size / 2**20:.0f} MiB, above the limit of {max_mb} MiB "
+                                                              "(raise it with --max-mb, or split the export)")])
+        raw = path.read_bytes()
     except OSError as exc:
         raise ProjectError([Problem(source, None, None, f"cannot read: {exc.strerror or exc}")]) from None
-    if size > max_mb * 2**20:
-        raise ProjectError([Problem(source, None, None, f"{size / 2**20:.0f} MiB, above the limit of {max_mb} MiB "
-                                                          "(raise it with --max-mb, or split the export)")])
-    if path.suffix.lower() == ".parquet" or (fmt == "phoenix" and path.read_bytes()[:4] == b"PAR1"):
+    if path.suffix.lower() == ".parquet" or raw[:4] == b"PAR1":
         spans = phoenix.read_phoenix_parquet(path, problems, skipped)
         return "phoenix-parquet", spans, skipped
-    raw = path.read_bytes()
     kind = fmt if fmt != "auto" else sniff(raw)
     if kind is None:
         bad = malformed_line(path, raw)

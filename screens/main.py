@@ -263,6 +263,9 @@ class MainScreen(WorkbenchScreen):
             elif lw.startswith("v:"):
                 if s.diagnosis is None or not s.diagnosis.matches(q.query_id, lw[2:]):
                     return False
+            elif lw.startswith(("run:", "from:")):  # imported runs and traces (core.query_sources)
+                if lw not in core.query_sources(s.project).get(q.query_id, ()):
+                    return False
             elif lw.startswith("fail:"):
                 names = [t.name for t in s.tiers if lw[5:] in t.name.lower()]
                 figs = [s.figure(self.system, n, q) for n in names]

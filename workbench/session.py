@@ -53,6 +53,7 @@ __all__ = [
     "estimate_prompts", "run_model_task", "export_evidence", "window_budget", "sweep_panels",
     "label_document", "undo_label", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
     "access_line", "index_status", "list_versions", "diagnose", "diagnosis_after_run", "export_report",
+    "query_sources",
     # names and registries
     "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "system_label", "preferred", "salient_changes",
     # records a front end shows
@@ -221,8 +222,11 @@ def _task_options(task: str, query_id: str, rag_retriever: str):
 
 
 def known_results(session: Session, tier: Tier, query_id: str) -> dict[str, ModelEvidence]:
-    """Stored model results for this query on this tier: full-tier runs and earlier TUI runs."""
-    return stored_evidence(session.project, tier, query_id)
+    """Stored model results for this query on this tier: full-tier runs and earlier TUI runs
+    (production's answer from a trace import with its exact prompt)."""
+    from workbench.triage.traces.store import with_trace
+
+    return with_trace(session.project, query_id, stored_evidence(session.project, tier, query_id))
 
 
 def window_budget(cfg: ModelConfig) -> int:
@@ -402,3 +406,14 @@ def export_report(session: Session, directory: Path, query_id: str | None = None
         return export_reports(session.project, session.tiers, directory, formats=formats)
     return export_reports(session.project, session.tiers_for(query_id), directory, {query_id},
                           stem=f"report-{safe_name(query_id)}", formats=formats)
+
+
+# ---------------------------------------------------------------- production traces
+
+
+def query_sources(project: Project) -> dict[str, set[str]]:
+    """query id → `run:NAME` (each imported run or trace import that ranked it) and `from:traces`:
+    the query list's filter words (workbench/triage/traces/store.py)."""
+    from workbench.triage.traces.store import cached_query_sources
+
+    return cached_query_sources(project)

@@ -67,7 +67,7 @@ COMMANDS: list[click.Command] = [
     diagnosis.diagnose_command, diagnosis.compare_command,
     report.report_command,
     collide.collide_command, collide.collide_score_command, collide.export_eval_set_command,
-    triage.import_run, triage.import_answers, triage.add_query, triage.export_labels,
+    triage.import_run, triage.import_answers, triage.add_query, triage.export_labels, triage.import_traces,
     sweeps.sweep,
     tui.open_, tui.demo,
 ]

@@ -1,4 +1,4 @@
-"""Production triage commands: `import-run`, `import-answers`, `add-query`, `export-labels`."""
+"""Production triage commands: `import-run`, `import-answers`, `add-query`, `export-labels`, `import-traces`."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ from workbench.safe_text import markup_escaped
 MAX_SHOWN_PROBLEMS = 20
 
 
-def print_problems(problems, what: str) -> None:
+def print_problems(problems, what: str, note: str = "not in the project; left out of every tier") -> None:
     """Unknown IDs: every one counted, the first ones shown with file:line."""
     if not problems:
         return
-    err_console.print(f"[yellow]{len(problems)} {what}[/] (not in the project; left out of every tier):")
+    err_console.print(f"[yellow]{len(problems)} {what}[/] ({note}):")
     for problem in problems[:MAX_SHOWN_PROBLEMS]:
         click.echo(f"  {problem}", err=True)
     if len(problems) > MAX_SHOWN_PROBLEMS:
@@ -172,3 +172,87 @@ def export_labels(root: Path, out: Path | None, version: str | None) -> None:
     for path in written:
         console.print(str(path))
     console.print(f"query-set version: {markup_escaped(name)}", highlight=False)
+
+
+@click.command("import-traces")
+@PROJECT_ARG
+@click.argument("source")
+@click.option("--name", required=True, help="Systems run:NAME (ranking), run:NAME>rerank, run:NAME:answers.")
+@click.option("--format", "fmt_", type=click.Choice(["auto", "otlp", "phoenix"]), default="auto", show_default=True,
+              help="otlp: the Collector's file exporter (resourceSpans per line); phoenix: its span export (JSONL / Parquet).")
+@click.option("--phoenix-project", default="default", show_default=True, help="SOURCE is a Phoenix URL: the project to read.")
+@click.option("--query-id-key", default="query_id", show_default=True,
+              help="Span attribute (or key of the `metadata` attribute) holding the project's query id; else matched by text.")
+@click.option("--add-unknown-documents", is_flag=True, help="Add retrieved documents the corpus lacks, from document.content.")
+@click.option("--ids", type=click.Choice(["auto", "source", "docid"]), default="auto", show_default=True,
+              help="Document ids in the spans are source ids or DocIDs; auto: whichever more of them resolve as.")
+@click.option("--max-mb", type=click.IntRange(1), default=64, show_default=True, help="Refuse files larger than this.")
+@click.option("--judge/--no-judge", "judge_it", default=True, show_default=True, help="Score the answers with the project's judge.")
+@click.option("--judge-model", default=None, help="Judge model (default: workbench.toml `judge`, else the embedded model).")
+@click.option("--judge-samples", type=click.IntRange(1, 15), default=3, show_default=True)
+def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project: str, query_id_key: str,
+                  add_unknown_documents: bool, ids: str, max_mb: int, judge_it: bool, judge_model: str | None,
+                  judge_samples: int) -> None:
+    """Import production traces (OTLP JSON, a Phoenix export or a Phoenix URL): one trace, one query."""
+    from workbench.access.ladder import ensure_tiers
+    from workbench.triage.answers import current_run, full_tier, load_answers
+    from workbench.safe_text import visible
+    from workbench.triage.traces.importer import import_traces as do_import
+
+    r = do_import(root, source, name, fmt_, phoenix_project, query_id_key, add_unknown_documents, ids, max_mb)  # type: ignore[arg-type]
+    console.print(f"read {r.spans} spans in {r.traces} traces ({r.format}); imported {r.imported} queries: "
+                  f"{r.matched_by_id} matched by id, {r.matched_by_text} by text, {len(r.added_queries)} added unlabelled"
+                  + (f"; {r.repeated} repeated trace(s) of a query, the latest kept" if r.repeated else ""), highlight=False)
+    print_problems([visible(str(s), one_line=True) for s in r.skipped], "span(s) or trace(s) not understood", "skipped")
+    print_problems([visible(str(p), one_line=True) for p in r.unknown_documents], "unknown document(s)")
+    if r.added_documents:
+        err_console.print(f"[yellow]{len(r.added_documents)} document(s) added to the corpus[/] (DocIDs {r.added_documents[0]}–"
+                          f"{r.added_documents[-1]}): tiers and indexes are stale; `workbench index` rebuilds them", highlight=False)
+    project = load_project(root)
+    tiers = ensure_tiers(project).tiers
+    if r.run is not None:
+        console.print(f"{r.run.queries_without_ranking} project quer(ies) without a trace score zero in run:{markup_escaped(name)}",
+                      highlight=False)
+        print_trace_runs(project, tiers, name, bool(r.reranked))
+    record = load_answers(project, name) if r.answers else None
+    if record is not None:
+        tier = full_tier(tiers)
+        run = asyncio.run(_judge(project, record, tier, judge_model, judge_samples)) if judge_it else current_run(project, record, tier, None)
+        console.print(f"{r.answers} answers as [bold]{markup_escaped(record.system)}[/] ({len(run.qa)} with a reference answer"
+                      + (f"; {r.answers_without_context} without the documents the LLM read" if r.answers_without_context else "")
+                      + ")", highlight=False)
+
+
+def print_trace_runs(project, tiers, name: str, reranked: bool) -> None:
+    """Production's ranking, and its reranked list beside it, on every tier (K=10)."""
+    from rich.text import Text
+
+    from workbench.access.evaluate import score_run
+    from workbench.access.runs import RunStore
+    from workbench.triage.runs import load_imported, tier_run
+    from workbench.triage.traces.importer import RERANK_SUFFIX
+
+    names = [name] + ([name + RERANK_SUFFIX] if reranked else [])
+    records, store = [load_imported(project, n) for n in names], RunStore(project)
+    table = Table(title=Text(f"production per tier (K=10; n = labelled queries): {', '.join('run:' + n for n in names)}"),
+                  title_justify="left")
+    table.add_column("tier", no_wrap=True)
+    table.add_column("n", justify="right")
+    for n in names:
+        for c in ("SR@10", "FR@10", "MRR@10"):
+            table.add_column(Text(f"{c} {'rerank' if n != name else 'run'}"), justify="right", no_wrap=True)
+    for t in tiers:
+        runs = [tier_run(project, rec, t, store) if rec else None for rec in records]
+        if runs[0] is None:
+            continue
+        cells: list = []
+        n_queries = 0
+        for run in runs:
+            if run is None:
+                cells += ["–"] * 3
+                continue
+            s, _ = score_run(project, run, 10)
+            n_queries = s.n_queries
+            cells += [fmt(s.sr_at_k), fmt(s.fr_at_k), fmt(s.mrr_at_k)]
+        table.add_row(Text(t.name), str(n_queries), *cells)
+    console.print(table)

@@ -192,8 +192,16 @@ def load_imported(project: Project, name: str) -> ImportedRun | None:
 
 def imported_runs(project: Project) -> list[ImportedRun]:
     d = imports_dir(project)
-    runs = (load_imported(project, p.stem) for p in sorted(d.glob("*.json"))) if d.exists() else ()
+    runs = (_decode_imported(p) for p in sorted(d.glob("*.json"))) if d.exists() else ()
     return [r for r in runs if r is not None]
+
+
+def _decode_imported(path: Path) -> ImportedRun | None:
+    # by path, not by name: a name that is not a plain file name (run:NAME>rerank) is stored hashed
+    try:
+        return msgspec.json.decode(path.read_bytes(), type=ImportedRun)
+    except (OSError, msgspec.DecodeError):
+        return None
 
 
 def check_name(name: str) -> None:

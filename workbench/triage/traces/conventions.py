@@ -1,0 +1,313 @@
+"""A trace's spans → what production did for one query (ProductionTrace).
+
+Two conventions are read, whichever a span carries:
+- OpenInference (Phoenix; the openinference instrumentations): `openinference.span.kind`
+  RETRIEVER / RERANKER / LLM, `input.value`, `retrieval.documents.{i}.document.{id,score,content,metadata}`,
+  `reranker.output_documents.{i}.document.*`, `llm.input_messages.{i}.message.{role,content}`,
+  `llm.output_messages.*`, `output.value`, `metadata` (a JSON string);
+- OpenTelemetry GenAI: `gen_ai.operation.name` (retrieval / chat / text_completion / …),
+  `gen_ai.retrieval.query.text`, `gen_ai.retrieval.documents` (a JSON list of `{id, score}`, or
+  structured), `gen_ai.input.messages` / `gen_ai.output.messages` / `gen_ai.system_instructions`.
+
+Every other attribute is ignored. The first retriever span (by start time) is the ranking; the
+first reranker span the reranked list; the last LLM span the answer. What the LLM was given: the
+documents of the last stage before it (reranker, else retriever) that its prompt quotes (`given`);
+when the prompt quotes none of them, or there is no prompt, all of them.
+A span of a kind we read whose documents cannot be read makes the trace a counted skip.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+import msgspec
+
+from workbench.triage.traces.spans import Skipped, Span
+
+RETRIEVER, RERANKER, LLM = "RETRIEVER", "RERANKER", "LLM"
+GENAI_KINDS = {"retrieval": RETRIEVER, "retrieve": RETRIEVER, "rerank": RERANKER, "chat": LLM,
+               "text_completion": LLM, "generate_content": LLM, "completion": LLM}
+QUERY_KEYS = ("query", "question", "input", "query_str", "text")
+QUOTE_CHARS = 60  # how much of a document's text the prompt must quote to count as given
+
+
+class TraceDoc(msgspec.Struct, frozen=True):
+    id: str
+    score: float | None
+    content: str | None
+    title: str | None
+
+
+class ProductionTrace(msgspec.Struct, frozen=True):
+    trace_id: str
+    where: str  # the first span's location
+    query_text: str
+    query_id: str | None  # from the configured attribute / metadata key
+    ranking: list[TraceDoc] | None  # None: no retriever span
+    reranked: list[TraceDoc] | None
+    answer: str | None  # None: no LLM span
+    prompt: str
+    context_ids: list[str] | None  # None: nothing to say what the LLM read
+    llm_latency_s: float | None
+    trace_latency_s: float | None
+    start_ns: int
+
+
+class Unreadable(Exception):
+    """A span of a kind we read, with an attribute we cannot read (the trace is skipped)."""
+
+
+def kind_of(span: Span) -> str | None:
+    k = span.attributes.get("openinference.span.kind")
+    if isinstance(k, str) and k.strip():
+        return k.strip().upper()
+    op = span.attributes.get("gen_ai.operation.name")
+    return GENAI_KINDS.get(op.strip().lower()) if isinstance(op, str) else None
+
+
+def _json(v: Any) -> Any:
+    if isinstance(v, str):
+        try:
+            return json.loads(v)
+        except ValueError:
+            return None
+    return v
+
+
+def _text(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+def _doc_id(v: Any, where: str) -> str:
+    if isinstance(v, bool) or not isinstance(v, (str, int)):
+        raise Unreadable(f"{where}: a document id must be a string or an integer, not {type(v).__name__} {v!r}")
+    s = str(v).strip()
+    if not s:
+        raise Unreadable(f"{where}: empty document id")
+    return s
+
+
+def _score(v: Any, where: str) -> float | None:
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        raise Unreadable(f"{where}: a score must be a number, not {v!r}")
+    if isinstance(v, str):  # some instrumentations stringify; a number in text is still that number
+        try:
+            v = float(v)
+        except ValueError:
+            raise Unreadable(f"{where}: a score must be a number, not {v!r}") from None
+    if not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise Unreadable(f"{where}: a score must be a finite number, not {v!r}")
+    return float(v)
+
+
+def _indexed(attrs: dict[str, Any], prefix: str) -> dict[int, dict[str, Any]]:
+    """`prefix.{i}.rest` keys → {i: {rest: value}}."""
+    out: dict[int, dict[str, Any]] = {}
+    for key, value in attrs.items():
+        if not key.startswith(prefix + "."):
+            continue
+        head, _, rest = key[len(prefix) + 1:].partition(".")
+        if head.isdigit() and rest:
+            out.setdefault(int(head), {})[rest] = value
+    return out
+
+
+def _title(metadata: Any) -> str | None:
+    meta = _json(metadata)
+    if isinstance(meta, dict):
+        for k in ("title", "name", "source"):
+            if isinstance(meta.get(k), str) and meta[k].strip():
+                return meta[k]
+    return None
+
+
+def documents(span: Span, prefix: str) -> list[TraceDoc] | None:
+    """The documents under `prefix` (OpenInference flattened, or a GenAI JSON / structured list); None if absent."""
+    attrs = span.attributes
+    rows = _indexed(attrs, prefix)
+    if not rows and prefix in attrs:
+        value = _json(attrs[prefix])
+        if not isinstance(value, list):
+            raise Unreadable(f"{prefix}: expected a list of documents, got {type(attrs[prefix]).__name__}")
+        rows = {i: ({f"document.{k}": v for k, v in d.items()} if isinstance(d, dict) else {"document.id": d})
+                for i, d in enumerate(value)}
+    if not rows:
+        return None
+    docs, seen = [], set()
+    for i in sorted(rows):
+        r = {k.removeprefix("document."): v for k, v in rows[i].items()}
+        at = f"{prefix}.{i}"
+        if "id" not in r:
+            raise Unreadable(f"{at}: a document without an id")
+        did = _doc_id(r["id"], f"{at}.id")
+        if did in seen:
+            continue  # the same document twice in one list: its first rank counts
+        seen.add(did)
+        docs.append(TraceDoc(did, _score(r.get("score"), f"{at}.score"), _text(r.get("content")),
+                             _title(r.get("metadata"))))
+    return docs
+
+
+def query_text(span: Span) -> str:
+    a = span.attributes
+    for key in ("gen_ai.retrieval.query.text", "reranker.query"):
+        if isinstance(a.get(key), str) and a[key].strip():
+            return a[key]
+    value = a.get("input.value")
+    if not isinstance(value, str):
+        return ""
+    if str(a.get("input.mime_type", "")).endswith("json") or value.lstrip().startswith("{"):
+        parsed = _json(value)
+        if isinstance(parsed, dict):
+            for k in QUERY_KEYS:
+                if isinstance(parsed.get(k), str):
+                    return parsed[k]
+        if parsed is not None and not isinstance(parsed, str):
+            return ""
+    return value
+
+
+def _genai_text(messages: Any) -> list[tuple[str, str]]:
+    out = []
+    for m in _json(messages) or []:
+        if not isinstance(m, dict):
+            continue
+        parts = m.get("parts")
+        if isinstance(parts, list):
+            text = "".join(p["content"] for p in parts if isinstance(p, dict) and isinstance(p.get("content"), str))
+        else:
+            text = m["content"] if isinstance(m.get("content"), str) else ""
+        out.append((str(m.get("role", "")), text))
+    return out
+
+
+def messages(span: Span, prefix: str) -> list[tuple[str, str]]:
+    rows = _indexed(span.attributes, prefix)
+    out = []
+    for i in sorted(rows):
+        r = rows[i]
+        content = r.get("message.content")
+        if not isinstance(content, str):  # multimodal: message.contents.{j}.message_content.text
+            content = "".join(v for k, v in sorted(r.items()) if k.startswith("message.contents.") and k.endswith(".text")
+                              and isinstance(v, str))
+        out.append((str(r.get("message.role", "")), content))
+    return out
+
+
+def prompt_of(span: Span) -> str:
+    """The exact text the model was sent, role by role."""
+    a = span.attributes
+    msgs = messages(span, "llm.input_messages")
+    if not msgs and "gen_ai.input.messages" in a:
+        system = _text(a.get("gen_ai.system_instructions"))
+        msgs = ([("system", system)] if system else []) + _genai_text(a["gen_ai.input.messages"])
+    if msgs:
+        return "\n\n".join(f"[{role}]\n{text}" if role else text for role, text in msgs)
+    prompts = a.get("llm.prompts")
+    if isinstance(prompts, list) and all(isinstance(p, str) for p in prompts):
+        return "\n\n".join(prompts)
+    return _text(a.get("input.value")) or ""
+
+
+def answer_of(span: Span) -> str | None:
+    a = span.attributes
+    out = [t for role, t in messages(span, "llm.output_messages") if role in ("", "assistant")]
+    if not out and "gen_ai.output.messages" in a:
+        out = [t for _, t in _genai_text(a["gen_ai.output.messages"])]
+    if out:
+        return out[-1]
+    return _text(a.get("output.value"))
+
+
+def query_id_of(spans: list[Span], key: str) -> str | None:
+    """The configured key: a span attribute, or a key of the OpenInference `metadata` JSON attribute."""
+    for s in spans:
+        for k in (key, f"metadata.{key}"):
+            v = s.attributes.get(k)
+            if isinstance(v, (str, int)) and not isinstance(v, bool) and str(v).strip():
+                return str(v).strip()
+        meta = _json(s.attributes.get("metadata"))
+        if isinstance(meta, dict) and isinstance(meta.get(key), (str, int)) and not isinstance(meta.get(key), bool):
+            return str(meta[key]).strip() or None
+    return None
+
+
+def _cited(doc_id: str, prompt: str, delimited: bool) -> bool:
+    i = re.escape(doc_id)
+    pattern = rf"\[{i}\]|\({i}\)|<{i}>|=\s*\"?{i}\b|\"{i}\"|(?m:^{i}:)" if delimited else rf"(?<![\w-]){i}(?![\w-])"
+    return re.search(pattern, prompt) is not None
+
+
+def given(docs: list[TraceDoc], prompt: str) -> list[str]:
+    """The documents the prompt quotes: by the start of their text where the span has it (an id
+    such as a title may also occur inside another document), else by their id as a prompt cites
+    one (`[id]`, `(id)`, `id=`, `id:`), else anywhere; none found: all of them."""
+    if not prompt:
+        return [d.id for d in docs]
+    for test in (lambda d: bool(d.content and d.content.strip()) and d.content.strip()[:QUOTE_CHARS] in prompt,
+                 lambda d: not (d.content and d.content.strip()) and _cited(d.id, prompt, True),
+                 lambda d: not (d.content and d.content.strip()) and _cited(d.id, prompt, False)):
+        quoted = [d.id for d in docs if test(d)]
+        if quoted:
+            return quoted
+    return [d.id for d in docs]
+
+
+def assemble(trace_id: str, spans: list[Span], query_id_key: str) -> ProductionTrace | Skipped:
+    spans = sorted(spans, key=lambda s: (s.start_ns or 0, s.where))
+    first = spans[0].where
+    by_kind: dict[str, list[Span]] = {}
+    for s in spans:
+        k = kind_of(s)
+        if k:
+            by_kind.setdefault(k, []).append(s)
+    retriever = next(iter(by_kind.get(RETRIEVER, [])), None)
+    reranker = next(iter(by_kind.get(RERANKER, [])), None)
+    llm = by_kind[LLM][-1] if by_kind.get(LLM) else None
+    if retriever is None and llm is None:
+        return Skipped(first, f"trace {trace_id}: no retriever and no LLM span (kinds: {sorted(by_kind) or 'none'})")
+    try:
+        ranking = documents(retriever, "retrieval.documents") if retriever else None
+        if retriever is not None and ranking is None:
+            ranking = documents(retriever, "gen_ai.retrieval.documents")
+        if retriever is not None and not ranking:
+            return Skipped(retriever.where, "retriever span with no documents")
+        reranked = documents(reranker, "reranker.output_documents") if reranker else None
+    except Unreadable as exc:
+        culprit = reranker if reranker is not None and "reranker" in str(exc) else retriever
+        return Skipped((culprit or spans[0]).where, str(exc))
+    text = next((t for t in (query_text(x).strip() for x in (retriever, reranker, llm, spans[0]) if x is not None) if t), "")
+    if not text:
+        return Skipped(first, f"trace {trace_id}: no query text (input.value / gen_ai.retrieval.query.text)")
+    prompt = prompt_of(llm) if llm else ""
+    stage = reranked or ranking
+    starts = [s.start_ns for s in spans if s.start_ns is not None]
+    ends = [s.end_ns for s in spans if s.end_ns is not None]
+    return ProductionTrace(
+        trace_id=trace_id, where=first, query_text=text, query_id=query_id_of(spans, query_id_key),
+        ranking=ranking, reranked=reranked, answer=answer_of(llm) if llm else None, prompt=prompt,
+        context_ids=given(stage, prompt) if llm is not None and stage else None,
+        llm_latency_s=llm.seconds if llm else None,
+        trace_latency_s=(max(ends) - min(starts)) / 1e9 if starts and ends and max(ends) >= min(starts) else None,
+        start_ns=min(starts) if starts else 0,
+    )
+
+
+def traces(spans: list[Span], query_id_key: str) -> tuple[list[ProductionTrace], list[Skipped]]:
+    groups: dict[str, list[Span]] = {}
+    for s in spans:
+        groups.setdefault(s.trace_id, []).append(s)
+    out: list[ProductionTrace] = []
+    skipped: list[Skipped] = []
+    for trace_id, group in groups.items():
+        t = assemble(trace_id, group, query_id_key)
+        if isinstance(t, Skipped):
+            skipped.append(t)
+        else:
+            out.append(t)
+    return out, skipped

@@ -1,0 +1,344 @@
+"""`import-traces`: one trace → one production query, through the existing importers.
+
+Everything is read and checked before anything is written: a malformed file is refused whole
+(ProjectError, file:line). Then, in order: unknown documents added (only with
+`add_unknown_documents`; new DocIDs after the existing ones, from `document.content`), unknown
+queries added unlabelled (`workbench.triage.queries.add_query`: who/when in query_edits.jsonl), the
+ranking imported as `run:NAME` and the reranked list as `run:NAME>rerank` (`workbench.triage.runs`),
+the answers as `run:NAME:answers` (`workbench.triage.answers.import_answers`), and the traces'
+prompts and latencies (store.py). The files handed to those importers are kept under
+.workbench/imports/traces/NAME/ (run.jsonl, rerank.jsonl, answers.jsonl): what was imported, in
+the importers' own formats. Re-importing the same traces writes the same records: idempotent.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import unicodedata
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from workbench.fsutil import atomic_write_bytes, sha256_bytes
+from workbench.project.files import DOCUMENTS_FILE, Problem, Project, ProjectError, encode_jsonl, query_id_problem, validate
+from workbench.project.load import load_project
+from workbench.project.versions import now_utc
+from workbench.records import Document
+from workbench.triage.runs import (ALL_TIERS, IdSpace, ImportedRun, ImportReport, RawRanked, check_name, choose_id_space,
+                                   imports_dir, map_rankings, read_jsonl_run, source_id_map)
+from workbench.triage.traces.conventions import ProductionTrace, TraceDoc, traces
+from workbench.triage.traces.spans import Skipped, Span
+from workbench.triage.traces.store import Matched, ImportedTraces, TraceQuery, traces_dir
+
+SourceFormat = Literal["auto", "otlp", "phoenix"]
+DEFAULT_MAX_MB = 64
+RERANK_SUFFIX = ">rerank"
+ADDED_PREFIX = "trace-"
+
+
+class TraceImport(msgspec.Struct, frozen=True):
+    name: str
+    source: str
+    format: str
+    spans: int
+    traces: int
+    imported: int
+    matched_by_id: int
+    matched_by_text: int
+    added_queries: list[str]
+    repeated: int  # traces of a query already seen in this source: the latest kept
+    skipped: list[Skipped]
+    unknown_documents: list[Problem]  # per document (first span that ranked it)
+    added_documents: list[int]
+    run: ImportReport | None
+    reranked: int
+    answers: int
+    answers_without_context: int
+
+
+def normalise(text: str) -> str:
+    """Query text as compared: NFKC, case-folded, whitespace collapsed, end punctuation dropped."""
+    t = unicodedata.normalize("NFKC", text).casefold()
+    return re.sub(r"\s+", " ", t).strip().rstrip("?!.。 ").strip()
+
+
+# ------------------------------------------------------------------ reading
+
+
+def is_url(source: str) -> bool:
+    return source.startswith(("http://", "https://"))
+
+
+def read_spans(source: str, fmt: SourceFormat, phoenix_project: str, max_mb: int) -> tuple[str, list[Span], list[Skipped]]:
+    """(format read, spans, skipped spans). A file that is not what it should be: ProjectError."""
+    from workbench.triage.traces import otlp, phoenix
+
+    problems: list[Problem] = []
+    skipped: list[Skipped] = []
+    if is_url(source):
+        return "phoenix-server", phoenix.fetch_phoenix(source, phoenix_project, skipped), skipped
+    path = Path(source)
+    try:
+        size = path.stat().st_size
+        if size > max_mb * 2**20:
+            raise ProjectError([Problem(source, None, None, f"{size / 2**20:.0f} MiB, above the limit of {max_mb} MiB "
+                                                              "(raise it with --max-mb, or split the export)")])
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ProjectError([Problem(source, None, None, f"cannot read: {exc.strerror or exc}")]) from None
+    if path.suffix.lower() == ".parquet" or raw[:4] == b"PAR1":
+        spans = phoenix.read_phoenix_parquet(path, problems, skipped)
+        return "phoenix-parquet", spans, skipped
+    kind = fmt if fmt != "auto" else sniff(raw)
+    if kind is None:
+        bad = malformed_line(path, raw)
+        if bad is not None:
+            raise ProjectError([bad])
+        raise ProjectError([Problem(source, 1 if raw.strip() else None, None,
+                                    "neither OTLP JSON (resourceSpans) nor a Phoenix span export (context.span_id)"
+                                    if raw.strip() else "empty: no spans")])
+    spans = otlp.read_otlp(path, raw, problems, skipped) if kind == "otlp" else phoenix.read_phoenix_jsonl(path, raw, problems, skipped)
+    if problems:
+        raise ProjectError(problems)
+    return kind, spans, skipped
+
+
+def malformed_line(path: Path, raw: bytes) -> Problem | None:
+    """The first line that is meant as JSON and is not (a truncated export), if any."""
+    for lineno, line in enumerate(raw.split(b"\n"), start=1):
+        if line.strip().startswith(b"{"):
+            try:
+                msgspec.json.decode(line)
+            except msgspec.DecodeError as exc:
+                return Problem(str(path), lineno, None, f"malformed JSON: {exc}")
+    return None
+
+
+def sniff(raw: bytes) -> SourceFormat | None:
+    from workbench.triage.traces.otlp import is_otlp
+    from workbench.triage.traces.phoenix import is_phoenix_row
+
+    for candidate in (raw, *raw.split(b"\n")):
+        if not candidate.strip():
+            continue
+        try:
+            doc = msgspec.json.decode(candidate)
+        except msgspec.DecodeError:
+            continue
+        if is_otlp(doc):
+            return "otlp"
+        if is_phoenix_row(doc):
+            return "phoenix"
+        return None
+    return None
+
+
+# ------------------------------------------------------------------ matching
+
+
+class Plan(msgspec.Struct):
+    """Which project query each trace is, before anything is written."""
+
+    chosen: dict[str, tuple[ProductionTrace, Matched]]  # query id → (latest trace, how matched)
+    new_texts: dict[str, str]  # new query id → text
+    repeated: int
+
+
+def added_id(trace: ProductionTrace, taken: set[str]) -> str:
+    if trace.query_id and query_id_problem(trace.query_id) is None and trace.query_id not in taken:
+        return trace.query_id
+    base = f"{ADDED_PREFIX}{trace.trace_id[:12]}"
+    qid, n = base, 1
+    while qid in taken:
+        n += 1
+        qid = f"{base}-{n}"
+    return qid
+
+
+def match(project: Project, found: list[ProductionTrace]) -> Plan:
+    known = {q.query_id for q in project.original_queries}
+    by_text: dict[str, str] = {}
+    for q in project.original_queries:
+        by_text.setdefault(normalise(q.query), q.query_id)
+    chosen: dict[str, tuple[ProductionTrace, Matched]] = {}
+    new_texts: dict[str, str] = {}
+    repeated = 0
+    for t in sorted(found, key=lambda t: (t.start_ns, t.trace_id)):  # later traces of a query replace earlier
+        how: Matched
+        if t.query_id is not None and t.query_id in known:
+            qid, how = t.query_id, "id"
+        elif normalise(t.query_text) in by_text:
+            qid = by_text[normalise(t.query_text)]
+            how = "added" if qid in new_texts else "text"
+        else:
+            qid, how = added_id(t, known | set(new_texts)), "added"
+            new_texts[qid] = t.query_text
+            by_text[normalise(t.query_text)] = qid
+        repeated += qid in chosen
+        chosen[qid] = (t, how)
+    return Plan(chosen, new_texts, repeated)
+
+
+# ------------------------------------------------------------------ documents
+
+
+def trace_docs(t: ProductionTrace) -> list[TraceDoc]:
+    return [*(t.ranking or []), *(t.reranked or [])]
+
+
+def map_documents(project: Project, plan: Plan, ids: IdSpace) -> tuple[dict[str, int], dict[str, tuple[str, TraceDoc]]]:
+    """(trace document id → DocID, unknown id → (first trace location, the document))."""
+    raw = [RawRanked(qid, [d.id for d in trace_docs(t)], [], []) for qid, (t, _) in plan.chosen.items()]
+    _, mapping = choose_id_space(raw, project, ids)
+    unknown: dict[str, tuple[str, TraceDoc]] = {}
+    for t, _ in plan.chosen.values():
+        for d in trace_docs(t):
+            if d.id not in mapping and d.id not in unknown:
+                unknown[d.id] = (t.where, d)
+    return mapping, unknown
+
+
+def add_documents(project: Project, unknown: dict[str, tuple[str, TraceDoc]], mapping: dict[str, int]) -> list[int]:
+    """Unknown documents that carry their text, appended with new DocIDs (documents.jsonl rewritten atomically)."""
+    domains = project.domains
+    next_id = max(project.documents, default=-1) + 1
+    new = []
+    for did, (_, d) in unknown.items():
+        if not (d.content and d.content.strip()):
+            continue
+        new.append(Document(doc_id=next_id, title=d.title or did, text=d.content, domain=domains[0] if len(domains) == 1 else "",
+                            source_id=did))
+        mapping[did] = next_id
+        next_id += 1
+    if new:
+        docs = [*project.documents.values(), *new]
+        path = project.root / DOCUMENTS_FILE
+        problems = validate(list(enumerate(docs, 1)), [], str(path), "")
+        if problems:
+            raise ProjectError(problems)
+        atomic_write_bytes(path, encode_jsonl(docs))
+    return [d.doc_id for d in new]
+
+
+# ------------------------------------------------------------------ writing
+
+
+def _jsonl(rows: list[dict]) -> bytes:
+    return b"".join(msgspec.json.encode(r) + b"\n" for r in rows)
+
+
+def ranking_rows(plan: Plan, mapping: dict[str, int], key_of: dict[int, str], reranked: bool) -> list[dict]:
+    rows = []
+    for qid, (t, _) in sorted(plan.chosen.items()):
+        docs = t.reranked if reranked else t.ranking
+        if not docs:
+            continue
+        kept = [d for d in docs if d.id in mapping]
+        scores = [d.score for d in kept]
+        rows.append({"query_id": qid, "ranked": [key_of[mapping[d.id]] for d in kept],
+                     # no score recorded: the rank order itself, as import-run would make it
+                     "scores": [s if s is not None else float(len(kept) - i) for i, s in enumerate(scores)]
+                     if any(s is not None for s in scores) else None})
+    return [{k: v for k, v in r.items() if v is not None} for r in rows]
+
+
+def store_rerank(project: Project, path: Path, name: str) -> int:
+    """The reranked lists as the imported run `run:NAME>rerank` (import_run's record, read the same way
+    per tier; its own name check allows no `>`, the mark of a rerank stage)."""
+    problems: list[Problem] = []
+    raw = read_jsonl_run(path, problems)
+    if problems:
+        raise ProjectError(problems)
+    rankings, _, _ = map_rankings(raw, project, source_id_map(project), str(path), [])
+    record = ImportedRun(name=name + RERANK_SUFFIX, format="jsonl", id_space="source", imported_at=time.time(),
+                         sources={ALL_TIERS: str(path)}, hashes={ALL_TIERS: sha256_bytes(msgspec.json.encode(rankings))[:16]},
+                         rankings={ALL_TIERS: rankings})
+    from workbench.fsutil import safe_name
+
+    atomic_write_bytes(imports_dir(project) / f"{safe_name(record.name)}.json", msgspec.json.encode(record))
+    return len(rankings)
+
+
+def import_traces(root: Path, source: str, name: str, fmt: SourceFormat = "auto", phoenix_project: str = "default",
+                  query_id_key: str = "query_id", add_unknown_documents: bool = False, ids: IdSpace = "auto",
+                  max_mb: int = DEFAULT_MAX_MB) -> TraceImport:
+    from workbench.triage.answers import import_answers
+    from workbench.triage.queries import add_query
+    from workbench.triage.runs import import_run
+
+    check_name(name)
+    kind, spans, skipped = read_spans(source, fmt, phoenix_project, max_mb)
+    found, not_understood = traces(spans, query_id_key)
+    skipped = [*skipped, *not_understood]
+    if not found:
+        raise ProjectError([Problem(source, None, None, "no trace with a retriever or LLM span was understood")]
+                           + [Problem(s.where, None, None, s.reason) for s in skipped])
+    project = load_project(root)
+    plan = match(project, found)
+    mapping, unknown = map_documents(project, plan, ids)
+    added_docs = add_documents(project, unknown, mapping) if add_unknown_documents else []
+    for qid, text in plan.new_texts.items():
+        add_query(root, text, "", query_id=qid, kind="production")
+    project = load_project(root)
+    key_of = {docid: key for key, docid in source_id_map(project).items()}
+    folder = traces_dir(project, name)
+    run_report = None
+    rows = ranking_rows(plan, mapping, key_of, reranked=False)
+    if rows:
+        atomic_write_bytes(folder / "run.jsonl", _jsonl(rows))
+        run_report = import_run(project, folder / "run.jsonl", name, "jsonl", None, "source")
+    rerank_rows = ranking_rows(plan, mapping, key_of, reranked=True)
+    if rerank_rows:
+        atomic_write_bytes(folder / "rerank.jsonl", _jsonl(rerank_rows))
+        store_rerank(project, folder / "rerank.jsonl", name)
+    answers, queries = [], []
+    first_added = added_before(project, name)
+    for qid, (t, how) in sorted(plan.chosen.items()):
+        how = "added" if qid in first_added else how
+        context = [mapping[i] for i in t.context_ids or [] if i in mapping]
+        if t.answer is not None:
+            row: dict = {"query_id": qid, "answer": t.answer}
+            if t.context_ids is not None:
+                row["context_doc_ids"] = [key_of[d] for d in context]
+            if t.llm_latency_s is not None:
+                row["latency_s"] = t.llm_latency_s
+            answers.append(row)
+        queries.append(TraceQuery(qid, t.trace_id, how, t.where, t.prompt, t.answer, t.llm_latency_s, t.trace_latency_s, context))
+    if answers:
+        atomic_write_bytes(folder / "answers.jsonl", _jsonl(answers))
+        import_answers(project, folder / "answers.jsonl", name)
+    stamp = previous_stamp(project, name, source, queries)
+    record = ImportedTraces(name, source, stamp, queries)
+    atomic_write_bytes(folder / "traces.json", msgspec.json.encode(record))
+    unknown_left = {k: v for k, v in unknown.items() if k not in mapping}
+    return TraceImport(
+        name=name, source=source, format=kind, spans=len(spans), traces=len(found) + len(not_understood),
+        imported=len(plan.chosen), matched_by_id=sum(h == "id" for _, h in plan.chosen.values()),
+        matched_by_text=sum(h == "text" for _, h in plan.chosen.values()), added_queries=list(plan.new_texts),
+        repeated=plan.repeated, skipped=skipped,
+        unknown_documents=[Problem(where, None, "document.id", f"document {did!r} is not in the corpus"
+                                   + ("" if d.content else " (and the span has no document.content to add it from)"))
+                           for did, (where, d) in unknown_left.items()],
+        added_documents=added_docs, run=run_report, reranked=len(rerank_rows), answers=len(answers),
+        answers_without_context=sum(1 for a in answers if "context_doc_ids" not in a),
+    )
+
+
+def added_before(project: Project, name: str) -> set[str]:
+    """Queries an earlier import of these traces added: still "added" when imported again (matched by text now)."""
+    from workbench.triage.traces.store import load_traces
+
+    old = load_traces(project, name)
+    return {q.query_id for q in old.queries if q.matched == "added"} if old else set()
+
+
+def previous_stamp(project: Project, name: str, source: str, queries: list[TraceQuery]) -> str:
+    """The same traces imported again keep their first import time: the record is byte-identical."""
+    from workbench.triage.traces.store import load_traces
+
+    old = load_traces(project, name)
+    if old is not None and old.source == source and old.queries == queries:
+        return old.imported_at
+    return now_utc()

@@ -1,0 +1,129 @@
+"""What an import-traces keeps beside the run and the answers: per query, the trace it came from,
+how it was matched, the exact prompt and the latencies (what the inspector shows), under
+.workbench/imports/traces/<name>/traces.json; and which queries came from which trace import
+(the query list's `run:NAME` / `from:traces` filter)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from workbench.fsutil import safe_name
+from workbench.project.files import Project
+
+TRACES_DIR = Path("imports") / "traces"
+FROM_TRACES = "from:traces"
+Matched = Literal["id", "text", "added"]
+
+
+class TraceQuery(msgspec.Struct, frozen=True):
+    query_id: str
+    trace_id: str
+    matched: Matched
+    where: str
+    prompt: str = ""
+    answer: str | None = None
+    llm_latency_s: float | None = None
+    trace_latency_s: float | None = None
+    context_doc_ids: list[int] = []
+
+
+class ImportedTraces(msgspec.Struct, frozen=True):
+    name: str
+    source: str
+    imported_at: str
+    queries: list[TraceQuery]
+
+    @property
+    def system(self) -> str:
+        return f"run:{self.name}"
+
+
+def traces_dir(project: Project, name: str) -> Path:
+    return project.state_dir / TRACES_DIR / safe_name(name)
+
+
+def load_traces(project: Project, name: str) -> ImportedTraces | None:
+    try:
+        return msgspec.json.decode((traces_dir(project, name) / "traces.json").read_bytes(), type=ImportedTraces)
+    except (OSError, msgspec.DecodeError):
+        return None  # derived state: a damaged record is as if never imported (re-import rebuilds it)
+
+
+def all_traces(project: Project) -> list[ImportedTraces]:
+    d = project.state_dir / TRACES_DIR
+    if not d.is_dir():
+        return []
+    out = []
+    for p in sorted(d.glob("*/traces.json")):
+        try:
+            out.append(msgspec.json.decode(p.read_bytes(), type=ImportedTraces))
+        except (OSError, msgspec.DecodeError):
+            continue
+    return out
+
+
+def trace_of(project: Project, query_id: str) -> tuple[str, TraceQuery] | None:
+    """The newest trace import that holds this query: (run name, its trace)."""
+    found = [(r.imported_at, r.name, q) for r in all_traces(project) for q in r.queries if q.query_id == query_id]
+    if not found:
+        return None
+    _, name, q = max(found, key=lambda x: (x[0], x[1]))
+    return name, q
+
+
+def query_sources(project: Project) -> dict[str, set[str]]:
+    """query id → its tags: `run:NAME` for each trace import or imported run that ranked it, `from:traces`."""
+    from workbench.triage.runs import imported_runs
+
+    out: dict[str, set[str]] = {}
+    for r in all_traces(project):
+        for q in r.queries:
+            out.setdefault(q.query_id, set()).update({f"run:{r.name}".lower(), FROM_TRACES})
+    for run in imported_runs(project):
+        for part in run.rankings.values():
+            for ranked in part:
+                out.setdefault(ranked.query_id, set()).add(run.system.lower())
+    return out
+
+
+def _signature(project: Project) -> tuple:
+    """What query_sources depends on: the import records' names, sizes and times."""
+    from workbench.triage.runs import imports_dir
+
+    files = [*imports_dir(project).glob("*.json"), *(project.state_dir / TRACES_DIR).glob("*/traces.json")]
+    return tuple(sorted((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files if p.is_file()))
+
+
+_SOURCES: dict[str, tuple[tuple, dict[str, set[str]]]] = {}
+
+
+def cached_query_sources(project: Project) -> dict[str, set[str]]:
+    """query_sources, re-read only when an import record changed (the TUI filters on every keystroke)."""
+    key, sig = str(project.root), _signature(project)
+    hit = _SOURCES.get(key)
+    if hit is None or hit[0] != sig:
+        hit = (sig, query_sources(project))
+        _SOURCES[key] = hit
+    return hit[1]
+
+
+def with_trace(project: Project, query_id: str, results: dict) -> dict:
+    """The inspector's model results, with each trace import's answer carrying its trace: the exact
+    prompt production's LLM was sent and the latencies (as the evidence's note)."""
+    import msgspec
+
+    out = dict(results)
+    for record in all_traces(project):
+        system = f"{record.system}:answers"
+        q = next((t for t in record.queries if t.query_id == query_id), None)
+        if q is None or system not in out:
+            continue
+        times = " · ".join(f"{what} {s:.2f} s" for what, s in (("LLM", q.llm_latency_s), ("trace", q.trace_latency_s)) if s is not None)
+        note = f"production trace {q.trace_id}" + (f" · {times}" if times else "") + \
+            (f"\nprompt as sent ({len(q.prompt)} characters):\n{q.prompt}" if q.prompt else "\n(no prompt in the trace)")
+        ev = out[system]
+        out[system] = msgspec.structs.replace(ev, note=f"{ev.note}\n{note}" if ev.note else note)
+    return out

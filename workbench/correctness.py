@@ -223,6 +223,12 @@ def decide(query: Query, answer: str, refusal: bool, judge_score: float | None, 
     return Decided(d.decision, exact, contains, f1, f"the answer {d.reason} ({why}: {how})", d.named)
 
 
+def answer_matches(query: Query, answer: str) -> tuple[bool, bool]:
+    """(exact, contains) against any accepted form of the gold: the answer, its canonical head, an alias."""
+    targets = [t for t in (query.answer, canonical_head(query), *query.answer_aliases) if t.strip()]
+    return any(exact_match(answer, t) for t in targets), any(contains_match(answer, t) for t in targets)
+
+
 def decide_answer(query: Query, answer: str, refusal: bool, judge_score: float | None, trusted: bool | None, judge: str | None) -> tuple[bool, bool, bool, float, str]:
     """(correct, exact, contains, f1, basis): `decide` as a tuple (undecided is not correct)."""
     d = decide(query, answer, refusal, judge_score, trusted, judge)

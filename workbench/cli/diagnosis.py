@@ -20,16 +20,24 @@ from workbench.safe_text import markup_escaped
 @PROJECT_ARG
 @TIERS_OPT
 @QUERIES_OPT
-@click.option("--system", default=None, help="The system whose verdicts are listed (default: the one with most answers).")
+@click.option("--system", default=None,
+              help="The system whose verdicts are listed (default: the preferred one that fits and covers most tiers).")
+@click.option("--oracle-model", default=None, metavar="MODEL",
+              help="Whose oracle answers settle production's verdicts (run:NAME:answers); default: workbench.toml `judge`, else the model.")
 @click.option("--json", "as_json", is_flag=True, help="Every verdict as JSON.")
 @QUERIES_VERSION
-def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | None, as_json: bool, queries_version: str) -> None:
-    """A verdict per query and tier (PASS, ACCESS, USE, USE-UNDER-DISTRACTORS, BOTH, NOT-YET) and a reading per tier."""
+def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | None, oracle_model: str | None, as_json: bool,
+                     queries_version: str) -> None:
+    """A verdict per query and tier (PASS, ACCESS, ACCESS?, USE, USE-UNDER-DISTRACTORS, BOTH, UNDECIDED, NOT-YET) and a reading per tier."""
     from workbench.diagnosis.collect import Collector, collect
     from workbench.diagnosis.overview import system_readings
+    from workbench.diagnosis.rules import PENDING
+    from workbench.llm.providers import resolve_model
 
     project, tiers, qids = load_selection(root, tier_spec, queries, queries_version)
-    qv = collect(project, tiers, qids, collector=Collector(project))
+    if oracle_model is not None:
+        resolve_model(project, oracle_model)  # an unknown model is a usage error before anything is read
+    qv = collect(project, tiers, qids, collector=Collector(project, oracle_model=oracle_model))
     if as_json:
         click.echo(msgspec.json.format(msgspec.json.encode(qv), indent=1).decode())
         return
@@ -55,10 +63,11 @@ def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | Non
     for spec in qv.systems:
         r = system_readings(qv, spec)[-1]
         console.print(f"[bold]{markup_escaped(spec.name)}[/]: {r.reading} — {markup_escaped(r.rule)}", highlight=False)
-    pending = [v for v in qv.of(chosen) if v.verdict == "NOT-YET"]
-    if pending:
-        console.print(f"{len(pending)} not decided yet; e.g. {markup_escaped(pending[0].missing)}: "
-                      f"{markup_escaped(pending[0].command)}", highlight=False)
+    for word in PENDING:
+        pending = [v for v in qv.of(chosen) if v.verdict == word]
+        if pending:
+            console.print(f"{len(pending)} {word}; e.g. {markup_escaped(pending[0].query_id)} at {markup_escaped(pending[0].tier)}: "
+                          f"missing {markup_escaped(pending[0].missing)}: {markup_escaped(pending[0].command)}", highlight=False)
 
 
 @click.command("compare")

@@ -54,7 +54,7 @@ def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | Non
     table.add_column("because (first failing tier)")
     by_query: dict[str, dict[str, str]] = {}
     for v in qv.of(chosen):
-        by_query.setdefault(v.query_id, {})[v.level] = v.verdict
+        by_query.setdefault(v.query_id, {})[v.level] = v.verdict + (" (parametric)" if v.parametric else "")
     for qid, row in by_query.items():
         first = qv.first_failing(chosen, qid)
         table.add_row(markup_escaped(qid), *(row.get(lv, "") for lv in qv.levels),

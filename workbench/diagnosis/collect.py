@@ -277,9 +277,10 @@ class Collector:
     def answer(self, tier: Tier, model: str, arm: str, query_id: str, retriever: str = "") -> AnswerCheck | None:
         return self.tier_store(tier).answers.get((model, arm, retriever), {}).get(query_id)
 
-    def applies(self, tier: Tier, spec: SystemSpec) -> bool:
-        """Production answered on one tier (its whole collection: full); every other system on every tier."""
-        return spec.reader != "production" or production_name(spec.name) in self.tier_store(tier).production
+    def applies(self, tier: Tier, spec: SystemSpec, query_id: str) -> bool:
+        """Production answered some queries on one tier (its whole collection: full): its verdicts are
+        those; every other system has one on every tier for every query."""
+        return spec.reader != "production" or query_id in self.tier_store(tier).production.get(production_name(spec.name), {})
 
     def verdict(self, tier: Tier, spec: SystemSpec, query: Query) -> QueryVerdict:
         ts = self.tier_store(tier)
@@ -411,9 +412,10 @@ class QueryVerdicts(msgspec.Struct, frozen=True):
         return [v for v in self.verdicts if v.system == system]
 
     def first_failing(self, system: str, query_id: str) -> QueryVerdict | None:
-        """The first level (ladder order) where the query's verdict is decided and not PASS."""
+        """The first level (ladder order) where the query's verdict is a failure, decided or provisional
+        (ACCESS?: access shows the gold lost before any answer)."""
         for v in self.verdicts:
-            if v.system == system and v.query_id == query_id and v.verdict not in ("PASS", "NOT-YET"):
+            if v.system == system and v.query_id == query_id and v.verdict not in ("PASS", "NOT-YET", "UNDECIDED"):
                 return v
         return None
 
@@ -442,7 +444,7 @@ def collect(project: Project, tiers: list[Tier], query_ids: set[str] | None = No
             q = project.query(qid)
             if not q.is_labelled:
                 continue  # no gold yet: nothing to decide until it is labelled (eval leaves it out too)
-            verdicts += [c.verdict(t, s, q) for s in systems if c.applies(t, s)]
+            verdicts += [c.verdict(t, s, q) for s in systems if c.applies(t, s, qid)]
     primary = verdict_system(systems, verdicts, tiers, c)
     return QueryVerdicts(k=c.k, levels=levels, level_tiers=level_tiers, systems=systems, primary=primary,
                          verdicts=verdicts, empty_tiers=empty)

@@ -115,7 +115,10 @@ def answers_summary(project, record, run) -> list[str]:
                  for r in run.qa]
     lines = [f"imported {len(record.answers)} production answers as {record.system} (tier {run.tier}); "
              f"{len(record.answers) - n} without a reference answer not decided"]
-    rate = (lambda xs: fmt(sum(xs) / len(xs), 2) if xs else "–")
+
+    def rate(xs: list[bool]) -> str:
+        return fmt(sum(xs) / len(xs), 2) if xs else "–"
+
     em = [bool(r.exact) for r in run.qa]
     contains = [bool(r.contains) for r in run.qa]
     lines.append(f"right {decisions.count('right')}, wrong {decisions.count('wrong')}, undecided {decisions.count('undecided')} "
@@ -125,7 +128,7 @@ def answers_summary(project, record, run) -> list[str]:
         f = qa_figures(run)
         failed = len({x.query_id for x in run.failures if x.stage == "judge"})
         lines.append(f"judge {run.judge}: QA {fmt(f['QA'], 2)} (n={f['scored']} scored of {f['n']} judged; "
-                     f"judge failures {f['judge_failures'] + failed})")
+                     f"judge failures {int(f['judge_failures'] or 0) + failed})")
     read = [g for g in (gold_in_context(project, a) for a in record.answers) if g is not None]
     if read:
         lines.append(f"all gold in production's context: {sum(a == b for a, b in read)}/{len(read)} "

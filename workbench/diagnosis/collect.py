@@ -150,7 +150,7 @@ class Collector:
         then the shared TUI runs: an earlier source's answer of a query wins."""
         vroot = version_runs_root(self.project)
         mine = self.project.queries_version
-        own = ([(run, VERSION_RUN, mine) for run in LLMRunStore(self.project, root=vroot).runs(tier)]
+        own: list[tuple[TierRun, str, str | None]] = ([(run, VERSION_RUN, mine) for run in LLMRunStore(self.project, root=vroot).runs(tier)]
                + [(run, VERSION_TUI_RUN, mine) for store in version_tui_stores(self.project) for run in store.runs(tier)]) if vroot else []
         full = [(run, "tier run", ORIGINAL_VERSION) for run in LLMRunStore(self.project).runs(tier)]
         others = [(run, VERSION_TUI_RUN if tui else VERSION_RUN, version) for version, store, tui in other_version_stores(self.project)
@@ -262,8 +262,8 @@ class Collector:
                 out.append(SystemSpec(m, f"model:{m}:localize" if m in localizers else None, m, "qa"))
         if not models:
             out += [SystemSpec(r, r, None, None) for r in sorted(retrievers, key=system_order)]
-        for name in sorted(production):  # production: its own ranking when imported (import-run --name NAME)
-            ranking = str(SystemName.for_run(name))
+        for prod in sorted(production):  # production: its own ranking when imported (import-run --name NAME)
+            ranking = str(SystemName.for_run(prod))
             out.append(SystemSpec(f"{ranking}:answers", ranking if ranking in retrievers else None, None, "production",
                                   self.oracle_model))
         return out

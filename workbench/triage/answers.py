@@ -113,7 +113,8 @@ def import_answers(project: Project, path: Path, name: str) -> tuple[ImportedAns
 
 def line_problems(file: str, rows: list[tuple[int, _AnswerLine]]) -> list[Problem]:
     """What decodes but cannot be right: one query answered twice, a latency below zero or not finite."""
-    out, first = [], {}
+    out: list[Problem] = []
+    first: dict[str, int] = {}
     for lineno, r in rows:
         qid = str(r.query_id)
         if qid in first:

@@ -40,8 +40,15 @@ if TYPE_CHECKING:
     from workbench.records import Query
 
 JUDGE_CORRECT = 3.0  # a trusted judge's median at or above this counts as right ("the key fact is there")
-F1_PASS = 0.5  # token F1 from which a long gold answer counts as matched
-SHORT_ANSWER_TOKENS = 6  # EM/contains decide only for gold answers this short (in words)
+SHORT_ANSWER_TOKENS = 6  # a gold answer (or its canonical head) this short must be contained (in words)
+# The rule in one line, as the report states it
+ANSWER_RULE = (
+    f"judge trusted (passed calibration): correct ⇔ median judge score ≥ {JUDGE_CORRECT:g}/5; otherwise the "
+    "deterministic rules: a comparison is right when it names the gold candidate and no other (both named: undecided); "
+    "the gold, its canonical head or an alias contained → right; a one-number gold compared as a number with its unit; "
+    f"a short gold answer (≤ {SHORT_ANSWER_TOKENS} words) not contained → wrong; a long one → undecided "
+    "(token F1 is a figure, not a decision); a refusal is never correct"
+)
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = str.maketrans({c: " " for c in string.punctuation})

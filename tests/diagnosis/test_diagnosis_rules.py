@@ -189,3 +189,12 @@ def test_production_answers_reach_verdicts_on_what_production_read():
     assert decide_verdict(production(False, None, ranks={917095: 14})).rule == "A2"
     assert decide_verdict(production(False, None, ranks={917095: 1})).rule == "U2"
     assert not decide_verdict(production(True, None)).parametric  # nothing says it was not read
+
+
+def test_the_readme_rule_table_is_the_rule_table():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    table = text[text.index("| row | verdict | when |"):].split("\n\n")[0]
+    rows = [line.split("|")[1:3] for line in table.splitlines()[2:]]
+    assert [(r.strip(), v.strip()) for r, v in rows] == [(row, verdict) for row, (verdict, _) in RULES.items()]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import msgspec
 
 from workbench.diagnosis.answers import ARM_LABELS
-from workbench.correctness import F1_PASS, JUDGE_CORRECT
+from workbench.correctness import ANSWER_RULE
 from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, SystemSpec, collect
 from workbench.diagnosis.nearmiss import Distractor, distractors
 from workbench.diagnosis.overview import READING_RULES, Overview, overview
@@ -25,11 +25,6 @@ from workbench.access.runs import tier_hash
 from workbench.report.sweeps import sweeps_dict
 
 FORMAT_VERSION = 1
-ANSWER_RULE = (
-    f"judge trusted (passed calibration): correct ⇔ median judge score ≥ {JUDGE_CORRECT:g}/5; "
-    f"otherwise short gold answers (≤ 6 words): correct ⇔ the normalised answer contains the gold; "
-    f"longer gold answers: correct ⇔ token F1 ≥ {F1_PASS}; a refusal is never correct"
-)
 
 
 class TierInfo(msgspec.Struct, frozen=True):

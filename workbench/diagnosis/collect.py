@@ -459,8 +459,8 @@ def _preference(spec: SystemSpec) -> tuple[int, str]:
 
 
 def verdict_system(systems: list[SystemSpec], verdicts: list[QueryVerdict], tiers: list[Tier], c: Collector) -> str | None:
-    """The default system whose verdicts are shown: among the systems whose reader fits most tiers
-    and that have what a verdict needs (a ranking, or answers) on most of them, the preferred
+    """The default system whose verdicts are shown: among the systems whose reader fits most levels
+    of the ladder and that have what a verdict needs (a ranking, or answers) on most of them, the preferred
     retriever's (hybrid, then dense, bm25; a long-context reader after them, production last); then
     the one with most decided verdicts. Stable: one more answer of another system does not move it."""
     if not systems:
@@ -470,26 +470,29 @@ def verdict_system(systems: list[SystemSpec], verdicts: list[QueryVerdict], tier
         if v.verdict not in PENDING:
             decided[v.system] = decided.get(v.system, 0) + 1
 
+    levels: dict[str, list[Tier]] = {}
+    for t in tiers:  # most *levels* of the ladder: eight base tiers are one rung, not eight
+        levels.setdefault(level_of(t), []).append(t)
+
     def fits_most(spec: SystemSpec) -> bool:
         if spec.reader not in ("qa", "rag") or not spec.model:
             return True
         task = "qa" if spec.reader == "qa" else "rag"
-        return 2 * sum(not c.fits(spec.model, task, t) for t in tiers) >= len(tiers)
+        return 2 * sum(all(not c.fits(spec.model, task, t) for t in ts) for ts in levels.values()) >= len(levels)
+
+    def has_needs(spec: SystemSpec, t: Tier) -> bool:
+        ts = c.tier_store(t)
+        if spec.reader == "production":
+            return production_name(spec.name) in ts.production
+        if spec.access and spec.access in ts.rankings:
+            return True
+        return bool(spec.model) and any(m == spec.model for m, _, _ in ts.answers)
 
     def covered(spec: SystemSpec) -> int:
-        n = 0
-        for t in tiers:
-            ts = c.tier_store(t)
-            if spec.reader == "production":
-                n += production_name(spec.name) in ts.production
-            elif spec.access and spec.access in ts.rankings:
-                n += 1
-            elif spec.model and any(m == spec.model for m, _, _ in ts.answers):
-                n += 1
-        return n
+        return sum(any(has_needs(spec, t) for t in ts) for ts in levels.values())
 
     def key(spec: SystemSpec) -> tuple:
-        eligible = fits_most(spec) and 2 * covered(spec) >= len(tiers)
+        eligible = fits_most(spec) and 2 * covered(spec) >= len(levels)
         return (not eligible, _preference(spec)[0], -decided[spec.name], spec.name)
 
     return min(systems, key=key).name

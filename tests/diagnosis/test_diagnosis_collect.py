@@ -392,3 +392,25 @@ def test_a_not_yet_names_the_tiers_where_the_task_fits_by_the_window_check(diag_
     assert q1.rule == "N1" and "--task" not in q1.command  # main: workbench run … --task localize,qa --tiers full
     assert "localize does not fit small's window on full" in q1.command and "it fits on base:" in q1.command
     assert "full" not in q1.command.split("it fits on ")[1].split(";")[0]
+
+
+def test_the_chosen_verdict_system_stays_through_refreshes_and_runs(diag_copy):
+    """The session API a front end calls (workbench/session.py): the systems, the one shown, a choice
+    that a refresh and a new one-query answer keep."""
+    from workbench import session as core
+
+    s, _ = core.open_session(diag_copy)
+    names, shown = core.verdict_systems(s)
+    assert shown == "hybrid+local" and shown in names
+    assert core.choose_verdict_system(s, names[-1]) == names[-1]
+    core.diagnose(s)  # ctrl+r
+    p = load_project(diag_copy)
+    full = next(t for t in load_tiers(p).tiers if t.name == "full")
+    ds.store_answers(p, full, "qa", {"q1": ("Paris", full.doc_ids)}, store=LLMRunStore(p, root=p.state_dir / "tui" / "q1", publish=False))
+    core.diagnosis_after_run(s, "q1")  # a new system (local) appears: the choice stays
+    names, shown = core.verdict_systems(s)
+    assert "local" in names and shown == core.choose_verdict_system(s, shown)
+    assert s.diagnosis is not None and s.diagnosis.primary == shown != "local"
+    assert core.choose_verdict_system(s, None) == s.diagnosis.qv.primary  # back to the default
+    with pytest.raises(KeyError):
+        core.choose_verdict_system(s, "nosuch")

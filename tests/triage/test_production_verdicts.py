@@ -162,3 +162,20 @@ def test_import_answers_fails_when_every_judge_call_failed(project, tmp_path, fa
     assert r.exit_code == 1, r.output  # main: "judge failures 0", exit 0
     assert "Every judge call failed" in said and "judge failures 16 of 16 answers (0 judged)" in said
     assert "right 16, wrong 0, undecided 0 (n=16;" in said  # the deterministic decision stands beside it
+
+
+def test_the_model_panel_record_carries_the_decision_and_the_candidate_named(project, tmp_path):
+    from workbench.access.ladder import load_tiers
+    from workbench.inspection.model_evidence import stored_evidence
+    from workbench.project.load import load_project
+
+    sets = answer_sets(project, tmp_path)
+    for mode in ("both", "other"):
+        assert cli("import-answers", project, sets[mode], "--name", mode, "--no-judge").exit_code == 0
+    p = load_project(project)
+    full = next(t for t in load_tiers(p).tiers if t.name == "full")
+    ev = stored_evidence(p, full, "finance-05")
+    both, other = ev["run:both:answers"], ev["run:other:answers"]
+    assert both.decision == "undecided" and both.correct is None and len(both.named) == 2 and "names both" in both.basis
+    assert other.decision == "wrong" and other.correct is False
+    assert other.named == ["Momhia Credit Union's Deixnon Saver Select"] and "not the gold candidate" in other.basis

@@ -414,3 +414,16 @@ def test_the_chosen_verdict_system_stays_through_refreshes_and_runs(diag_copy):
     assert core.choose_verdict_system(s, None) == s.diagnosis.qv.primary  # back to the default
     with pytest.raises(KeyError):
         core.choose_verdict_system(s, "nosuch")
+
+
+def test_reports_show_provisional_access_failures(diag_copy, tmp_path):
+    """With rankings and no oracle answers the report leads with ACCESS? (and renders: every verdict has a colour)."""
+    from workbench.report import export_reports
+
+    p = load_project(diag_copy)
+    tiers = load_tiers(p).tiers
+    for t in tiers:
+        LLMRunStore(p).path("model:local:oracle", t.name).unlink()
+    md, html, _ = export_reports(p, tiers, tmp_path / "out")
+    assert "ACCESS?" in md.read_text() and "ACCESS?" in html.read_text()
+    assert "| ACCESS? |" in md.read_text()  # its own column in the verdict table

@@ -15,7 +15,7 @@ from workbench.report.sweeps import svg_section
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 COLORS = {"PASS": "#2e7d32", "ACCESS": "#ef6c00", "USE": "#6a1b9a", "USE-UNDER-DISTRACTORS": "#d81b60",
-          "BOTH": "#b71c1c", "NOT-YET": "#bdbdbd"}
+          "BOTH": "#b71c1c", "NOT-YET": "#bdbdbd", "ACCESS?": "#ffb74d", "UNDECIDED": "#90a4ae"}
 PALETTE = ["#1565c0", "#ef6c00", "#2e7d32", "#6a1b9a", "#c62828", "#00838f", "#5d4037", "#9e9d24", "#ad1457", "#37474f"]
 MAX_FAILING = 60
 STYLE = """

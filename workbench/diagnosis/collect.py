@@ -341,7 +341,7 @@ class Collector:
         if v.rule in ("A2", "N4"):
             tasks.append("oracle")
         if v.rule in ("N3", "N4") and spec.reader != "production":
-            tasks.append("rag" if spec.reader == "rag" else "qa")
+            tasks.append("qa" if spec.reader == "qa" else "rag")  # access only: retrieve-then-read on its ranking
         model = spec.oracle_model if spec.reader == "production" else spec.model
         if not model:
             if spec.reader is None:  # access only: the oracle of the project's model confirms it

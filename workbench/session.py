@@ -24,7 +24,7 @@ from workbench.access.retrievers import make_retrievers, preferred
 from workbench.access.runs import RunStore
 from workbench.diagnosis.collect import QueryVerdict
 from workbench.diagnosis.live import FILTER_WORDS, LiveDiagnosis
-from workbench.diagnosis.rules import PENDING, PROVISIONAL_OF, VERDICTS
+from workbench.diagnosis.rules import VERDICTS
 from workbench.errors import WorkbenchError
 from workbench.inspection.evidence import ModelEvidence, evidence_dict, write_evidence
 from workbench.inspection.model_evidence import evidence_from_run, scratch_store, stored_evidence
@@ -53,9 +53,8 @@ __all__ = [
     "estimate_prompts", "run_model_task", "export_evidence", "window_budget", "sweep_panels",
     "label_document", "undo_label", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
     "access_line", "index_status", "list_versions", "diagnose", "diagnosis_after_run", "export_report",
-    "verdict_systems", "choose_verdict_system",
     # names and registries
-    "TASKS", "MARKS", "VERDICTS", "PENDING", "PROVISIONAL_OF", "FILTER_WORDS", "system_label", "preferred", "salient_changes",
+    "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "system_label", "preferred", "salient_changes",
     # records a front end shows
     "Session", "PromptEstimate", "SystemResult", "UseRow", "UseTable", "ModelEvidence", "QueryInspection",
     "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",
@@ -348,8 +347,6 @@ def apply_relabelled(session: Session, r: Relabelled) -> None:
     session.project, session.tierset = r.project, r.tierset
     session.set_results(r.results)
     if r.diagnosis is not None:
-        if session.diagnosis is not None:
-            r.diagnosis.chosen = session.diagnosis.chosen  # the user's verdict system survives relabelling
         session.diagnosis = r.diagnosis
     if r.undo is not None:
         session.label_history.append(r.undo)
@@ -387,20 +384,6 @@ def diagnose(session: Session) -> LiveDiagnosis:
     else:
         session.diagnosis.refresh()
     return session.diagnosis
-
-
-def verdict_systems(session: Session) -> tuple[list[str], str | None]:
-    """(every system with verdicts, the one shown): the user's choice while it exists, else the
-    default (workbench.diagnosis.collect.verdict_system). Builds the diagnosis if needed."""
-    d = session.diagnosis or diagnose(session)
-    return d.system_names, d.primary
-
-
-def choose_verdict_system(session: Session, system: str | None) -> str | None:
-    """Show this system's verdicts and figures from now on (None: back to the default); returns the
-    system shown. A refresh or a new answer keeps the choice. KeyError for an unknown system."""
-    d = session.diagnosis or diagnose(session)
-    return d.choose(system)
 
 
 def diagnosis_after_run(session: Session, query_id: str) -> None:

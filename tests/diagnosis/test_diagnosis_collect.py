@@ -395,25 +395,24 @@ def test_a_not_yet_names_the_tiers_where_the_task_fits_by_the_window_check(diag_
 
 
 def test_the_chosen_verdict_system_stays_through_refreshes_and_runs(diag_copy):
-    """The session API a front end calls (workbench/session.py): the systems, the one shown, a choice
-    that a refresh and a new one-query answer keep."""
-    from workbench import session as core
+    """LiveDiagnosis (what workbench/session.py holds for a front end): the systems, the one shown
+    (the default: verdict_system), a choice that a refresh and a new one-query answer keep."""
+    from workbench.diagnosis.live import LiveDiagnosis
 
-    s, _ = core.open_session(diag_copy)
-    names, shown = core.verdict_systems(s)
-    assert shown == "hybrid+local" and shown in names
-    assert core.choose_verdict_system(s, names[-1]) == names[-1]
-    core.diagnose(s)  # ctrl+r
     p = load_project(diag_copy)
-    full = next(t for t in load_tiers(p).tiers if t.name == "full")
+    tiers = load_tiers(p).tiers
+    live = LiveDiagnosis(p, tiers)
+    assert live.primary == live.qv.primary == "hybrid+local" and live.system_names == ["hybrid+local"]
+    full = next(t for t in tiers if t.name == "full")
     ds.store_answers(p, full, "qa", {"q1": ("Paris", full.doc_ids)}, store=LLMRunStore(p, root=p.state_dir / "tui" / "q1", publish=False))
-    core.diagnosis_after_run(s, "q1")  # a new system (local) appears: the choice stays
-    names, shown = core.verdict_systems(s)
-    assert "local" in names and shown == core.choose_verdict_system(s, shown)
-    assert s.diagnosis is not None and s.diagnosis.primary == shown != "local"
-    assert core.choose_verdict_system(s, None) == s.diagnosis.qv.primary  # back to the default
+    live.update_query("q1")  # a new system (local) appears with a PASS: the default does not follow it
+    assert "local" in live.system_names and live.primary == "hybrid+local"
+    assert live.choose("local") == "local"
+    live.refresh()
+    assert live.primary == "local" and live.summary("q1").system == "local"
+    assert live.choose(None) == "hybrid+local"
     with pytest.raises(KeyError):
-        core.choose_verdict_system(s, "nosuch")
+        live.choose("nosuch")
 
 
 def test_reports_show_provisional_access_failures(diag_copy, tmp_path):

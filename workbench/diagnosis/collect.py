@@ -201,7 +201,10 @@ class Collector:
         name = production_name(run.system)
         slot = ts.production.setdefault(name, {})
         record = load_answers(self.project, name)
-        ts.context_known[name] = {a.query_id for a in record.answers if a.has_context} if record else set()
+        # the import says which answers came with context_doc_ids; another importer's run (traces):
+        # a non-empty context
+        ts.context_known[name] = ({a.query_id for a in record.answers if a.has_context} if record
+                                  else {r.query_id for r in run.qa if r.context_doc_ids})
         trusted = self.trusted(run.judge)
         for r in run.qa:
             if r.query_id in self._known and r.query_id not in slot:

@@ -74,7 +74,8 @@ def import_run(root: Path, file: Path, name: str, fmt_: str, tier: str | None, i
 @click.option("--judge-model", default=None, help="Judge model (default: workbench.toml `judge`, else the embedded model).")
 @click.option("--judge-samples", type=click.IntRange(1, 15), default=3, show_default=True)
 def import_answers(root: Path, file: Path, name: str, judge_it: bool, judge_model: str | None, judge_samples: int) -> None:
-    """Import production answers {query_id, answer, context_doc_ids?, latency_s?} as a judged use run."""
+    """Import production answers {query_id, answer, context_doc_ids?, latency_s?} as a use run, decided at once
+    (right / wrong / undecided) and judged unless --no-judge; `diagnose` lists them as the system run:NAME:answers."""
     from workbench.access.ladder import ensure_tiers
     from workbench.errors import ExternalError
     from workbench.triage.answers import current_run, full_tier

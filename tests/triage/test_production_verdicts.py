@@ -93,6 +93,10 @@ def test_production_answers_reach_pass_use_access_and_undecided(project, tmp_pat
             assert o["command"].endswith(f"--model local --task oracle --tiers full --queries {q['query_id']}")
             assert b["verdict"] == "ACCESS?"
         assert "not the gold candidate" in o["answer"]["basis"] and o["answer"]["decision"] == "wrong"
+    # the text output leads with what access shows, for the system shown (bm25: rankings only)
+    lost = {x["query_id"] for x in doc["verdicts"] if x["system"] == "bm25" and x["verdict"] == "ACCESS?"}
+    text = " ".join(cli("diagnose", project, "--tiers", "full").output.split())
+    assert lost and text.startswith(f"access first: {len(lost)} quer(ies) whose gold does not reach the reader")
     # production's answers are nowhere a model: no command names an import as one
     assert not [x for x in doc["verdicts"] if "--model gold" in x["command"] or "--model other" in x["command"]]
 

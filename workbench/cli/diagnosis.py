@@ -45,6 +45,13 @@ def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | Non
     chosen = system or qv.primary
     if chosen not in names:
         raise BadInput(f"unknown system {chosen!r}; known: {names}")
+    lost = [v for v in qv.of(chosen) if v.verdict in ("ACCESS", "ACCESS?", "BOTH")]
+    if lost:  # access needs no model: what it shows leads
+        per_level = {lv: len({v.query_id for v in lost if v.level == lv}) for lv in qv.levels}
+        console.print(f"access first: {len({v.query_id for v in lost})} quer(ies) whose gold does not reach the reader "
+                      f"(ACCESS {sum(v.verdict == 'ACCESS' for v in lost)}, BOTH {sum(v.verdict == 'BOTH' for v in lost)}, "
+                      f"ACCESS? {sum(v.verdict == 'ACCESS?' for v in lost)} provisional); per level: "
+                      + ", ".join(f"{markup_escaped(lv)} {n}" for lv, n in per_level.items() if n), highlight=False)
     table = Table(title=f"Verdicts of {markup_escaped(chosen or '')} (K={qv.k}, queries {markup_escaped(project.queries_version)}); "
                         "rule and facts at the first failing tier",
                   title_justify="left")

@@ -198,3 +198,9 @@ def test_the_readme_rule_table_is_the_rule_table():
     table = text[text.index("| row | verdict | when |"):].split("\n\n")[0]
     rows = [line.split("|")[1:3] for line in table.splitlines()[2:]]
     assert [(r.strip(), v.strip()) for r, v in rows] == [(row, verdict) for row, (verdict, _) in RULES.items()]
+
+
+def test_an_undecided_oracle_asks_for_a_decision_not_another_run():
+    v = decide_verdict(facts(16, answer=ans(False, gold_given=False), oracle=undecided()))
+    assert v.verdict == "ACCESS?" and v.missing.startswith("a decision on the oracle answer")
+    assert "oracle answer undecided: names both candidates" in v.because

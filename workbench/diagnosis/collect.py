@@ -333,9 +333,12 @@ class Collector:
             name = production_name(spec.name)
             return (f"workbench import-run {root} RUN_FILE --name {name} (production's ranking), or import-answers "
                     f"with context_doc_ids"), ""
-        if v.rule == "Q1":
-            return (f"workbench run {root}{self._model_opt(spec)} --task qa --tiers {tier.name} {where} "
-                    "(calibrates the judge), or give the query a canonical_answer / answer_aliases"), ""
+        if v.rule == "Q1" or v.missing.startswith("a decision on"):  # rerunning gives the same answer: decide it
+            model = spec.oracle_model if spec.reader == "production" else (spec.model or self.oracle_model)
+            line, keys = self._run_line(model, ["oracle"], tier, where, "")
+            if line.startswith("workbench run"):  # a run that fits calibrates the judge and judges its answers
+                return f"{line} (calibrates the judge), or give the query a canonical_answer / answer_aliases", keys
+            return f"{line}; or give the query a canonical_answer / answer_aliases", ""
         if v.rule == "N1":
             if spec.reader == "qa" and spec.model:
                 return self._run_line(spec.model, ["localize", "qa"], tier, where, "")
@@ -353,10 +356,6 @@ class Collector:
                 return "", ""
         retr = f" --retriever {spec.access}" if "rag" in tasks else ""
         return self._run_line(model, tasks, tier, where, retr)
-
-    def _model_opt(self, spec: SystemSpec) -> str:
-        model = spec.model or spec.oracle_model
-        return f" --model {model}" if model else ""
 
     def _run_line(self, model: str, tasks: list[str], tier: Tier, where: str, retr: str) -> tuple[str, str]:
         """`workbench run` for these tasks where they fit; the tasks that do not fit named with the tiers where they do."""

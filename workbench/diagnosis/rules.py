@@ -65,6 +65,9 @@ RULES: dict[str, tuple[str, str]] = {
 }
 
 
+DECISION_MISSING = "a decision on the answer: a judge that passed calibration, or the query's canonical_answer / answer_aliases"
+
+
 class Facts(msgspec.Struct, frozen=True):
     """What one verdict is decided on (all optional: None = not known yet)."""
 
@@ -163,6 +166,8 @@ def decide_verdict(f: Facts) -> Verdict:
         return out("N1", missing="a ranking of this query (or an answer)")
     if not reached:
         if oracle_ok is None:
+            if f.oracle is not None:  # there, but undecided: another run gives the same answer
+                return out("A2", missing=DECISION_MISSING.replace("the answer", "the oracle answer"))
             return out("A2", missing="the oracle answer (the model handed only the gold) to confirm it")
         return out("A1" if oracle_ok else "B1")
     if oracle_ok is False:
@@ -170,7 +175,7 @@ def decide_verdict(f: Facts) -> Verdict:
     if answer_ok is False:
         return out("D1" if oracle_ok else "U2")
     if f.answer is not None:
-        return out("Q1", missing="a decision on the answer: a judge that passed calibration, or the query's canonical_answer / answer_aliases")
+        return out("Q1", missing=DECISION_MISSING)
     if oracle_ok:
         return out("N3", missing="the end-to-end answer")
     return out("N4", missing="an answer (oracle or end-to-end)")

@@ -334,8 +334,8 @@ class Collector:
             return (f"workbench import-run {root} RUN_FILE --name {name} (production's ranking), or import-answers "
                     f"with context_doc_ids"), ""
         if v.rule == "Q1" or v.missing.startswith("a decision on"):  # rerunning gives the same answer: decide it
-            model = (spec.oracle_model if spec.reader == "production" else spec.model) or self.oracle_model
-            line, keys = self._run_line(model, ["oracle"], tier, where, "")
+            decider = (spec.oracle_model if spec.reader == "production" else spec.model) or self.oracle_model
+            line, keys = self._run_line(decider, ["oracle"], tier, where, "")
             if line.startswith("workbench run"):  # a run that fits calibrates the judge and judges its answers
                 return f"{line} (calibrates the judge), or give the query a canonical_answer / answer_aliases", keys
             return f"{line}; or give the query a canonical_answer / answer_aliases", ""

@@ -24,8 +24,8 @@ class Document(msgspec.Struct, frozen=True):
     source_id: str | None = None
 
 
-class Query(msgspec.Struct, frozen=True):
-    """One line of queries.jsonl. An empty ``gold_doc_ids`` = unlabelled (see is_labelled).
+class Query(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One line of queries.jsonl (fields at their default are not written). An empty ``gold_doc_ids`` = unlabelled (see is_labelled).
 
     ``kind`` is free-form (e.g. "single-hop", "two-hop", "comparison", "needle")
     and only used for grouping; single/multi-source is derived from the gold set.
@@ -38,6 +38,11 @@ class Query(msgspec.Struct, frozen=True):
     hard_negative_ids: list[int] = []
     domain: str = ""
     kind: str = ""
+    # The answer's short canonical head ("Shaeda Trust's Deixnon Saver Flex" of a comparison whose
+    # `answer` also gives both values) and other accepted wordings (MuSiQue's aliases): the
+    # deterministic decision of workbench/correctness.py matches them. Optional.
+    canonical_answer: str = ""
+    answer_aliases: list[str] = []
 
     @property
     def is_multi_source(self) -> bool:

@@ -29,7 +29,7 @@ class Out(msgspec.Struct):
     source_id: str | None = None
 
 
-class QOut(msgspec.Struct):
+class QOut(msgspec.Struct, omit_defaults=True):
     query_id: str
     query: str
     answer: str
@@ -37,6 +37,7 @@ class QOut(msgspec.Struct):
     hard_negative_ids: list[int]
     domain: str
     kind: str
+    canonical_answer: str = ""  # the short head of a comparison's or computed answer (workbench/correctness.py)
 
 
 @dataclass
@@ -199,8 +200,8 @@ class Generator(QueryBuilder, PaddingBuilder):
             bad.append((q, hits))
         raise RuntimeError(f"every question template copies its evidence: {bad}")
 
-    def add_query(self, domain, kind, query, answer, golds, negs, names):
-        self.queries.append({"domain": domain, "kind": kind, "query": query, "answer": answer,
+    def add_query(self, domain, kind, query, answer, golds, negs, names, canonical=""):
+        self.queries.append({"domain": domain, "kind": kind, "query": query, "answer": answer, "canonical": canonical,
                              "gold": [g["doc"] for g in golds], "negs": [n["doc"] for n in negs]})
         self.labels.append({"kind": kind, "answer": answer,
                             "gold": [{"doc": g["doc"], "fact": g["fact"], "fact_value": g["value"]} for g in golds],
@@ -246,7 +247,7 @@ class Generator(QueryBuilder, PaddingBuilder):
             qid = f"{q['domain']}-{counters[q['domain']]:02d}"
             m = self.doc_id
             qlines.append(msgspec.json.encode(QOut(qid, q["query"], q["answer"], [m[g] for g in q["gold"]],
-                                                   [m[n] for n in q["negs"]], q["domain"], q["kind"])) + b"\n")
+                                                   [m[n] for n in q["negs"]], q["domain"], q["kind"], q["canonical"])) + b"\n")
             label = {
                 "query_id": qid, "kind": lab["kind"], "answer": lab["answer"], "entity_names": lab["names"],
                 "gold": [{"doc_id": m[g["doc"]], "fact": g["fact"], "fact_value": g["fact_value"]} for g in lab["gold"]],

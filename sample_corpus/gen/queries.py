@@ -59,7 +59,7 @@ class QueryBuilder:
             names = self.names_of(sch, ga["slots"]) + self.names_of(sch, gb["slots"])
             q = self.question(r, [sch.compare_q], {**fa, "a": da, "b": db},
                               [self.docs[ga["doc"]].text, self.docs[gb["doc"]].text], names)
-            self.add_query(d, "comparison", q, answer, [ga, gb], na + nb, names)
+            self.add_query(d, "comparison", q, answer, [ga, gb], na + nb, names, canonical=da if a_wins else db)
         # two-hop (3) and computed (1): person record A -> fact doc B
         bname, aname, bfixed, compute, computed_q = TWO_HOP[d]
         bs, as_ = self.schemas[bname], self.schemas[aname]
@@ -85,7 +85,9 @@ class QueryBuilder:
                 q = self.question(r, as_.questions, full, texts, names)
                 answer = gold_b["value"]
                 kind = "two-hop"
-            self.add_query(d, kind, q, answer, [gold_a, gold_b], negs_a + negs_b, names)
+            # a computed answer "HEAD (how)" has its head as the canonical answer
+            self.add_query(d, kind, q, answer, [gold_a, gold_b], negs_a + negs_b, names,
+                           canonical=answer.split(" (", 1)[0] if computed and " (" in answer else "")
         self.build_needle(r, d)
 
     def person_slots(self, r, d, b: dict, computed: bool) -> dict:

@@ -183,7 +183,8 @@ def test_production_answers_import_as_a_use_run_with_deterministic_matches(evalu
     from workbench.llm.figures import use_rows
 
     row = use_rows(project, load_tiers(project).tiers)["full"]["run:prod:answers"]
-    assert row.n == 0 and row.QA is None  # not judged: no QA figure is shown as if it counted
+    # not judged: no QA figure; the deterministic figures stand on every answer (on main n was 0)
+    assert row.n == 2 and row.QA is None and row.contains == 0.5 and row.right == 1
     from workbench.llm.store import LLMRunStore
 
     run = LLMRunStore(project).load("run:prod:answers", "full")

@@ -20,16 +20,24 @@ from workbench.safe_text import markup_escaped
 @PROJECT_ARG
 @TIERS_OPT
 @QUERIES_OPT
-@click.option("--system", default=None, help="The system whose verdicts are listed (default: the one with most answers).")
+@click.option("--system", default=None,
+              help="The system whose verdicts are listed (default: the preferred one that fits and covers most tiers).")
+@click.option("--oracle-model", default=None, metavar="MODEL",
+              help="Whose oracle answers settle production's verdicts (run:NAME:answers); default: workbench.toml `judge`, else the model.")
 @click.option("--json", "as_json", is_flag=True, help="Every verdict as JSON.")
 @QUERIES_VERSION
-def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | None, as_json: bool, queries_version: str) -> None:
-    """A verdict per query and tier (PASS, ACCESS, USE, USE-UNDER-DISTRACTORS, BOTH, NOT-YET) and a reading per tier."""
+def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | None, oracle_model: str | None, as_json: bool,
+                     queries_version: str) -> None:
+    """A verdict per query and tier (PASS, ACCESS, ACCESS?, USE, USE-UNDER-DISTRACTORS, BOTH, UNDECIDED, NOT-YET) and a reading per tier."""
     from workbench.diagnosis.collect import Collector, collect
     from workbench.diagnosis.overview import system_readings
+    from workbench.diagnosis.rules import PENDING
+    from workbench.llm.providers import resolve_model
 
     project, tiers, qids = load_selection(root, tier_spec, queries, queries_version)
-    qv = collect(project, tiers, qids, collector=Collector(project))
+    if oracle_model is not None:
+        resolve_model(project, oracle_model)  # an unknown model is a usage error before anything is read
+    qv = collect(project, tiers, qids, collector=Collector(project, oracle_model=oracle_model))
     if as_json:
         click.echo(msgspec.json.format(msgspec.json.encode(qv), indent=1).decode())
         return
@@ -37,6 +45,13 @@ def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | Non
     chosen = system or qv.primary
     if chosen not in names:
         raise BadInput(f"unknown system {chosen!r}; known: {names}")
+    lost = [v for v in qv.of(chosen) if v.verdict in ("ACCESS", "ACCESS?", "BOTH")]
+    if lost:  # access needs no model: what it shows leads
+        per_level = {lv: len({v.query_id for v in lost if v.level == lv}) for lv in qv.levels}
+        console.print(f"access first: {len({v.query_id for v in lost})} quer(ies) whose gold does not reach the reader "
+                      f"(ACCESS {sum(v.verdict == 'ACCESS' for v in lost)}, BOTH {sum(v.verdict == 'BOTH' for v in lost)}, "
+                      f"ACCESS? {sum(v.verdict == 'ACCESS?' for v in lost)} provisional); per level: "
+                      + ", ".join(f"{markup_escaped(lv)} {n}" for lv, n in per_level.items() if n), highlight=False)
     table = Table(title=f"Verdicts of {markup_escaped(chosen or '')} (K={qv.k}, queries {markup_escaped(project.queries_version)}); "
                         "rule and facts at the first failing tier",
                   title_justify="left")
@@ -46,7 +61,7 @@ def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | Non
     table.add_column("because (first failing tier)")
     by_query: dict[str, dict[str, str]] = {}
     for v in qv.of(chosen):
-        by_query.setdefault(v.query_id, {})[v.level] = v.verdict
+        by_query.setdefault(v.query_id, {})[v.level] = v.verdict + (" (parametric)" if v.parametric else "")
     for qid, row in by_query.items():
         first = qv.first_failing(chosen, qid)
         table.add_row(markup_escaped(qid), *(row.get(lv, "") for lv in qv.levels),
@@ -55,10 +70,11 @@ def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | Non
     for spec in qv.systems:
         r = system_readings(qv, spec)[-1]
         console.print(f"[bold]{markup_escaped(spec.name)}[/]: {r.reading} — {markup_escaped(r.rule)}", highlight=False)
-    pending = [v for v in qv.of(chosen) if v.verdict == "NOT-YET"]
-    if pending:
-        console.print(f"{len(pending)} not decided yet; e.g. {markup_escaped(pending[0].missing)}: "
-                      f"{markup_escaped(pending[0].command)}", highlight=False)
+    for word in PENDING:
+        pending = [v for v in qv.of(chosen) if v.verdict == word]
+        if pending:
+            console.print(f"{len(pending)} {word}; e.g. {markup_escaped(pending[0].query_id)} at {markup_escaped(pending[0].tier)}: "
+                          f"missing {markup_escaped(pending[0].missing)}: {markup_escaped(pending[0].command)}", highlight=False)
 
 
 @click.command("compare")

@@ -74,11 +74,12 @@ def import_run(root: Path, file: Path, name: str, fmt_: str, tier: str | None, i
 @click.option("--judge-model", default=None, help="Judge model (default: workbench.toml `judge`, else the embedded model).")
 @click.option("--judge-samples", type=click.IntRange(1, 15), default=3, show_default=True)
 def import_answers(root: Path, file: Path, name: str, judge_it: bool, judge_model: str | None, judge_samples: int) -> None:
-    """Import production answers {query_id, answer, context_doc_ids?, latency_s?} as a judged use run."""
+    """Import production answers {query_id, answer, context_doc_ids?, latency_s?} as a use run, decided at once
+    (right / wrong / undecided) and judged unless --no-judge; `diagnose` lists them as the system run:NAME:answers."""
     from workbench.access.ladder import ensure_tiers
-    from workbench.triage.answers import current_run, full_tier, gold_in_context
+    from workbench.errors import ExternalError
+    from workbench.triage.answers import current_run, full_tier
     from workbench.triage.answers import import_answers as do_import
-    from workbench.llm.figures import qa_figures
 
     project = load_project(root)
     tier = full_tier(ensure_tiers(project).tiers)
@@ -88,19 +89,52 @@ def import_answers(root: Path, file: Path, name: str, judge_it: bool, judge_mode
         run = asyncio.run(_judge(project, record, tier, judge_model, judge_samples))
     else:
         run = current_run(project, record, tier, None)
-    from statistics import fmean
+    for line in answers_summary(project, record, run):
+        console.print(markup_escaped(line), highlight=False)
+    failed = sorted({f.query_id for f in run.failures if f.stage == "judge"})
+    if failed:
+        judged = sum(r.judged for r in run.qa)
+        message = (f"judge failures {len(failed)} of {len(run.qa)} answers ({judged} judged); "
+                   f"first: {failed[0]}: {next(f.error for f in run.failures if f.query_id == failed[0])}")
+        if not judged:
+            raise ExternalError(message, title="Every judge call failed",
+                                hint="Is the judge's endpoint up? Rerun import-answers: the answers are kept and judging resumes.")
+        err_console.print(f"[yellow]{markup_escaped(message)}[/] — rerun to judge them", highlight=False)
 
-    f = qa_figures(run)
-    em = [r.exact for r in run.qa if r.exact is not None]
-    contains = [r.contains for r in run.qa if r.contains is not None]
-    console.print(f"imported {len(record.answers)} production answers as [bold]{markup_escaped(record.system)}[/] "
-                  f"(tier {tier.name}); {len(record.answers) - len(run.qa)} without a reference answer not judged", highlight=False)
+
+def answers_summary(project, record, run) -> list[str]:
+    """The import's figures, each with the n it stands on."""
+    from workbench.correctness import decide
+    from workbench.llm.calibration import load_calibration
+    from workbench.llm.figures import qa_figures
+    from workbench.triage.answers import gold_in_context
+
+    cal = load_calibration(project, run.judge) if run.judge else None
+    trusted = cal.separates if cal else None
+    n = len(run.qa)
+    decisions = [decide(project.query(r.query_id), r.answer, r.refusal, r.judge_median if r.judged else None, trusted, run.judge).decision
+                 for r in run.qa]
+    lines = [f"imported {len(record.answers)} production answers as {record.system} (tier {run.tier}); "
+             f"{len(record.answers) - n} without a reference answer not decided"]
+
+    def rate(xs: list[bool]) -> str:
+        return fmt(sum(xs) / len(xs), 2) if xs else "–"
+
+    em = [bool(r.exact) for r in run.qa]
+    contains = [bool(r.contains) for r in run.qa]
+    lines.append(f"right {decisions.count('right')}, wrong {decisions.count('wrong')}, undecided {decisions.count('undecided')} "
+                 f"(n={n}; {'judge' if trusted else 'deterministic rule'}: workbench/correctness.py); EM {rate(em)} (n={n}); "
+                 f"contains {rate(contains)} (n={n}); refusals {sum(r.refusal for r in run.qa)} (n={n})")
+    if run.judge:
+        f = qa_figures(run)
+        failed = len({x.query_id for x in run.failures if x.stage == "judge"})
+        lines.append(f"judge {run.judge}: QA {fmt(f['QA'], 2)} (n={f['scored']} scored of {f['n']} judged; "
+                     f"judge failures {int(f['judge_failures'] or 0) + failed})")
     read = [g for g in (gold_in_context(project, a) for a in record.answers) if g is not None]
-    console.print(f"QA {fmt(f['QA'], 2)} (n={f['n']} judged, judge failures {f['judge_failures']}); "
-                  f"EM {fmt(fmean(em) if em else None, 2)} (n={len(em)}); contains {fmt(fmean(contains) if contains else None, 2)} "
-                  f"(n={len(contains)}); refusals {sum(r.refusal for r in run.qa)}"
-                  + (f"; all gold in production's context: {sum(a == b for a, b in read)}/{len(read)}" if read else ""),
-                  highlight=False)
+    if read:
+        lines.append(f"all gold in production's context: {sum(a == b for a, b in read)}/{len(read)} "
+                     f"(n={len(read)} labelled answers with context_doc_ids)")
+    return lines
 
 
 async def _judge(project, record, tier, judge_model, samples):

@@ -11,7 +11,7 @@ from typing import Literal
 
 import msgspec
 
-from workbench.correctness import decide_answer
+from workbench.correctness import decide
 from workbench.llm.judge import parse_score
 from workbench.llm.records import QAResult, TierRun
 from workbench.records import Query
@@ -38,12 +38,22 @@ class AnswerCheck(msgspec.Struct, frozen=True):
     exact: bool
     contains: bool
     f1: float
-    correct: bool
+    correct: bool  # decided right (an undecided answer is not correct, nor wrong: see `decision`)
     basis: str  # why `correct` is what it is, in words
     gold_given: bool  # every gold document was in this answer's context
     context_doc_ids: list[int]
     run_queries: int  # how many queries the stored run behind this answer covers
     source: str  # "tier run" (workbench run) or "TUI run" (one query from the inspector)
+    decision: str = ""  # right | wrong | undecided (the rule abstained: neither right nor wrong)
+    named: list[str] = []  # a comparison's candidates the answer named (the decision's reason)
+
+    @property
+    def decided(self) -> bool:
+        return self.decision != "undecided"
+
+    @property
+    def wrong(self) -> bool:
+        return self.decided and not self.correct
 
 
 def judge_reason(raw: list[str]) -> str:
@@ -58,13 +68,13 @@ def judge_reason(raw: list[str]) -> str:
 
 
 def check_answer(query: Query, run: TierRun, r: QAResult, trusted: bool | None, source: str = "tier run") -> AnswerCheck:
-    ok, exact, contains, f1, basis = decide_answer(query, r.answer, r.refusal, r.judge_median if r.judged else None, trusted, run.judge)
+    d = decide(query, r.answer, r.refusal, r.judge_median if r.judged else None, trusted, run.judge)
     return AnswerCheck(
         query_id=r.query_id, arm=run.task, system=run.system, tier=run.tier, answer=r.answer, refusal=r.refusal, judge=run.judge,
         judge_score=r.judge_median if r.judged else None, judge_scores=list(r.judge_scores), judge_trusted=trusted,
-        judge_reason=judge_reason(r.judge_raw), exact=exact, contains=contains, f1=round(f1, 4), correct=ok, basis=basis,
+        judge_reason=judge_reason(r.judge_raw), exact=d.exact, contains=d.contains, f1=round(d.f1, 4), correct=d.correct, basis=d.basis,
         gold_given=set(query.gold_doc_ids) <= set(r.context_doc_ids), context_doc_ids=list(r.context_doc_ids),
-        run_queries=len(run.qa), source=source,
+        run_queries=len(run.qa), source=source, decision=d.decision, named=list(d.named),
     )
 
 
@@ -73,7 +83,7 @@ def check_stored(project, run: TierRun, query_id: str) -> AnswerCheck | None:
     from workbench.llm.calibration import load_calibration
 
     r = next((x for x in run.qa if x.query_id == query_id), None)
-    if r is None or not r.judged:
+    if r is None or (not r.judged and run.judge is not None):  # judging still to come
         return None
     cal = load_calibration(project, run.judge) if run.judge else None
     return check_answer(project.query(query_id), run, r, cal.separates if cal else None)

@@ -8,6 +8,9 @@ its run covers. A *system* pairs an access source with a reader:
   <retriever>+<model>   the retriever's ranking; the model reads its top documents (rag)
   <model>               long context: the model's own localization; it reads the whole tier (qa)
   <retriever>           no model run at all yet: access only (verdicts say what is missing)
+  run:<name>:answers    production's imported answers (import-answers): access = what production
+                        read (context_doc_ids), else its imported ranking run:<name>; oracle = the
+                        oracle model's (`--oracle-model`, default the project's judge or model)
 
 Tiers of the same rung of the ladder (base:<d> per domain, mix:<d>:<S>) are one *level*: each
 query sits on exactly one tier of a level, so levels share the fixed query set and can be
@@ -21,12 +24,14 @@ from dataclasses import dataclass, field
 import msgspec
 
 from workbench.diagnosis.answers import AnswerCheck, check_answer
-from workbench.diagnosis.rules import Facts, Verdict, decide_verdict
+from workbench.diagnosis.rules import PENDING, Facts, Verdict, decide_verdict
+from workbench.errors import WorkbenchError
+from workbench.llm.records import TierRun
 from workbench.names import TASKS, SystemName
 from workbench.access.retrievers import preferred, system_order
 from workbench.llm.calibration import load_calibration
-from workbench.llm.store import (LABEL_DEPENDENT_TASKS, LLMRunStore, relabelled, tui_stores, version_runs_root,
-                                 version_tui_stores)
+from workbench.llm.store import (LABEL_DEPENDENT_TASKS, LLMRunStore, labels_of, other_version_stores, relabelled, tui_stores,
+                                 version_runs_root, version_tui_stores)
 from workbench.access.metrics import query_access
 from workbench.project.files import ORIGINAL_VERSION, Project
 from workbench.records import Query, QueryAccess, Tier
@@ -47,10 +52,13 @@ class SystemSpec(msgspec.Struct, frozen=True):
     name: str
     access: str | None  # the ranking system whose top K is the access fact
     model: str | None
-    reader: str | None  # "rag" (retrieve-then-read on `access`) | "qa" (the whole tier in context) | None
+    reader: str | None  # "rag" (retrieve-then-read on `access`) | "qa" (the whole tier in context) | "production" | None
+    oracle_model: str | None = None  # production: the model whose oracle answers tell ACCESS from BOTH
 
     @property
     def label(self) -> str:
+        if self.reader == "production":
+            return f"{self.name} (production: what it read → its answer; oracle {self.oracle_model})"
         if self.reader == "rag":
             return f"{self.access} → {self.model} (retrieve-then-read)"
         if self.reader == "qa":
@@ -87,6 +95,10 @@ class _TierStore:
     answers: dict[tuple[str, str, str], dict[str, AnswerCheck]] = field(default_factory=dict)
     rag_k: dict[tuple[str, str], int] = field(default_factory=dict)
     no_fit: dict[tuple[str, str], str] = field(default_factory=dict)  # (model, task) → why it cannot run here
+    fits: set[tuple[str, str]] = field(default_factory=set)  # (model, task) stored as fitting this tier
+    # production's imported answers: run name → query → AnswerCheck, and the queries it gave context for
+    production: dict[str, dict[str, AnswerCheck]] = field(default_factory=dict)
+    context_known: dict[str, set[str]] = field(default_factory=dict)
 
 
 VERSION_RUN = "version run"  # a run made under the loaded query-set version (its labels)
@@ -96,12 +108,16 @@ VERSION_TUI_RUN = "version TUI run"
 class Collector:
     """Loads each tier once; judge calibrations are read once per judge."""
 
-    def __init__(self, project: Project, k: int | None = None):
+    def __init__(self, project: Project, k: int | None = None, oracle_model: str | None = None):
         self.project = project
         self.k = k or project.config.retrievers.k
+        self.oracle_model = oracle_model or default_oracle_model(project)
         self._trust: dict[str, bool | None] = {}
         self._tiers: dict[str, _TierStore] = {}
         self._known = {q.query_id for q in project.queries}
+        self._labels: dict[str, dict[str, tuple[list[int], list[int]]]] = {}  # version → query → labels
+        self._window: dict[tuple[str, str, str], str] = {}  # (model, task, tier) → why it does not fit ("" = fits)
+        self.tiers: list[Tier] = []  # the tiers being diagnosed (collect sets them): where a task fits is said among them
 
     def trusted(self, judge: str | None) -> bool | None:
         if judge is None:
@@ -116,42 +132,121 @@ class Collector:
         self._tiers.clear()
         self._trust.clear()
 
+    def same_labels(self, version: str, query_id: str) -> bool:
+        """The query is labelled in `version` as in the loaded version (its label-dependent answers hold)."""
+        if version not in self._labels:
+            from workbench.project.versions import load_queries
+
+            try:
+                self._labels[version] = {q.query_id: labels_of(q) for q in load_queries(self.project.root, version)}
+            except (OSError, WorkbenchError):
+                self._labels[version] = {}
+        mine = labels_of(self.project.query(query_id))
+        return self._labels[version].get(query_id) == mine
+
+    def _sources(self, tier: Tier) -> list[tuple[TierRun, str, str | None]]:
+        """Every stored model run of the tier: (run, source, the version whose labels made it).
+        The loaded version's own first, then the original's tier runs, then other versions' own,
+        then the shared TUI runs: an earlier source's answer of a query wins."""
+        vroot = version_runs_root(self.project)
+        mine = self.project.queries_version
+        own: list[tuple[TierRun, str, str | None]] = ([(run, VERSION_RUN, mine) for run in LLMRunStore(self.project, root=vroot).runs(tier)]
+               + [(run, VERSION_TUI_RUN, mine) for store in version_tui_stores(self.project) for run in store.runs(tier)]) if vroot else []
+        full = [(run, "tier run", ORIGINAL_VERSION) for run in LLMRunStore(self.project).runs(tier)]
+        others = [(run, VERSION_TUI_RUN if tui else VERSION_RUN, version) for version, store, tui in other_version_stores(self.project)
+                  for run in store.runs(tier)]
+        scratch = [(run, "TUI run", ORIGINAL_VERSION) for store in tui_stores(self.project) for run in store.runs(tier)]
+        return own + full + others + scratch
+
     def tier_store(self, tier: Tier) -> _TierStore:
         if tier.name in self._tiers:
             return self._tiers[tier.name]
         ts = _TierStore(tier)
         for run in RunStore(self.project).runs(tier):
             ts.rankings[run.system] = {r.query_id: [h.doc_id for h in r.hits] for r in run.rankings}
-        vroot = version_runs_root(self.project)
-        own = ([(run, VERSION_RUN) for run in LLMRunStore(self.project, root=vroot).runs(tier)]
-               + [(run, VERSION_TUI_RUN) for store in version_tui_stores(self.project) for run in store.runs(tier)]) if vroot else []
-        full = [(run, "tier run") for run in LLMRunStore(self.project).runs(tier)]
-        scratch = [(run, "TUI run") for store in tui_stores(self.project) for run in store.runs(tier)]
-        for run, source in own + full + scratch:  # the version's, then tier runs: a TUI run only fills a gap
-            if not run.fits and run.variant == "standard":
-                ts.no_fit[(run.model, run.task)] = f"{run.task} does not fit {run.model}'s window ({run.input_tokens} > {run.budget_tokens} tokens)"
+        mine = self.project.queries_version
+        for run, source, made_under in self._sources(tier):
+            if SystemName.parse(run.system).kind == "run":  # production's imported answers
+                self._production(ts, run)
+                continue
+            if run.variant == "standard":
+                if not run.fits:
+                    ts.no_fit[(run.model, run.task)] = f"{run.task} does not fit {run.model}'s window on {tier.name} ({run.input_tokens} > {run.budget_tokens} tokens)"
+                else:
+                    ts.fits.add((run.model, run.task))
             if run.task == "localize" or run.variant != "standard" or not run.fits:
                 continue
             retriever = SystemName.parse(run.system).retriever if run.task == "rag" else ""
             slot = ts.answers.setdefault((run.model, run.task, retriever), {})
             if run.task == "rag":
-                ts.rag_k[(run.model, retriever)] = run.k
+                ts.rag_k.setdefault((run.model, retriever), run.k)
             trusted = self.trusted(run.judge)
             for r in run.qa:
                 if r.query_id in slot or r.query_id not in self._known:
                     continue
-                if vroot and source not in (VERSION_RUN, VERSION_TUI_RUN) and run.task in LABEL_DEPENDENT_TASKS \
-                        and relabelled(self.project, r.query_id):
-                    continue  # made from the original's labels: this version's are other documents
+                if run.task in LABEL_DEPENDENT_TASKS and made_under != mine and not self._holds(made_under, r.query_id):
+                    continue  # made from other labels: this version's gold or hard negatives are other documents
                 slot[r.query_id] = check_answer(self.project.query(r.query_id), run, r, trusted, source)
         self._tiers[tier.name] = ts
         return ts
+
+    def _holds(self, made_under: str | None, query_id: str) -> bool:
+        if made_under == ORIGINAL_VERSION:
+            return self.project.queries_version == ORIGINAL_VERSION or not relabelled(self.project, query_id)
+        return made_under is not None and self.same_labels(made_under, query_id)
+
+    def _production(self, ts: _TierStore, run: TierRun) -> None:
+        from workbench.triage.answers import load_answers
+
+        name = production_name(run.system)
+        slot = ts.production.setdefault(name, {})
+        record = load_answers(self.project, name)
+        # the import says which answers came with context_doc_ids; another importer's run (traces):
+        # a non-empty context
+        ts.context_known[name] = ({a.query_id for a in record.answers if a.has_context} if record
+                                  else {r.query_id for r in run.qa if r.context_doc_ids})
+        trusted = self.trusted(run.judge)
+        for r in run.qa:
+            if r.query_id in self._known and r.query_id not in slot:
+                slot[r.query_id] = check_answer(self.project.query(r.query_id), run, r, trusted, "production import")
+
+    def fits(self, model: str, task: str, tier: Tier) -> str:
+        """Why this task of this model does not fit the tier's window ("" = it fits, or nothing says it
+        does not): a stored run's record first, else the window check (no model call)."""
+        ts = self.tier_store(tier)
+        if (model, task) in ts.no_fit:
+            return ts.no_fit[(model, task)]
+        if (model, task) in ts.fits or TASKS[task].context != "tier":
+            return ""  # the gold or the retrieved documents only: small next to a window
+        key = (model, task, tier.name)
+        if key not in self._window:
+            self._window[key] = self._window_check(model, task, tier)
+        return self._window[key]
+
+    def _window_check(self, model: str, task: str, tier: Tier) -> str:
+        from workbench.llm.providers import resolve_model
+        from workbench.llm.tasks import TaskOptions, estimate_input
+
+        qids = self.project.tier_query_ids(tier)
+        if not qids:
+            return ""
+        try:
+            _, cfg = resolve_model(self.project, model)
+            _, reason = estimate_input(self.project, tier, cfg, TaskOptions(task), [self.project.query(qids[0])])
+        except WorkbenchError:
+            return ""
+        return f"{task} does not fit {model}'s window on {tier.name}: {reason}" if reason else ""
+
+    def fitting_tiers(self, model: str, task: str) -> list[str]:
+        """The diagnosed tiers where the task fits the model's window."""
+        return [t.name for t in self.tiers if not self.fits(model, task, t)]
 
     def systems(self, tiers: list[Tier]) -> list[SystemSpec]:
         retrievers: set[str] = set()
         models: set[str] = set()
         localizers: set[str] = set()
         in_context: set[str] = set()
+        production: set[str] = set()
         for t in tiers:
             ts = self.tier_store(t)
             for s in ts.rankings:
@@ -162,6 +257,7 @@ class Collector:
                     retrievers.add(s)
             models.update(m for m, _, _ in ts.answers)
             in_context.update(m for m, arm, _ in ts.answers if arm == "qa")
+            production.update(ts.production)
         out = []
         for m in sorted(models):
             out += [SystemSpec(f"{r}+{m}", r, m, "rag") for r in sorted(retrievers, key=system_order)]
@@ -169,6 +265,10 @@ class Collector:
                 out.append(SystemSpec(m, f"model:{m}:localize" if m in localizers else None, m, "qa"))
         if not models:
             out += [SystemSpec(r, r, None, None) for r in sorted(retrievers, key=system_order)]
+        for prod in sorted(production):  # production: its own ranking when imported (import-run --name NAME)
+            ranking = str(SystemName.for_run(prod))
+            out.append(SystemSpec(f"{ranking}:answers", ranking if ranking in retrievers else None, None, "production",
+                                  self.oracle_model))
         return out
 
     def access(self, tier: Tier, system: str, query: Query) -> QueryAccess | None:
@@ -180,13 +280,26 @@ class Collector:
     def answer(self, tier: Tier, model: str, arm: str, query_id: str, retriever: str = "") -> AnswerCheck | None:
         return self.tier_store(tier).answers.get((model, arm, retriever), {}).get(query_id)
 
+    def applies(self, tier: Tier, spec: SystemSpec, query_id: str) -> bool:
+        """Production answered some queries on one tier (its whole collection: full): its verdicts are
+        those; every other system has one on every tier for every query."""
+        return spec.reader != "production" or query_id in self.tier_store(tier).production.get(production_name(spec.name), {})
+
     def verdict(self, tier: Tier, spec: SystemSpec, query: Query) -> QueryVerdict:
         ts = self.tier_store(tier)
         acc = self.access(tier, spec.access, query) if spec.access else None
         gold_ranks = acc.gold_ranks if acc is not None else None
         oracle = in_context = answer = None
         reader_k = None
-        if spec.model:
+        production = spec.reader == "production"
+        context_known = True
+        if production:
+            name = production_name(spec.name)
+            answer = ts.production.get(name, {}).get(query.query_id)
+            context_known = query.query_id in ts.context_known.get(name, set())
+            if spec.oracle_model:
+                oracle = self.answer(tier, spec.oracle_model, "oracle", query.query_id)
+        elif spec.model:
             oracle = self.answer(tier, spec.model, "oracle", query.query_id)
             in_context = self.answer(tier, spec.model, "qa", query.query_id)
             if spec.reader == "rag":
@@ -195,42 +308,95 @@ class Collector:
             else:
                 answer = in_context
         label = spec.access if spec.reader != "qa" else f"{spec.model} localization"
-        v = decide_verdict(Facts(k=self.k, access_label=label or "?", gold_ranks=gold_ranks, answer=answer, oracle=oracle, reader_k=reader_k,
-                            by_ranking=spec.reader == "qa"))
-        command, key = self._how_to_fill(v, spec, tier, query, gold_ranks is None)
+        facts = Facts(k=self.k, access_label=label or "?", gold_ranks=gold_ranks, answer=answer, oracle=oracle, reader_k=reader_k,
+                      by_ranking=spec.reader == "qa", production=production, context_known=context_known,
+                      gold_ids=tuple(query.gold_doc_ids))
+        v = decide_verdict(facts)
+        command, key = self._how_to_fill(v, spec, tier, query)
         return QueryVerdict(
             query_id=query.query_id, tier=tier.name, level=level_of(tier), system=spec.name, verdict=v.verdict,
             rule=v.rule, because=v.because, k=self.k, gold_ranks=gold_ranks, answer=answer, oracle=oracle,
             in_context=in_context, missing=v.missing, command=command, key=key, parametric=v.parametric,
         )
 
-    def _how_to_fill(self, v: Verdict, spec: SystemSpec, tier: Tier, query: Query, no_ranking: bool) -> tuple[str, str]:
+    def _how_to_fill(self, v: Verdict, spec: SystemSpec, tier: Tier, query: Query) -> tuple[str, str]:
+        """The one command (and inspector key) that fills what the verdict misses; never a run that
+        cannot be made (a name that is no model, a task that does not fit the window: then the tiers
+        where it fits are named)."""
         if not v.missing:
             return "", ""
         root = self.project.root
-        where = f"--tiers {tier.name} --queries {query.query_id}"
-        if v.rule == "N1":
-            no_fit = self.tier_store(tier).no_fit.get((spec.model or "", "localize"))
-            if spec.reader == "qa" and no_fit:
-                return f"{no_fit}: use a model with a larger window", ""
-            if spec.reader == "qa":
-                return f"workbench run {root} --task localize,qa {where}", f"{TASKS['localize'].key}, {TASKS['qa'].key}"
-            return f"workbench eval {root} --retrievers {spec.access} --tiers {tier.name}", ""
-        tasks = []
-        if v.rule in ("N2", "N4"):
-            tasks.append("oracle")
-        if v.rule in ("N3", "N4"):
-            tasks.append("rag" if spec.reader == "rag" else "qa")
-        too_big = self.tier_store(tier).no_fit
-        blocked = [too_big[(spec.model or "", t)] for t in tasks if (spec.model or "", t) in too_big]
-        if blocked:  # nothing to run: the tier is too large for this model
-            return "; ".join(blocked) + ": use a model with a larger window", ""
-        model = f" --model {spec.model}" if spec.model else ""
+        where = f"--queries {query.query_id}"
         if self.project.queries_version != ORIGINAL_VERSION:
             where += f" --queries-version {self.project.queries_version}"
+        if v.rule == "N5":
+            name = production_name(spec.name)
+            return (f"workbench import-run {root} RUN_FILE --name {name} (production's ranking), or import-answers "
+                    f"with context_doc_ids"), ""
+        if v.rule == "Q1" or v.missing.startswith("a decision on"):  # rerunning gives the same answer: decide it
+            decider = (spec.oracle_model if spec.reader == "production" else spec.model) or self.oracle_model
+            line, keys = self._run_line(decider, ["oracle"], tier, where, "")
+            if line.startswith("workbench run"):  # a run that fits calibrates the judge and judges its answers
+                return f"{line} (calibrates the judge), or give the query a canonical_answer / answer_aliases", keys
+            return f"{line}; or give the query a canonical_answer / answer_aliases", ""
+        if v.rule == "N1":
+            if spec.reader == "qa" and spec.model:
+                return self._run_line(spec.model, ["localize", "qa"], tier, where, "")
+            return f"workbench eval {root} --retrievers {spec.access} --tiers {tier.name}", ""
+        tasks = []
+        if v.rule in ("A2", "N4"):
+            tasks.append("oracle")
+        if v.rule in ("N3", "N4") and spec.reader != "production":
+            tasks.append("qa" if spec.reader == "qa" else "rag")  # access only: retrieve-then-read on its ranking
+        model = spec.oracle_model if spec.reader == "production" else spec.model
+        if not model:
+            if spec.reader is None:  # access only: the oracle of the project's model confirms it
+                model = self.oracle_model
+            else:
+                return "", ""
         retr = f" --retriever {spec.access}" if "rag" in tasks else ""
+        return self._run_line(model, tasks, tier, where, retr)
+
+    def _run_line(self, model: str, tasks: list[str], tier: Tier, where: str, retr: str) -> tuple[str, str]:
+        """`workbench run` for these tasks where they fit; the tasks that do not fit named with the tiers where they do."""
+        if not self._is_model(model):
+            return f"{model!r} is not a configured model: add [models.{model}] to workbench.toml", ""
+        blocked = [(t, why) for t in tasks if (why := self.fits(model, t, tier))]
+        if blocked:  # nothing of these runs here: the tier is too large for this model
+            parts = []
+            for t, why in blocked:
+                there = self.fitting_tiers(model, t)
+                parts.append(f"{why}; it fits on {_tier_list(there)}" if there else f"{why}; it fits on none of these tiers")
+            return "; ".join(parts) + ": use a model with a larger window", ""
         keys = ", ".join(TASKS[t].key for t in tasks)
-        return f"workbench run {root}{model} --task {','.join(tasks)}{retr} {where}", keys
+        return f"workbench run {self.project.root} --model {model} --task {','.join(tasks)}{retr} --tiers {tier.name} {where}", keys
+
+    def _is_model(self, model: str) -> bool:
+        from workbench.llm.providers import resolve_model
+
+        try:
+            resolve_model(self.project, model)
+        except WorkbenchError:
+            return False
+        return True
+
+
+def _tier_list(names: list[str], most: int = 4) -> str:
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def production_name(system: str) -> str:
+    """run:<name>:answers → <name>."""
+    name = SystemName.parse(system).name
+    return name[: -len(":answers")] if name.endswith(":answers") else name
+
+
+def default_oracle_model(project: Project) -> str:
+    """Whose oracle answers a production system's verdicts read: the project's judge, else its model."""
+    from workbench.llm.providers import resolve_model
+
+    return project.config.judge or resolve_model(project, None)[0]
 
 
 class QueryVerdicts(msgspec.Struct, frozen=True):
@@ -240,7 +406,7 @@ class QueryVerdicts(msgspec.Struct, frozen=True):
     levels: list[str]
     level_tiers: dict[str, list[str]]
     systems: list[SystemSpec]
-    primary: str | None  # the system shown first (most end-to-end answers; hybrid first on a tie)
+    primary: str | None  # the system shown first (verdict_system: the preferred one that fits and covers most tiers)
     verdicts: list[QueryVerdict]
     empty_tiers: list[str] = []  # selected tiers with nothing stored yet
 
@@ -248,9 +414,10 @@ class QueryVerdicts(msgspec.Struct, frozen=True):
         return [v for v in self.verdicts if v.system == system]
 
     def first_failing(self, system: str, query_id: str) -> QueryVerdict | None:
-        """The first level (ladder order) where the query's verdict is decided and not PASS."""
+        """The first level (ladder order) where the query's verdict is a failure, decided or provisional
+        (ACCESS?: access shows the gold lost before any answer)."""
         for v in self.verdicts:
-            if v.system == system and v.query_id == query_id and v.verdict not in ("PASS", "NOT-YET"):
+            if v.system == system and v.query_id == query_id and v.verdict not in ("PASS", "NOT-YET", "UNDECIDED"):
                 return v
         return None
 
@@ -258,6 +425,7 @@ class QueryVerdicts(msgspec.Struct, frozen=True):
 def collect(project: Project, tiers: list[Tier], query_ids: set[str] | None = None, k: int | None = None,
             collector: Collector | None = None) -> QueryVerdicts:
     c = collector or Collector(project, k)
+    c.tiers = list(tiers)
     # A tier with nothing stored (no ranking, no answer) has nothing to diagnose: it is named, not listed.
     empty = [t.name for t in tiers if not c.tier_store(t).rankings and not c.tier_store(t).answers]
     tiers = [t for t in tiers if t.name not in empty]
@@ -278,14 +446,55 @@ def collect(project: Project, tiers: list[Tier], query_ids: set[str] | None = No
             q = project.query(qid)
             if not q.is_labelled:
                 continue  # no gold yet: nothing to decide until it is labelled (eval leaves it out too)
-            verdicts += [c.verdict(t, s, q) for s in systems]
-    answered = {s.name: sum(v.answer is not None for v in verdicts if v.system == s.name) for s in systems}
-    primary = min(systems, key=lambda s: (-answered[s.name], _preference(s))).name if systems else None
+            verdicts += [c.verdict(t, s, q) for s in systems if c.applies(t, s, qid)]
+    primary = verdict_system(systems, verdicts, tiers, c)
     return QueryVerdicts(k=c.k, levels=levels, level_tiers=level_tiers, systems=systems, primary=primary,
                          verdicts=verdicts, empty_tiers=empty)
 
 
 def _preference(spec: SystemSpec) -> tuple[int, str]:
-    """On a tie of answers: the preferred retriever first (retrievers.preferred), then the rest."""
+    """The preferred retriever first (retrievers.preferred), then the rest; long context, then production last."""
     best = preferred()
-    return (best.index(spec.access) if spec.access in best else len(best), spec.name)
+    last = {"qa": 1, "production": 2}.get(spec.reader or "", 0)
+    return (best.index(spec.access) if spec.access in best and spec.reader not in ("qa", "production") else len(best) + last,
+            spec.name)
+
+
+def verdict_system(systems: list[SystemSpec], verdicts: list[QueryVerdict], tiers: list[Tier], c: Collector) -> str | None:
+    """The default system whose verdicts are shown: among the systems whose reader fits most levels
+    of the ladder and that have what a verdict needs (a ranking, or answers) on most of them, the preferred
+    retriever's (hybrid, then dense, bm25; a long-context reader after them, production last); then
+    the one with most decided verdicts. Stable: one more answer of another system does not move it."""
+    if not systems:
+        return None
+    decided = {s.name: 0 for s in systems}
+    for v in verdicts:
+        if v.verdict not in PENDING:
+            decided[v.system] = decided.get(v.system, 0) + 1
+
+    levels: dict[str, list[Tier]] = {}
+    for t in tiers:  # most *levels* of the ladder: eight base tiers are one rung, not eight
+        levels.setdefault(level_of(t), []).append(t)
+
+    def fits_most(spec: SystemSpec) -> bool:
+        if spec.reader not in ("qa", "rag") or not spec.model:
+            return True
+        task = "qa" if spec.reader == "qa" else "rag"
+        return 2 * sum(all(not c.fits(spec.model, task, t) for t in ts) for ts in levels.values()) >= len(levels)
+
+    def has_needs(spec: SystemSpec, t: Tier) -> bool:
+        ts = c.tier_store(t)
+        if spec.reader == "production":
+            return production_name(spec.name) in ts.production
+        if spec.access and spec.access in ts.rankings:
+            return True
+        return bool(spec.model) and any(m == spec.model for m, _, _ in ts.answers)
+
+    def covered(spec: SystemSpec) -> int:
+        return sum(any(has_needs(spec, t) for t in ts) for ts in levels.values())
+
+    def key(spec: SystemSpec) -> tuple:
+        eligible = fits_most(spec) and 2 * covered(spec) >= len(levels)
+        return (not eligible, _preference(spec)[0], -decided[spec.name], spec.name)
+
+    return min(systems, key=key).name

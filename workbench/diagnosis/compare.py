@@ -12,6 +12,7 @@ from __future__ import annotations
 import msgspec
 
 from workbench.diagnosis.collect import Collector, collect, level_of
+from workbench.diagnosis.rules import PENDING
 from workbench.errors import BadInput
 from workbench.stats import DEFAULT_SEED, PairedTest, paired_test
 from workbench.project.files import Project
@@ -64,7 +65,7 @@ def _outcomes(project: Project, tiers: list[Tier], side: str, collector: Collect
         raise CompareError(f"unknown system {system!r}; known: {sorted(rankers | set(specs))}")
     qv = collect(project, chosen, query_ids, collector=collector)
     for v in qv.of(system):
-        if v.verdict != "NOT-YET":
+        if v.verdict not in PENDING:  # ACCESS?, UNDECIDED, NOT-YET: not decided, left out of the pairs
             out[(v.query_id, v.level)] = float(v.verdict == "PASS")
     return out, "PASS (1) vs a decided failure (0)"
 

@@ -11,25 +11,28 @@ import msgspec
 
 from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, collect
 from workbench.diagnosis.overview import Reading, system_readings
-from workbench.diagnosis.rules import VERDICT_SHORT
+from workbench.diagnosis.rules import PENDING, VERDICT_SHORT
 from workbench.project.files import Project
 from workbench.records import Tier
 
 FAILURES = ("ACCESS", "USE", "USE-UNDER-DISTRACTORS", "BOTH")
+PROVISIONAL = ("ACCESS?",)  # a failure access shows, waiting for the oracle answer that confirms it
 # `v:WORD` in the query list filter: WORD → the verdicts it matches
 FILTER_WORDS: dict[str, tuple[str, ...]] = {
     **{short: (name,) for name, short in VERDICT_SHORT.items()},
     "use": ("USE", "USE-UNDER-DISTRACTORS"),
     "fail": FAILURES,
     "notyet": ("NOT-YET",),
+    "lost": ("ACCESS", "ACCESS?", "BOTH"),  # the gold did not reach the reader, confirmed or not
 }
 
 
 class LiveDiagnosis:
-    def __init__(self, project: Project, tiers: list[Tier], k: int | None = None):
+    def __init__(self, project: Project, tiers: list[Tier], k: int | None = None, oracle_model: str | None = None):
         self.project, self.tiers = project, tiers
-        self.collector = Collector(project, k)
+        self.collector = Collector(project, k, oracle_model)
         self.qv: QueryVerdicts = collect(project, tiers, collector=self.collector)
+        self.chosen: str | None = None  # the user's choice of verdict system (None: the default, qv.primary)
         self._index()
 
     def _index(self) -> None:
@@ -39,7 +42,20 @@ class LiveDiagnosis:
 
     @property
     def primary(self) -> str | None:
-        return self.qv.primary
+        """The system whose verdicts are shown: the user's choice while it exists, else the default."""
+        names = [s.name for s in self.qv.systems]
+        return self.chosen if self.chosen in names else self.qv.primary
+
+    @property
+    def system_names(self) -> list[str]:
+        return [s.name for s in self.qv.systems]
+
+    def choose(self, system: str | None) -> str | None:
+        """Show this system's verdicts (None: back to the default); returns the system now shown."""
+        if system is not None and system not in self.system_names:
+            raise KeyError(system)
+        self.chosen = system
+        return self.primary
 
     def refresh(self) -> None:
         self.collector.forget()
@@ -69,11 +85,14 @@ class LiveDiagnosis:
         return next((v for v in self.verdicts(query_id, system) if v.tier == tier), None)
 
     def summary(self, query_id: str, system: str | None = None) -> QueryVerdict | None:
-        """What the query list shows: the first failing tier's verdict; else a PASS; else the first NOT-YET."""
+        """What the query list shows: the first failing tier's verdict; else the first provisional
+        access failure (ACCESS?); else a PASS; else an UNDECIDED; else the first NOT-YET."""
         mine = self.verdicts(query_id, system)
-        return (next((v for v in mine if v.verdict in FAILURES), None)
-                or next((v for v in mine if v.verdict == "PASS"), None)
-                or (mine[0] if mine else None))
+        for wanted in (FAILURES, PROVISIONAL, ("PASS",), ("UNDECIDED",)):
+            found = next((v for v in mine if v.verdict in wanted), None)
+            if found is not None:
+                return found
+        return mine[0] if mine else None
 
     def line(self, query_id: str, tier: str | None = None, system: str | None = None) -> str:
         """One line for the top of the query inspector."""
@@ -81,9 +100,11 @@ class LiveDiagnosis:
         if v is None:
             return "no verdict: nothing stored for this query yet"
         head = f"{v.verdict} at {v.tier} ({v.system}, rule {v.rule})"
+        how = (f" — run: {v.command}" if v.command else "") + (f" (keys {v.key})" if v.key else "")
         if v.verdict == "NOT-YET":
-            how = f" — run: {v.command}" + (f" (keys {v.key})" if v.key else "")
             return f"{head}: missing {v.missing}{how}"
+        if v.verdict in PENDING:  # provisional or undecided: the facts, then what settles it
+            return f"{head}: {v.because}; missing {v.missing}{how}"
         return f"{head}: {v.because}"
 
     def readings(self, system: str | None = None) -> list[Reading]:

@@ -10,6 +10,10 @@ Reading of one system on one level, from its decided per-query verdicts
   U ≥ 2·A      use-bound      use failures at least twice the access failures
   otherwise    balanced       access and use fail about as often
 
+ACCESS?, UNDECIDED and NOT-YET are not decided. With nothing decided yet, provisional access
+failures (ACCESS?: the gold does not reach the reader) still lead: the reading says how many and
+recommends the access fixes.
+
 Recommendations follow the method's fix order: access first (you cannot reason over evidence you
 never found), then use.
 """
@@ -22,12 +26,14 @@ import msgspec
 
 from workbench.diagnosis.answers import ARM_LABELS
 from workbench.diagnosis.collect import Collector, QueryVerdicts, SystemSpec, level_of
+from workbench.diagnosis.rules import PENDING
 from workbench.stats import DEFAULT_SEED, TURN_THRESHOLD, Estimate, Turn, bootstrap_ci, turning_point
 from workbench.project.files import Project
 from workbench.records import Tier
 
 READING_RULES = {
     "none": "no decided verdict yet",
+    "provisional": "no decided verdict yet; the gold does not reach the reader of some queries (ACCESS?, provisional until an oracle answer)",
     "clean": "F = 0: nothing fails here",
     "both": "B ≥ F/2: most failures miss the gold and could not use it anyway",
     "retrieval-bound": "A ≥ 2·U: access failures at least twice the use failures",
@@ -71,6 +77,7 @@ class UseRow(msgspec.Struct, frozen=True):
     contains: float | None
     f1: float | None
     from_tui: int  # answers that came from one-query TUI runs
+    undecided: int = 0  # answers the deterministic rule abstained on: left out of `accuracy`, counted here
 
     @property
     def label(self) -> str:
@@ -105,9 +112,10 @@ def reading_of(counts: Counter, system: str, level: str, rag: bool) -> Reading:
     a, b = counts["ACCESS"], counts["BOTH"]
     u = counts["USE"] + counts["USE-UNDER-DISTRACTORS"]
     f = a + u + b
-    decided = sum(n for v, n in counts.items() if v != "NOT-YET")
+    decided = sum(n for v, n in counts.items() if v not in PENDING)
+    provisional = counts["ACCESS?"]
     if decided == 0:
-        key, name = "none", "undecided"
+        key, name = ("provisional" if provisional else "none"), "undecided"
     elif f == 0:
         key, name = "clean", "balanced"
     elif b * 2 >= f:
@@ -125,7 +133,9 @@ def reading_of(counts: Counter, system: str, level: str, rag: bool) -> Reading:
         recs += USE_FIXES
         if counts["USE-UNDER-DISTRACTORS"] > counts["USE"]:
             recs.insert(len(recs) - 2, "distractors: the model is right with the gold alone — filter or demote the near misses")
-    rule = f"{READING_RULES[key]} (A={a}, U={u}, B={b}, F={f}, decided {decided})"
+    if key == "provisional":
+        recs += ACCESS_FIXES
+    rule = f"{READING_RULES[key]} (A={a}, U={u}, B={b}, F={f}, decided {decided}" + (f"; ACCESS? {provisional}" if provisional else "") + ")"
     return Reading(system, level, dict(sorted(counts.items())), decided, name, rule, recs)
 
 
@@ -176,16 +186,18 @@ def overview(project: Project, tiers: list[Tier], qv: QueryVerdicts, collector: 
                 continue
             scored = [c.judge_score for c in checks if c.judge_score is not None]
             trust = {c.judge_trusted for c in checks}
+            decided = [c for c in checks if c.decided]
             row = UseRow(
                 model, arm, retriever, level,
-                bootstrap_ci([float(c.correct) for c in checks], seed, f"use:{model}:{arm}:{retriever}:{level}"),
+                bootstrap_ci([float(c.correct) for c in decided], seed, f"use:{model}:{arm}:{retriever}:{level}"),
                 sum(scored) / len(scored) if scored else None,
                 False if False in trust else (None if None in trust else True),
                 sum(c.exact for c in checks) / len(checks), sum(c.contains for c in checks) / len(checks),
                 sum(c.f1 for c in checks) / len(checks), sum(c.source == "TUI run" for c in checks),
+                len(checks) - len(decided),
             )
             use_rows.append(row)
-            series.setdefault(f"{row.label} accuracy", []).append((level, {c.query_id: float(c.correct) for c in checks}))
+            series.setdefault(f"{row.label} accuracy", []).append((level, {c.query_id: float(c.correct) for c in decided}))
     for curve, points in series.items():
         turns.append(CurveTurn(curve, turning_point(points, seed, salt=curve)))
     readings = [r for spec in qv.systems for r in system_readings(qv, spec)]

@@ -42,7 +42,9 @@ class ModelEvidence(msgspec.Struct, frozen=True):
     contains: bool | None = None
     f1: float | None = None
     correct: bool | None = None
-    basis: str = ""  # why `correct` is what it is
+    basis: str = ""  # why `correct` is what it is (for a comparison: which candidate the answer named)
+    decision: str = ""  # right | wrong | undecided (the rule abstained); "" = not decided yet (judging)
+    named: list[str] = []  # a comparison's candidates the answer named
     doc_ids: list[int] = []
     cached: bool = False
     note: str = ""

@@ -49,7 +49,8 @@ def evidence_from_run(run: "TierRun", query_id: str, project: Project | None = N
     if check is None:
         return ev
     return msgspec.structs.replace(ev, judge_trusted=check.judge_trusted, exact=check.exact, contains=check.contains,
-                                   f1=check.f1, correct=check.correct, basis=check.basis)
+                                   f1=check.f1, correct=check.correct if check.decided else None, basis=check.basis,
+                                   decision=check.decision, named=list(check.named))
 
 
 def scratch_store(project: Project, query_id: str, on_save: Callable[["TierRun"], None] | None = None,

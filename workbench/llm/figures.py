@@ -48,8 +48,9 @@ def call_figures(run: TierRun) -> Row:
 
 
 def qa_figures(run: TierRun, golds: dict[str, str] | None = None) -> Row:
-    """golds (query id → gold answer) adds token F1, computed here from the answers."""
-    judged = [r for r in run.qa if r.judged]
+    """golds (query id → gold answer) adds token F1, computed here from the answers. The figures
+    stand on the judged answers of a judged run, on every answer of a run without a judge (n says which)."""
+    judged = [r for r in run.qa if r.judged] if run.judge else list(run.qa)
     scored = [r.judge_median for r in judged if r.judge_median is not None]
     em = [r.exact for r in judged if r.exact is not None]
     contains = [r.contains for r in judged if r.contains is not None]
@@ -66,6 +67,16 @@ def qa_figures(run: TierRun, golds: dict[str, str] | None = None) -> Row:
         "F1": fmean(token_f1(r.answer, golds[r.query_id]) for r in judged if r.query_id in golds) if golds and judged else None,
         "complete": int(run.complete),
     }
+
+
+def decision_counts(project: Project, run: TierRun, trusted: bool | None) -> Row:
+    """How many of the run's answers (the ones qa_figures counts) are decided right, and how many undecided."""
+    from workbench.correctness import decide
+
+    answered = [r for r in run.qa if (r.judged or not run.judge) and project.has_query(r.query_id)]
+    decisions = [decide(project.query(r.query_id), r.answer, r.refusal, r.judge_median if r.judged else None, trusted, run.judge).decision
+                 for r in answered]
+    return {"right": decisions.count("right"), "undecided": decisions.count("undecided")}
 
 
 def localize_figures(run: TierRun) -> Row:
@@ -162,6 +173,8 @@ class UseRow(msgspec.Struct, frozen=True):
     EM: float | None = None
     contains: float | None = None
     F1: float | None = None  # mean token F1 of the answers against the gold answers
+    right: int | None = None  # of the n answers, decided right (workbench/correctness.py: judge or deterministic)
+    undecided: int | None = None  # of the n answers, neither right nor wrong (the deterministic rule abstained)
     complete: int | None = None
     p50_s: float | None = None
     p95_s: float | None = None
@@ -200,7 +213,7 @@ def use_rows(project: Project, tiers: list[Tier]) -> UseRows:
         cal = load_calibration(project, run.judge) if run.judge else None
         row: Row = {"task": run.task, "judge": run.judge, "judge_ok": cal.separates if cal else None}
         if run.fits:
-            row.update({**qa_figures(run, golds), **call_figures(run)})
+            row.update({**qa_figures(run, golds), **call_figures(run), **decision_counts(project, run, cal.separates if cal else None)})
         return row
 
     return {tier: {system: msgspec.convert(row, UseRow) for system, row in systems.items()}

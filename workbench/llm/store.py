@@ -123,3 +123,26 @@ def version_tui_stores(project: Project) -> list[LLMRunStore]:
     """The loaded version's own scratch stores (its label-dependent TUI runs); none for the original."""
     vdir = _version_dir(project)
     return _stores_under(project, vdir / TUI_DIR) if vdir else []
+
+
+def other_version_stores(project: Project) -> list[tuple[str, LLMRunStore, bool]]:
+    """(version, store, is_tui) of every query-set version's own label-dependent runs except the
+    loaded version's: an answer there counts for the loaded labels only when the query's labels
+    are the same in both versions (labelling one query must not drop the answers of the others)."""
+    from workbench.fsutil import safe_name
+    from workbench.project.versions import list_versions
+
+    out: list[tuple[str, LLMRunStore, bool]] = []
+    for info in list_versions(project.root):
+        if info.name in (ORIGINAL_VERSION, project.queries_version):
+            continue
+        vdir = project.state_dir / VERSIONS_DIR / safe_name(info.name)
+        if (vdir / "runs").is_dir():
+            out.append((info.name, LLMRunStore(project, root=vdir / "runs", publish=False), False))
+        out += [(info.name, store, True) for store in _stores_under(project, vdir / TUI_DIR)]
+    return out
+
+
+def labels_of(query) -> tuple[list[int], list[int]]:
+    """What a label-dependent answer's context was built from: the gold and hard-negative sets."""
+    return sorted(query.gold_doc_ids), sorted(query.hard_negative_ids)

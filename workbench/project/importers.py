@@ -135,10 +135,14 @@ def convert_queries(
             problems.append(Problem(file, lineno, "query", "missing or not a string"))
             continue
         answer = _first(row, ("answer", "answers"), "")
+        aliases = [str(a) for a in answer[1:]] if isinstance(answer, list) else []  # more accepted answers
         if isinstance(answer, list):
             answer = str(answer[0]) if answer else ""
         if not isinstance(answer, str):
             answer = str(answer)
+        more = _first(row, ("answer_aliases",), [])  # MuSiQue's aliases (workbench/correctness.py matches them)
+        aliases += [a for a in more if isinstance(a, str) and a.strip()] if isinstance(more, list) else []
+        canonical = _first(row, ("canonical_answer",), "")
         if gold_override is not None:
             if str(qid) not in gold_override:
                 continue  # BEIR: a query without qrels in this split is not part of it
@@ -165,6 +169,8 @@ def convert_queries(
                 hard_negative_ids=negatives,
                 domain=domain,
                 kind=kind if isinstance(kind, str) else "",
+                canonical_answer=canonical if isinstance(canonical, str) else "",
+                answer_aliases=aliases,
             )
         ))
     return queries

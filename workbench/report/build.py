@@ -10,7 +10,7 @@ from __future__ import annotations
 import msgspec
 
 from workbench.diagnosis.answers import ARM_LABELS
-from workbench.correctness import F1_PASS, JUDGE_CORRECT
+from workbench.correctness import ANSWER_RULE
 from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, SystemSpec, collect
 from workbench.diagnosis.nearmiss import Distractor, distractors
 from workbench.diagnosis.overview import READING_RULES, Overview, overview
@@ -22,18 +22,13 @@ from workbench.llm.store import LLMRunStore
 from workbench.project.files import Project
 from workbench.records import ModelConfig, Tier
 from workbench.access.runs import tier_hash
-from workbench.report.partial import MIN_ANSWERS, MIN_DECIDED, AccessFirst, access_first, choose_system, first_decided_failure
+from workbench.report.partial import MIN_ANSWERS, MIN_DECIDED, AccessFirst, access_first, first_decided_failure
 from workbench.report.sweeps import sweeps_dict
 
 FORMAT_VERSION = 1
 # The stored answer's flag saying the length cap cut its completion (issue 20 item 13, workbench/llm):
 # read by name so the report states it as soon as the use side stores it; absent = never cut.
 CAP_FLAG = "cut"
-ANSWER_RULE = (
-    f"judge trusted (passed calibration): correct ⇔ median judge score ≥ {JUDGE_CORRECT:g}/5; "
-    f"otherwise short gold answers (≤ 6 words): correct ⇔ the normalised answer contains the gold; "
-    f"longer gold answers: correct ⇔ token F1 ≥ {F1_PASS}; a refusal is never correct"
-)
 
 
 class TierInfo(msgspec.Struct, frozen=True):
@@ -187,7 +182,6 @@ def build_report(project: Project, tiers: list[Tier], query_ids: set[str] | None
                  k: int | None = None, collector: Collector | None = None) -> Report:
     collector = collector or Collector(project, k)
     qv = collect(project, tiers, query_ids, collector=collector)
-    qv = msgspec.structs.replace(qv, primary=choose_system(qv, collector, tiers))
     ov = overview(project, tiers, qv, collector, query_ids, seed)
     qids = list(dict.fromkeys(v.query_id for v in qv.verdicts))
     return Report(

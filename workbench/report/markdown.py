@@ -17,7 +17,7 @@ from workbench.report.sweeps import markdown_section
 
 MAX_FAILING = 25
 _MD_SPECIAL = {c: "\\" + c for c in "\\`*_[]|#"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
-VERDICT_COLUMNS = ("PASS", "ACCESS", "USE", "USE-UNDER-DISTRACTORS", "BOTH", "NOT-YET")
+VERDICT_COLUMNS = ("PASS", "ACCESS", "ACCESS?", "USE", "USE-UNDER-DISTRACTORS", "BOTH", "UNDECIDED", "NOT-YET")
 
 
 def md(text: object) -> str:

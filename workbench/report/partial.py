@@ -2,14 +2,14 @@
 
 Access needs no model: from the stored rankings alone the report says which queries lose a gold
 document from the top K, at which level of the ladder first, and to which near misses. A verdict
-still waiting for its oracle answer with the gold not reached (rule N2) is a provisional access
-failure, shown as `ACCESS?`. Use is added as answers are stored; a figure from fewer than
+still waiting for its oracle answer with the gold not reached (rule A2) is a provisional access
+failure, `ACCESS?`. Use is added as answers are stored; a figure from fewer than
 MIN_ANSWERS answers is a count ("2 of 3 right"), never a rate, a curve or a turn, and a reading from
 fewer than MIN_DECIDED decided verdicts is not given.
 
-The system whose verdicts the report shows is chosen here (`choose_system`): the best system that
-has what a verdict needs on most tiers (its access source ranked there, its reader fitting the
-window), never a reader that does not fit most of them.
+The system whose verdicts the report shows is the diagnosis's own choice (`QueryVerdicts.primary`,
+diagnosis/collect.py `verdict_system`): the best system that has what a verdict needs on most
+tiers, never a reader that does not fit most of them.
 """
 
 from __future__ import annotations
@@ -17,14 +17,15 @@ from __future__ import annotations
 import msgspec
 
 from workbench.access.retrievers import preferred
-from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, SystemSpec, level_of
+from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, level_of
 from workbench.diagnosis.nearmiss import Distractor, distractors
+from workbench.diagnosis.rules import PROVISIONAL_OF
 from workbench.project.files import Project
 from workbench.records import Tier
 
 MIN_ANSWERS = 5  # fewer answers (or queries) behind a figure: shown as a count, not a rate or a curve
 MIN_DECIDED = 5  # fewer decided verdicts: no reading is given
-PROVISIONAL_ACCESS = "ACCESS?"
+PROVISIONAL_ACCESS: str = next(iter(PROVISIONAL_OF))  # "ACCESS?", named in diagnosis/rules.py
 MAX_LOST_DISTRACTORS = 3
 
 
@@ -60,8 +61,8 @@ class AccessFirst(msgspec.Struct, frozen=True):
 
 
 def shown_verdict(v: QueryVerdict) -> str:
-    """The verdict word a report shows: N2 (gold not reached, oracle answer missing) is ACCESS?."""
-    return PROVISIONAL_ACCESS if v.verdict == "NOT-YET" and v.rule == "N2" else v.verdict
+    """The verdict word a report shows (ACCESS?: gold not reached, the oracle answer missing)."""
+    return v.verdict
 
 
 FAILURES = ("ACCESS", "USE", "USE-UNDER-DISTRACTORS", "BOTH")  # decided failures
@@ -71,37 +72,6 @@ def first_decided_failure(qv: QueryVerdicts, system: str, query_id: str) -> Quer
     """The first level (ladder order) where the query's verdict is a decided failure: provisional
     (ACCESS?), undecided and missing verdicts are not failures yet."""
     return next((v for v in qv.of(system) if v.query_id == query_id and v.verdict in FAILURES), None)
-
-
-def _reader_task(spec: SystemSpec) -> str:
-    return "rag" if spec.reader == "rag" else "qa"
-
-
-def _has_what_a_verdict_needs(spec: SystemSpec, collector: Collector, tier: Tier) -> bool:
-    ts = collector.tier_store(tier)
-    if spec.model is not None and any((spec.model, t) in ts.no_fit for t in (_reader_task(spec), "oracle")):
-        return False  # the reader does not fit this tier's window
-    if spec.access is not None and spec.access in ts.rankings:
-        return True
-    return spec.model is not None and (spec.model, _reader_task(spec), spec.access or "") in ts.answers
-
-
-def choose_system(qv: QueryVerdicts, collector: Collector, tiers: list[Tier]) -> str | None:
-    """The system whose verdicts the report shows (integrators: the diagnosis's own chooser, when
-    there is one, replaces this function's body; `build_report` calls only this)."""
-    if not qv.systems:
-        return None
-    used = [t for t in tiers if t.name not in qv.empty_tiers]
-    most = len(used) // 2 + 1
-    cover = {s.name: sum(_has_what_a_verdict_needs(s, collector, t) for t in used) for s in qv.systems}
-    fit = [s for s in qv.systems if cover[s.name] >= most] or qv.systems
-    decided = {s.name: sum(v.verdict != "NOT-YET" for v in qv.of(s.name)) for s in fit}
-    best = preferred()
-
-    def rank(s: SystemSpec) -> tuple:
-        return (-cover[s.name], -decided[s.name], best.index(s.access) if s.access in best else len(best), s.reader != "rag", s.name)
-
-    return min(fit, key=rank).name
 
 
 def access_system(qv: QueryVerdicts, collector: Collector, tiers: list[Tier]) -> str | None:

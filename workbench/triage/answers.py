@@ -4,13 +4,20 @@ Input JSONL, one line per query: `{query_id, answer, context_doc_ids?, latency_s
 in the project's source ids or DocIDs, mapped like an imported run's). The file is kept as an
 ImportedAnswers record (.workbench/imports/answers/<name>.json); its use run is a TierRun on the
 `full` tier (production answers from its whole collection) in the LLM run store, so `eval` lists it
-beside the models' QA rows. Answers get the same deterministic matches as a model's at once and the
-same judge (`judge_run`) when asked. With `context_doc_ids`, the diagnosis can say whether the gold
-evidence was in what production read (access) and whether the answer used it (use).
+beside the models' QA rows. Answers get the deterministic matches and decision at once
+(workbench/correctness.py: exact / contains against the gold, its canonical head and aliases;
+right / wrong / undecided) and the same judge (`judge_run`) when asked. The diagnosis makes
+production a system of its own (`run:<name>:answers`): with `context_doc_ids` it says whether the
+gold evidence was in what production read (access) and whether the answer used it (use).
+
+Refused at import, as `file:line: field: message` (nothing written): a line that is not an object
+of these fields (an answer that is null or not a string), a second answer for one query, a latency
+that is negative or not a finite number.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 
@@ -18,7 +25,7 @@ import msgspec
 
 from workbench.triage.runs import check_name, choose_id_space, RawRanked
 from workbench.fsutil import atomic_write_bytes, safe_name, sha256_bytes
-from workbench.correctness import contains_match, exact_match, short_answer
+from workbench.correctness import answer_matches
 from workbench.llm.prompts import is_refusal
 from workbench.llm.records import QAResult, TierRun
 from workbench.llm.store import LLMRunStore
@@ -77,6 +84,7 @@ def import_answers(project: Project, path: Path, name: str) -> tuple[ImportedAns
     check_name(name)
     problems: list[Problem] = []
     rows = list(iter_jsonl(path, _AnswerLine, problems))
+    problems += line_problems(str(path), rows)
     if problems:
         raise ProjectError(problems)
     raw = [RawRanked(str(r.query_id), [str(i) for i in r.context_doc_ids or []], [], []) for _, r in rows]
@@ -103,6 +111,21 @@ def import_answers(project: Project, path: Path, name: str) -> tuple[ImportedAns
     return record, unknown
 
 
+def line_problems(file: str, rows: list[tuple[int, _AnswerLine]]) -> list[Problem]:
+    """What decodes but cannot be right: one query answered twice, a latency below zero or not finite."""
+    out: list[Problem] = []
+    first: dict[str, int] = {}
+    for lineno, r in rows:
+        qid = str(r.query_id)
+        if qid in first:
+            out.append(Problem(file, lineno, "query_id", f"a second answer for query {qid!r} (the first is on line {first[qid]})"))
+        else:
+            first[qid] = lineno
+        if r.latency_s is not None and (not math.isfinite(r.latency_s) or r.latency_s < 0):
+            out.append(Problem(file, lineno, "latency_s", f"must be a finite number of seconds ≥ 0, not {r.latency_s!r}"))
+    return out
+
+
 def full_tier(tiers: list[Tier]) -> Tier:
     return next(t for t in tiers if t.kind == "full")
 
@@ -117,15 +140,15 @@ def answers_run(project: Project, record: ImportedAnswers, tier: Tier, judge: st
         q = project.query(a.query_id)
         if not q.answer.strip():
             continue
-        short = short_answer(q.answer)
+        exact, contains = answer_matches(q, a.answer)
         qa.append(QAResult(
             query_id=a.query_id, answer=a.answer, refusal=is_refusal(a.answer),
             judge_scores=[], judge_median=None, judge_spread=None, judge_failures=0, judge_failure=False,
-            exact=exact_match(a.answer, q.answer) if short else None,
-            contains=contains_match(a.answer, q.answer) if short else None,
+            exact=exact, contains=contains,
             prompt_tokens=0, completion_tokens=0, latency_s=a.latency_s or 0.0, context_doc_ids=a.context_doc_ids,
         ))
-    references = sorted((r.query_id, project.query(r.query_id).answer) for r in qa)
+    references = sorted((r.query_id, project.query(r.query_id).answer, project.query(r.query_id).canonical_answer,
+                         project.query(r.query_id).answer_aliases) for r in qa)
     return TierRun(
         system=record.system, model=record.name, task=TASK, variant="standard", tier=tier.name,
         tier_hash=tier_hash(project, tier), key=run_key("production-answers", record.sha, judge, judge_key, references),

@@ -25,7 +25,7 @@ from workbench.access.runs import RunStore
 from workbench.diagnosis.collect import QueryVerdict
 from workbench.diagnosis.live import FILTER_WORDS, LiveDiagnosis
 from workbench.diagnosis.rules import VERDICTS
-from workbench.errors import WorkbenchError
+from workbench.errors import WorkbenchError, os_error
 from workbench.inspection.evidence import ModelEvidence, evidence_dict, write_evidence
 from workbench.inspection.model_evidence import evidence_from_run, scratch_store, stored_evidence
 from workbench.inspection.rankings import QueryInspection, SystemRanking, inspect_stored
@@ -59,7 +59,7 @@ __all__ = [
     "Session", "PromptEstimate", "SystemResult", "UseRow", "UseTable", "ModelEvidence", "QueryInspection",
     "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",
     # errors and progress
-    "WorkbenchError", "Cancelled", "Progress",
+    "WorkbenchError", "os_error", "Cancelled", "Progress",
 ]
 
 INSPECTION_CACHE = 64  # inspections kept per session: switching tiers back and forth re-reads nothing

@@ -22,7 +22,7 @@ import msgspec
 from workbench.collide.mining import MinedQuery, MiningOptions, mine
 from workbench.collide.rules import ConflictPolicy, QueryOutcome, decide_query
 from workbench.collide.verify import PROMPT_VERSION, Verification, verify_candidate
-from workbench.fsutil import atomic_write_bytes, sha256_bytes
+from workbench.fsutil import append_record, atomic_write_bytes, sha256_bytes
 from workbench.llm.client import ChatClient
 from workbench.progress import Progress
 from workbench.project.files import Project
@@ -76,8 +76,9 @@ def settings_key(project: Project, settings: CollideSettings) -> str:
 class VerificationLog:
     """Append-only record of finished verifications (one JSON line each)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, root: Path):
         self.path = path
+        self.root = root  # the project: the log is never written outside it
         path.parent.mkdir(parents=True, exist_ok=True)
         self._enc = msgspec.json.Encoder()
 
@@ -98,9 +99,7 @@ class VerificationLog:
         return out
 
     def append(self, v: Verification) -> None:
-        with open(self.path, "ab") as fh:
-            fh.write(self._enc.encode(v) + b"\n")
-            fh.flush()
+        append_record(self.path, self.root, self._enc.encode(v))
 
 
 def state_dir(project: Project, key: str) -> Path:
@@ -211,7 +210,7 @@ async def run_collide(
     if mined is None:
         mined = mine(project, tier, settings.mining, progress=(lambda n, t: progress("mine", n, t)) if progress else None)
         atomic_write_bytes(mined_path, msgspec.json.encode(mined))
-    log = VerificationLog(sdir / "verifications.jsonl")
+    log = VerificationLog(sdir / "verifications.jsonl", project.root)
     verdicts, resumed, failed = await verify_all(project, mined, client, settings, log, progress)
     wall = lambda: time.perf_counter() - started  # noqa: E731
     if failed:
@@ -259,4 +258,4 @@ def saved_verdicts(project: Project) -> list[LabelRecord]:
     if not runs:
         return []
     return [LabelRecord(v.query_id, "none", v.doc_id, v.verdict, v.reason, method="collide")
-            for v in VerificationLog(runs[-1]).read().values()]
+            for v in VerificationLog(runs[-1], project.root).read().values()]

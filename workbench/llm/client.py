@@ -30,7 +30,7 @@ import msgspec
 
 from index.embedding_cache import open_sqlite
 from workbench.errors import BAD_INPUT, ExternalError
-from workbench.fsutil import sha256_bytes
+from workbench.fsutil import checked_database, sha256_bytes
 from workbench.records import ModelConfig
 from workbench.safe_text import redacted
 
@@ -78,15 +78,17 @@ def _setup_responses(db: sqlite3.Connection) -> None:
 class ResponseCache:
     """sqlite file; safe across threads (one lock) and processes (WAL, retries on busy)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, root: Path | None = None):
         self.path = path
+        if root is not None:  # the project: an outside file (a symlink) never becomes our database
+            checked_database(path, root)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._db = open_sqlite(path, _setup_responses, isolation_level=None)  # a damaged cache starts afresh
 
     @classmethod
     def for_state_dir(cls, state_dir: Path) -> "ResponseCache":
-        return cls(state_dir / CACHE_DIR / CACHE_FILE)
+        return cls(state_dir / CACHE_DIR / CACHE_FILE, root=state_dir.parent)
 
     def get(self, key: str) -> Completion | None:
         with self._lock:

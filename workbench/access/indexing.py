@@ -198,6 +198,7 @@ def embed_pool(project: Project, doc_ids: list[int], progress: Progress | None =
     import numpy as np
 
     from index import EmbeddingCache, embed_with_cache
+    from index.embedding_cache import NonFiniteVectors
 
     embedder = embedder or make_project_embedder(project)
     e = project.config.embedding
@@ -219,6 +220,9 @@ def embed_pool(project: Project, doc_ids: list[int], progress: Progress | None =
             vectors = embed_with_cache(
                 embedder, cache, texts, progress=(lambda done: progress("embed", done, len(texts))) if progress else None
             )
+    except NonFiniteVectors as exc:
+        raise ExternalError(f"{exc} (at {e.base_url or 'the local model'})", title="Embedding endpoint failed",
+                            hint="The endpoint's answers are unusable; check it, then rerun `workbench index`.") from None
     except Exception as exc:
         if not type(exc).__module__.startswith("openai"):
             raise

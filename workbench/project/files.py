@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import datetime
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,6 +97,28 @@ def iter_jsonl(path: Path, record_type: type[T], problems: list[Problem]) -> Ite
             problems.append(Problem(name, lineno, fld, msg))
         except msgspec.DecodeError as exc:
             problems.append(Problem(name, lineno, None, f"malformed JSON: {exc}"))
+
+
+def number_problem(value: float) -> str | None:
+    """Why a number read from a file cannot be used (NaN, ±infinity), or None: the one check every
+    reader of numbers applies (runs, qrels, answers' figures), so no NaN is stored and lost later."""
+    return None if math.isfinite(value) else f"not a finite number: {value!r}"
+
+
+def text_lines(path: Path, problems: list[Problem]) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line of a text file: a UTF-8 byte-order mark is no content, a
+    line that is not UTF-8 is a Problem on its line (not a byte offset into the file)."""
+    name = str(path)
+    try:
+        raw = path.read_bytes().removeprefix(codecs.BOM_UTF8)
+    except OSError as exc:
+        problems.append(Problem(name, None, None, f"cannot read: {exc.strerror or exc}"))
+        return
+    for lineno, line in enumerate(raw.split(b"\n"), start=1):
+        try:
+            yield lineno, line.decode("utf-8").removesuffix("\r")
+        except UnicodeDecodeError as exc:
+            problems.append(Problem(name, lineno, None, f"not UTF-8 (byte {exc.start}: {line[exc.start:exc.start+1]!r})"))
 
 
 def check_folder(root: Path) -> None:

@@ -71,10 +71,12 @@ def stage_progress(console: "Console", unit: str | Callable[[str], str] = "items
         yield update
 
 
-def run_polled(make: Callable[[], Coroutine[Any, Any, T]], poll: Callable[[], None], every_s: float = 0.1) -> T:
+def run_polled(make: Callable[[], Coroutine[Any, Any, T]], poll: Callable[[], None], every_s: float = 0.1,
+               on_cancel: Callable[[], object] | None = None) -> T:
     """Run a coroutine to its end on a new event loop (blocking; from a worker thread), calling
-    ``poll`` every ``every_s``: when ``poll`` raises Cancelled the coroutine is cancelled, awaited,
-    and Cancelled re-raised. This is how blocking model work honours the one cancel protocol."""
+    ``poll`` every ``every_s``: when ``poll`` raises Cancelled, ``on_cancel`` runs (on the loop: the
+    model clients' cancel hooks), the coroutine is cancelled, awaited, and Cancelled re-raised.
+    This is how blocking model work honours the one cancel protocol."""
 
     async def guarded() -> T:
         job = asyncio.ensure_future(make())
@@ -82,6 +84,8 @@ def run_polled(make: Callable[[], Coroutine[Any, Any, T]], poll: Callable[[], No
             try:
                 poll()
             except Cancelled:
+                if on_cancel is not None:
+                    on_cancel()
                 job.cancel()
                 await asyncio.wait({job})
                 raise

@@ -271,16 +271,32 @@ def run_model_task(
     store = scratch_store(session.project, query.query_id, saved, task)
     opts = _task_options(task, query.query_id, _rag_retriever(session, tier))
 
+    clients: list = []  # for the cancel hook: x aborts their requests and stops the server's generation
+
     async def go() -> "TierRun":
         async with open_client(session.project, model, cfg) as client:
+            clients.append(client)
             if TASKS[task].localizes:
                 return await run_tier(session.project, tier, model, client, opts, store=store, progress=relay)
             jname, jcfg = resolve_judge(session.project, model)
             async with open_client(session.project, jname, jcfg) as judge:
+                clients.append(judge)
                 return await run_tier(session.project, tier, model, client, opts, judge_client=judge, store=store,
                                       progress=relay)
 
-    run = run_polled(go, lambda: progress(*last))  # the one way to cancel: the callback raises Cancelled
+    said: list[str] = []
+
+    def cancel_requests() -> None:
+        aborted = sum(c.cancel() for c in clients)
+        if any(c.aborted for c in clients):
+            said.append(f"{aborted} request(s) aborted; the local model server stopped generating (restarted)")
+        elif aborted:
+            said.append(f"{aborted} request(s) aborted (connection closed)")
+
+    try:  # the one way to cancel: the callback raises Cancelled
+        run = run_polled(go, lambda: progress(*last), on_cancel=cancel_requests)
+    except Cancelled as exc:
+        raise (Cancelled(f"{exc}: {said[0]}") if said else exc) from None
     diagnosis_after_run(session, query.query_id)
     return evidence_from_run(run, query.query_id, session.project)
 

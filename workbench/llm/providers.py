@@ -53,6 +53,10 @@ async def open_client(
     own_cache = cache is None
     cache = cache or ResponseCache.for_state_dir(project.state_dir)
     client = ChatClient(name, config, base_url, ident, cache=cache, use_cache=use_cache, concurrency=concurrency)
+    if not config.base_url:  # cancelling a call to the embedded server stops its generation
+        from workbench.llm import server
+
+        client.on_abort = server.interrupt_default
     try:
         yield client
     finally:

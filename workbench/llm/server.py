@@ -216,6 +216,17 @@ class LocalServer:
                 shutil.rmtree(self._log_dir, ignore_errors=True)
                 self._log_dir = None
 
+    def restart(self) -> "LocalServer":
+        """Kill the process now (SIGKILL: a graceful stop would first finish the generation in
+        flight) and start a fresh one on the same port, so clients holding the URL carry on."""
+        with self._lock:
+            proc = self.proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        self.stop()
+        return self.start()
+
     def __enter__(self) -> "LocalServer":
         return self.start()
 
@@ -302,6 +313,30 @@ def default_server() -> LocalServer:
         if _default is None or not _default.running():
             _default = LocalServer().start()
         return _default
+
+
+def interrupt_default() -> threading.Thread | None:
+    """Stop the embedded server's generation for a cancelled request: llama-cpp-python's server
+    finishes a non-streamed answer even after its client has gone, so it is restarted (killed,
+    then started again on its port) in the background; callers of default_server() wait for it.
+    Returns the restarting thread (None when no embedded server runs)."""
+    _default_lock.acquire()  # held until the restart is done (a plain Lock: the restarting thread releases it)
+    target = _default if _default is not None and _default.running() else None
+    if target is None:
+        _default_lock.release()
+        return None
+
+    def restart() -> None:
+        try:
+            target.restart()
+        except LocalServerError:
+            pass  # the next call starts one afresh and reports what is wrong
+        finally:
+            _default_lock.release()
+
+    thread = threading.Thread(target=restart, name="workbench-llama-restart", daemon=True)
+    thread.start()
+    return thread
 
 
 def model_identity() -> str:

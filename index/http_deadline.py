@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import math
 import time
 from typing import Any
 
@@ -32,6 +33,8 @@ def _expired(httpx: Any, request: Any, deadline_s: float) -> Exception:
 def async_transport(deadline_s: float) -> Any:
     """An httpx AsyncBaseTransport that cuts each attempt at ``deadline_s`` seconds in all."""
     httpx = _httpx()
+    if not math.isfinite(deadline_s):  # timeout_s = inf: no deadline
+        return httpx.AsyncHTTPTransport()
 
     body_base: Any = httpx.AsyncByteStream
     transport_base: Any = httpx.AsyncBaseTransport
@@ -80,6 +83,8 @@ def sync_transport(deadline_s: float) -> Any:
     """The blocking twin (the embedding client): the body's reads are cut at ``deadline_s`` in all;
     a response whose headers trickle in is bounded by the per-read timeout only."""
     httpx = _httpx()
+    if not math.isfinite(deadline_s):
+        return httpx.HTTPTransport()
 
     body_base: Any = httpx.SyncByteStream
     transport_base: Any = httpx.BaseTransport

@@ -49,6 +49,10 @@ async def open_client(
     project: Project, name: str, config: ModelConfig, use_cache: bool = True, concurrency: int | None = None,
     cache: ResponseCache | None = None,
 ) -> AsyncIterator[ChatClient]:
+    from workbench.project.files import config_error, missing_key_problems
+
+    for key, message in missing_key_problems(project.config, [name]):  # before any call, exit 2
+        raise config_error(project.root, key, message)
     base_url, ident = endpoint(config)
     own_cache = cache is None
     cache = cache or ResponseCache.for_state_dir(project.state_dir)

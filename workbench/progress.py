@@ -37,7 +37,7 @@ def no_progress(stage: str, done: int, total: int) -> None:
 def stage_progress(console: "Console", unit: str | Callable[[str], str] = "items") -> Iterator[Progress]:
     """Yield progress(stage, done, total) drawing one Rich bar per stage, with items/second.
     ``unit`` names what the bars count, or says it per stage (embedding counts chunks, BM25 documents)."""
-    from workbench.safe_text import markup_escaped
+    from workbench.safe_text import visible
 
     from rich.progress import (
         BarColumn,
@@ -59,13 +59,14 @@ def stage_progress(console: "Console", unit: str | Callable[[str], str] = "items
     unit_of = unit if callable(unit) else (lambda stage: unit)
 
     tasks: dict[str, TaskID] = {}
-    with Bars(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
+    # markup=False: a stage names a tier, whose domain is data ("[bold]x:skull:" stays as written)
+    with Bars(TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(), RateColumn(),
               TimeElapsedColumn(), TimeRemainingColumn(), console=console) as bar:
 
         def update(stage: str, done: int, total: int) -> None:
             if stage not in tasks:
                 # stages name tiers, and tier names hold domains: data, shown as text
-                tasks[stage] = bar.add_task(markup_escaped(stage, one_line=True), total=total, unit=unit_of(stage))
+                tasks[stage] = bar.add_task(visible(stage, one_line=True), total=total, unit=unit_of(stage))
             bar.update(tasks[stage], completed=done, total=total)
 
         yield update

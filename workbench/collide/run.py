@@ -26,7 +26,7 @@ from workbench.fsutil import append_record, atomic_write_bytes, sha256_bytes
 from workbench.llm.client import ChatClient
 from workbench.progress import Progress
 from workbench.project.files import Project
-from workbench.project.versions import LabelRecord, VersionInfo, now_utc, version_info, write_version
+from workbench.project.versions import LabelRecord, VersionInfo, list_versions, now_utc, version_info, write_version
 from workbench.access.runs import run_key
 
 STATE_DIR = "collide"
@@ -216,7 +216,7 @@ async def run_collide(
     if failed:
         return summarize(project.queries_version, None, mined, verdicts, None, failed, resumed, client, wall())
 
-    written = _already_written(project, done_path)
+    written = _already_written(project, done_path, key)
     created = version_info(project.root, written).created if written else now_utc()
     results = outcomes(project, mined, verdicts, settings, created)
     if written is None:
@@ -226,13 +226,21 @@ async def run_collide(
     return summarize(project.queries_version, written, mined, verdicts, results, 0, resumed, client, wall())
 
 
-def _already_written(project: Project, done_path: Path) -> str | None:
+def _already_written(project: Project, done_path: Path, key: str) -> str | None:
+    """The version this run wrote, or None. done.json says it; when done.json is missing or
+    damaged (a kill, an edit) the versions themselves are asked (each records its run_key), so a
+    damaged record never makes a second version of one run."""
     try:
         name = msgspec.json.decode(done_path.read_bytes(), type=_Done).version
         version_info(project.root, name)
         return name
-    except Exception:  # noqa: BLE001 - no record, or its version was deleted: write again
-        return None
+    except Exception:  # noqa: BLE001 - no record, a damaged one, or its version was deleted
+        pass
+    for info in list_versions(project.root):
+        if info.made_by == "collide" and info.settings.get("run_key") == key:
+            atomic_write_bytes(done_path, msgspec.json.encode(_Done(info.name)))  # the record, repaired
+            return info.name
+    return None
 
 
 def write_collide_version(

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from workbench.llm.client import ChatClient, LLMCallError, ResponseCache
-from workbench.records import ModelConfig
+from workbench.records import ModelConfig, ProjectConfig
 
 MSG = [{"role": "user", "content": "hello"}]
 KEY = "sk-test-0123456789abcdef"
@@ -94,8 +94,10 @@ def test_cancel_stops_the_local_servers_generation(local_server, tmp_path):
     long_story = [{"role": "user", "content": "Write a very long story about a lighthouse keeper, chapter by chapter."}]
     state = {"started": None}
 
-    class FakeProject:
+    class FakeProject:  # what open_client reads of a project
+        root = tmp_path
         state_dir = tmp_path / ".workbench"
+        config = ProjectConfig()
 
     async def go():
         async with providers.open_client(FakeProject, "local", cfg, use_cache=False) as client:  # type: ignore[arg-type]

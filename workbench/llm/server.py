@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import importlib.util
+import logging
 import os
 import shutil
 import signal
@@ -152,7 +153,10 @@ class LocalServer:
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def start(self) -> "LocalServer":
+    def start(self, reclaim_port: bool = False) -> "LocalServer":
+        """Start (and wait until healthy). ``reclaim_port``: the port was this server's a moment
+        ago (restart): its killed connections may linger in TIME_WAIT, which the server's own
+        SO_REUSEADDR bind accepts, so it is not refused as in use."""
         with self._lock:
             if self.running():
                 return self
@@ -162,7 +166,7 @@ class LocalServer:
             check_server_package()
             if self.port is None:
                 self.port = free_port(self.host)
-            elif port_in_use(self.host, self.port):
+            elif not reclaim_port and port_in_use(self.host, self.port):
                 raise LocalServerError(
                     f"port {self.port} on {self.host} is already in use: choose another with --port "
                     "(or omit it to pick a free one)"
@@ -225,7 +229,7 @@ class LocalServer:
             proc.kill()
             proc.wait()
         self.stop()
-        return self.start()
+        return self.start(reclaim_port=True)
 
     def __enter__(self) -> "LocalServer":
         return self.start()
@@ -329,8 +333,9 @@ def interrupt_default() -> threading.Thread | None:
     def restart() -> None:
         try:
             target.restart()
-        except LocalServerError:
-            pass  # the next call starts one afresh and reports what is wrong
+        except LocalServerError as exc:  # the next call starts one afresh and reports what is wrong
+            logging.getLogger("workbench.recovery").warning("restarting the local model server failed: %s",
+                                                            str(exc)[:300])
         finally:
             _default_lock.release()
 

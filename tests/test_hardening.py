@@ -128,18 +128,25 @@ def test_a_folder_where_the_config_belongs_is_one_message(tiny_project):
     assert "Traceback" not in result.output and result.exception is None or isinstance(result.exception, SystemExit)
 
 
-def test_no_space_left_is_one_message_naming_the_file(tiny_project, monkeypatch):
+@pytest.mark.parametrize("code, said, todo", [
+    ("ENOSPC", "no space left", "Free some disk space"),
+    ("EROFS", "the file system is read-only", "Make the project folder writable"),
+    ("EACCES", "permission denied", "chmod"),
+    ("EISDIR", "is a folder, where a file belongs", "Remove or rename that folder"),
+])
+def test_an_os_error_while_writing_is_one_message_naming_the_file(tiny_project, monkeypatch, code, said, todo):
     import errno
 
     import workbench.fsutil as fsutil
 
-    def full(path, data):
-        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+    def failing(path, data):
+        raise OSError(getattr(errno, code), os.strerror(getattr(errno, code)), str(path))
 
-    monkeypatch.setattr(fsutil, "atomic_write_bytes", full)
+    monkeypatch.setattr(fsutil, "atomic_write_bytes", failing)
     result = CliRunner().invoke(main, ["add-query", str(tiny_project), "--query", "x", "--no-run"])
     assert result.exit_code == 2, result.output
-    assert "queries.jsonl: no space left" in result.output and "Free some disk space" in result.output
+    assert f"queries.jsonl: {said}" in result.output and todo in result.output
+    assert not isinstance(result.exception, OSError)
 
 
 def test_version_json_as_a_folder_is_one_message(tiny_project):

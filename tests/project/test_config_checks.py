@@ -95,3 +95,10 @@ def test_tiers_listing_an_unknown_doc_id_are_rebuilt_not_a_key_error(tiny_projec
     with pytest.raises(Exception, match="damaged"):
         load_tiers(project)
     assert ensure_tiers(project).tiers == tiers.tiers
+
+
+def test_an_unknown_dotted_key_is_reported_on_its_own_line(tiny_project):
+    _config(tiny_project, '\n[models.m]\nbase_url = "http://127.0.0.1:9/v1"\nextra.knob = 2\n')
+    result = _query_sets(tiny_project)
+    line = len((tiny_project / "workbench.toml").read_text().splitlines())
+    assert result.exit_code == 2 and f"workbench.toml:{line}: models.m.extra: unknown key" in result.output, result.output

@@ -150,7 +150,8 @@ def _line_of(text: str, want: list[str]) -> int | None:
             if section == want:
                 return lineno
             section += ["[]"] if stripped.startswith("[[") else []
-        elif (m := re.match(r'((?:[^="\'#\[]|"[^"]*"|\'[^\']*\')+)=', stripped)) and section + _toml_key(m[1]) == want:
+        elif (m := re.match(r'((?:[^="\'#\[]|"[^"]*"|\'[^\']*\')+)=', stripped)) and \
+                (section + _toml_key(m[1]))[:len(want)] == want:  # "foo.bar = 1" sets foo (an unknown key) too
             return lineno
     return None
 

@@ -54,3 +54,16 @@ def test_the_project_index_says_which_endpoint_gave_nan(tiny_project):
 
     with pytest.raises(ExternalError, match="NaN or infinite"):
         embed_pool(load_project(tiny_project), [1, 2], embedder=Chunking(poison=True))
+
+
+def test_the_embedding_timeout_is_a_deadline_per_attempt_not_per_read(fault_server):
+    """Issue 20 item 4 for the embedding client: an endpoint trickling one byte at a time is cut."""
+    import openai
+
+    from index.embedders import OpenAIEmbedder
+
+    fault_server.script = [("trickle", 0.2)]  # ~300 bytes at 5 bytes/s; every read is quick
+    emb = OpenAIEmbedder("e", fault_server.base_url, timeout=1.0, max_retries=0)
+    with pytest.raises(openai.APITimeoutError):
+        emb.embed(["a"])
+    assert fault_server.disconnected.wait(10)  # the client gave the connection up

@@ -245,11 +245,15 @@ class OpenAIEmbedder:
                             )
                     else:
                         key = "no-key"  # local servers ignore it; the client insists on one
+                    from .http_deadline import sync_transport
+
                     self._client = openai.OpenAI(
                         base_url=self.base_url,
                         api_key=key,
                         timeout=self.timeout,
                         max_retries=self.max_retries,
+                        # the timeout bounds a whole attempt, not each read
+                        http_client=openai.DefaultHttpxClient(transport=sync_transport(self.timeout)),
                     )
         return self._client
 

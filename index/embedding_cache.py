@@ -17,13 +17,17 @@ import numpy as np
 if TYPE_CHECKING:
     from .embedders import Embedder
 
-__all__ = ["EmbeddingCache", "embed_with_cache", "open_sqlite", "text_key", "DEFAULT_FILENAME"]
+__all__ = ["EmbeddingCache", "NonFiniteVectors", "embed_with_cache", "open_sqlite", "text_key", "DEFAULT_FILENAME"]
 
 _log = logging.getLogger("workbench.recovery")  # a name, not an import: index/ imports nothing of ours
 
 DEFAULT_FILENAME = "embeddings.sqlite3"
 _SQL_VARS = 500
 EMBED_BATCH = 256
+
+
+class NonFiniteVectors(ValueError):
+    """An embedder (an endpoint) gave a vector with NaN or infinite values."""
 
 
 def _setup(conn: sqlite3.Connection) -> None:
@@ -104,9 +108,11 @@ class EmbeddingCache:
         return int(row[0])
 
     def get_many(self, keys: Iterable[str]) -> dict[str, np.ndarray]:
-        """The cached vectors among ``keys`` (missing keys are simply absent)."""
+        """The cached vectors among ``keys`` (missing keys are simply absent). A vector of the wrong
+        size or with a NaN / infinity is a damaged entry: left out, so it is embedded again."""
         keys = list(dict.fromkeys(keys))
         out: dict[str, np.ndarray] = {}
+        damaged = 0
         with self._lock:
             for i in range(0, len(keys), _SQL_VARS):
                 part = keys[i : i + _SQL_VARS]
@@ -116,9 +122,14 @@ class EmbeddingCache:
                     (self.namespace, *part),
                 ).fetchall()
                 for key, blob in rows:
-                    vec = np.frombuffer(blob, dtype=np.float32)
-                    if vec.shape[0] == self.dims:
+                    vec = np.frombuffer(blob, dtype=np.float32) if len(blob) % 4 == 0 else np.zeros(0, np.float32)
+                    if vec.shape[0] == self.dims and np.isfinite(vec).all():
                         out[key] = vec
+                    else:
+                        damaged += 1
+        if damaged:
+            _log.warning("%s: %d damaged cached vector(s) (wrong size or not finite); embedding them again",
+                         self.path, damaged)
         return out
 
     def put_many(self, items: dict[str, np.ndarray]) -> None:
@@ -127,6 +138,8 @@ class EmbeddingCache:
             arr = np.ascontiguousarray(vec, dtype=np.float32).reshape(-1)
             if arr.shape[0] != self.dims:
                 raise ValueError(f"vector for {key} has {arr.shape[0]} dims, cache holds {self.dims}")
+            if not np.isfinite(arr).all():
+                raise NonFiniteVectors(f"vector for {key} has NaN or infinite values: not cached")
             rows.append((self.namespace, key, arr.tobytes()))
         if not rows:
             return
@@ -171,6 +184,12 @@ def embed_with_cache(
         if vecs.shape != (len(batch_keys), cache.dims):
             raise ValueError(
                 f"{embedder.name} returned shape {vecs.shape}, expected ({len(batch_keys)}, {cache.dims})"
+            )
+        bad = ~np.isfinite(np.asarray(vecs, dtype=np.float32)).all(axis=1)
+        if bad.any():  # a NaN vector would be indexed and rank nonsense (dense SR@10 0.9 → 0.2)
+            raise NonFiniteVectors(
+                f"{embedder.name} returned {int(bad.sum())} vector(s) with NaN or infinite values "
+                f"(of {len(batch_keys)} in the batch); nothing of that batch was cached or indexed"
             )
         new = {k: np.asarray(v, dtype=np.float32) for k, v in zip(batch_keys, vecs, strict=True)}
         cache.put_many(new)

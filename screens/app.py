@@ -27,7 +27,7 @@ from screens.keymap import KeymapError, load_keymap, unknown_ids
 from screens.main import MainScreen
 from screens.modals import ConfirmModal, ErrorModal, HelpScreen
 from workbench.safe_text import visible
-from workbench.session import Cancelled, Progress, Session, WorkbenchError
+from workbench.session import Cancelled, Progress, Session, WorkbenchError, os_error
 
 CSS = """
 TabbedContent { height: 1fr; }
@@ -192,6 +192,8 @@ class WorkbenchApp(App[None]):
         if isinstance(error, Cancelled):
             self.notify(visible(str(error)), timeout=3, markup=False)
             return
+        if isinstance(error, OSError) and not isinstance(error, WorkbenchError):
+            error = os_error(error)  # read-only, full disk, permission: the path and what to do
         if isinstance(error, WorkbenchError):
             self.push_screen(ErrorModal(visible(error.title), visible(str(error)), visible(error.hint)))
             return

@@ -35,6 +35,8 @@ def load_keymap(path: Path | None = None) -> dict[str, str]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise KeymapError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:  # a folder, no permission: said like a bad file, the TUI starts without it
+        raise KeymapError(f"{path}: cannot read: {exc.strerror or exc}") from None
     bad = [k for k, v in data.items() if not isinstance(v, str) or not v.strip()]
     if bad:
         raise KeymapError(f"{path}: {bad[0]}: expected keys as a string, e.g. \"j\" or \"ctrl+j,down\"")

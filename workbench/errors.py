@@ -36,6 +36,35 @@ class BadInput(WorkbenchError, ValueError):
     title = "Bad input"
 
 
+class FileSystemError(WorkbenchError):
+    """An operating-system error on a file (read-only, no space, a folder where a file belongs,
+    permission): one message naming the path and what to do, exit status 2."""
+
+    title = "A file could not be read or written"
+
+
+# errno → (what happened, what to do); anything else gets the system's own words
+_OS_ADVICE: dict[int, tuple[str, str]] = {
+    30: ("the file system is read-only", "Make the project folder writable (or copy it somewhere writable) and rerun."),
+    28: ("no space left on the device", "Free some disk space and rerun; nothing half-written was kept."),
+    122: ("the disk quota is exceeded", "Free some space within your quota and rerun."),
+    21: ("is a folder, where a file belongs", "Remove or rename that folder and rerun."),
+    20: ("a part of the path is a file, where a folder belongs", "Remove or rename that file and rerun."),
+    13: ("permission denied", "Give yourself read and write permission on it (chmod / chown) and rerun."),
+    1: ("operation not permitted", "Give yourself permission on it and rerun."),
+    2: ("does not exist", "Check the path and rerun."),
+    40: ("is a symbolic link that cannot be followed here", "Replace the link by the file itself and rerun."),
+}
+
+
+def os_error(exc: OSError) -> FileSystemError:
+    """``exc`` as the one user-facing message: the path, what happened and what to do."""
+    what, hint = _OS_ADVICE.get(exc.errno or 0, (exc.strerror or str(exc), "Check the file and its folder, then rerun."))
+    paths = [str(p) for p in (exc.filename, exc.filename2) if p is not None]
+    where = " → ".join(paths) if paths else "(a file of the project)"
+    return FileSystemError(f"{where}: {what}", hint=hint)
+
+
 class ExternalError(WorkbenchError):
     """Something outside the workbench failed (exit status 1, not 2)."""
 

@@ -5,18 +5,31 @@ processes are removed on the next start. Every recovery says so in one line nami
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import logging
 import os
 import re
 import shutil
 import tempfile
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
+
+from workbench.errors import WorkbenchError
 
 log = logging.getLogger("workbench.recovery")
 
-# fresh_temp_dir names build folders ".<target>.<pid>.<random>.building"
+# fresh_temp_dir names build folders ".<target>.<pid>.<random>.building", atomic_write_bytes its temp
+# files ".<name>.<pid>.<random>.tmp", atomic_replace_dir the index it swaps out ".<name>.old-<pid>":
+# the pid lets the next start remove what a killed process left (remove_dead_builds, remove_leftovers)
 _BUILDING = re.compile(r"^\..+\.(\d+)\.[^.]+\.building$")
+_TEMP_FILE = re.compile(r"^\..+\.(\d+)\.[^.]+\.tmp$")
+_OLD_DIR = re.compile(r"^\..+\.old-(\d+)$")
+# a temp file of an older release (no pid in its name) is stale once no write can still be running
+STALE_TEMP_S = 24 * 3600
 
 
 def _umask() -> int:
@@ -28,7 +41,7 @@ def _umask() -> int:
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
     try:
         # mkstemp creates 0600; a file the user asked for gets the mode any other program would give it.
         os.fchmod(fd, 0o666 & ~_umask())
@@ -113,16 +126,151 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+def _dead_leftover(p: Path) -> bool:
+    """A build folder, swapped-out index copy or temp file whose process is gone (kill -9)."""
+    name = p.name
+    if not name.startswith("."):
+        return False
+    for pattern in (_BUILDING, _OLD_DIR, _TEMP_FILE):
+        if m := pattern.match(name):
+            return not pid_alive(int(m.group(1)))
+    if name.endswith(".tmp") and re.fullmatch(r"\..+\.[a-z0-9_]{8}\.tmp", name):  # an older release's, no pid
+        with contextlib.suppress(OSError):
+            return time.time() - p.lstat().st_mtime > STALE_TEMP_S
+    return False
+
+
+def _remove(p: Path) -> None:
+    if p.is_dir() and not p.is_symlink():
+        shutil.rmtree(p, ignore_errors=True)
+    else:
+        p.unlink(missing_ok=True)
+
+
 def remove_dead_builds(folder: Path) -> list[Path]:
-    """Remove `.<name>.<pid>.*.building` folders in ``folder`` whose process is gone (kill -9 mid-build)."""
+    """Remove what killed processes left in ``folder``: `.<name>.<pid>.*.building` folders,
+    `.<name>.old-<pid>` index copies and `.<name>.<pid>.*.tmp` files (kill -9 mid-build)."""
     removed: list[Path] = []
     if not folder.is_dir():
         return removed
     for p in folder.iterdir():
-        m = _BUILDING.match(p.name)
-        if m and p.is_dir() and not pid_alive(int(m.group(1))):
-            shutil.rmtree(p, ignore_errors=True)
+        if _dead_leftover(p):
+            _remove(p)
             removed.append(p)
     if removed:
-        log.info("removed %d unfinished build folder(s) of killed processes in %s", len(removed), folder)
+        log.info("removed %d leftover(s) of killed processes in %s", len(removed), folder)
     return removed
+
+
+def remove_leftovers(root: Path, state_dir: str = ".workbench") -> list[Path]:
+    """On a project's start: remove the leftovers of killed processes in the project folder and
+    anywhere below its state folder (symlinks are not followed)."""
+    removed = remove_dead_builds(root)
+    state = root / state_dir
+    if state.is_dir() and not state.is_symlink():
+        for folder, dirs, _files in os.walk(state):
+            removed += remove_dead_builds(Path(folder))
+            dirs[:] = [d for d in dirs if not d.startswith(".")]  # never descend into what was just removed
+    return removed
+
+
+# ---------------------------------------------------------------- writes inside the project
+
+
+class UnsafePath(WorkbenchError):
+    """A write would leave the project: a symlink, or a path that resolves outside it."""
+
+    title = "Refused to write outside the project"
+    hint = "Remove the symlink (or move the file back into the project folder) and rerun."
+
+
+def checked_path(path: Path, root: Path) -> Path:
+    """``path`` if writing it stays inside the project ``root``: it is not a symlink and, resolved,
+    lies below the resolved root; else UnsafePath. Every append and every database open goes
+    through here (an atomic replace is safe already: it replaces the link, never its target)."""
+    path = Path(path)
+    if path.is_symlink():
+        raise UnsafePath(f"{path}: is a symbolic link (to {os.readlink(path)}); a write would follow it out")
+    real_root = Path(root).resolve()
+    real = path.resolve()
+    if real != real_root and real_root not in real.parents:
+        raise UnsafePath(f"{path}: resolves to {real}, outside the project {real_root}")
+    return path
+
+
+def _ends_torn(fd: int) -> bool:
+    end = os.lseek(fd, 0, os.SEEK_END)
+    return end > 0 and os.pread(fd, 1, end - 1) != b"\n"
+
+
+def append_record(path: Path, root: Path, line: bytes) -> None:
+    """Append one record line to an append-only log inside the project, durably.
+
+    O_APPEND (never interleaved with another writer's line) and O_NOFOLLOW (a symlink swapped in
+    after the check is refused too); a torn last line (an interrupted write) gets a newline first,
+    so it never swallows this record."""
+    checked_path(path, root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o666)
+    except OSError as exc:
+        if exc.errno == 40:  # ELOOP: a symlink appeared between the check and the open
+            raise UnsafePath(f"{path}: is a symbolic link; a write would follow it out") from None
+        raise
+    try:
+        with _file_lock(fd):
+            os.write(fd, (b"\n" if _ends_torn(fd) else b"") + line.rstrip(b"\n") + b"\n")
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _file_lock(fd: int) -> Iterator[None]:
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def checked_database(path: Path, root: Path) -> Path:
+    """``path`` of a database (and its -wal / -shm / -journal files) if opening it stays inside the project."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        checked_path(path.with_name(path.name + suffix), root)
+    return path
+
+
+LOCK_FILE = "project.lock"
+_held: dict[str, tuple[threading.RLock, list]] = {}
+_held_guard = threading.Lock()
+
+
+@contextlib.contextmanager
+def project_lock(root: Path, state_dir: str = ".workbench") -> Iterator[None]:
+    """Exclusive across processes (flock on <state>/project.lock) and threads, re-entrant in one
+    thread: hold it around every read-modify-write of the user's files (queries.jsonl, versions)."""
+    state = Path(root) / state_dir
+    key = str(Path(root).resolve())
+    with _held_guard:
+        rlock, holders = _held.setdefault(key, (threading.RLock(), []))
+    with rlock:
+        if holders:  # this thread holds it already
+            holders.append(None)
+            try:
+                yield
+            finally:
+                holders.pop()
+            return
+        state.mkdir(parents=True, exist_ok=True)
+        path = checked_path(state / LOCK_FILE, root)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+        try:
+            with _file_lock(fd):
+                holders.append(None)
+                try:
+                    yield
+                finally:
+                    holders.pop()
+        finally:
+            os.close(fd)

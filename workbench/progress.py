@@ -37,7 +37,7 @@ def no_progress(stage: str, done: int, total: int) -> None:
 def stage_progress(console: "Console", unit: str | Callable[[str], str] = "items") -> Iterator[Progress]:
     """Yield progress(stage, done, total) drawing one Rich bar per stage, with items/second.
     ``unit`` names what the bars count, or says it per stage (embedding counts chunks, BM25 documents)."""
-    from workbench.safe_text import markup_escaped
+    from workbench.safe_text import visible
 
     from rich.progress import (
         BarColumn,
@@ -59,22 +59,25 @@ def stage_progress(console: "Console", unit: str | Callable[[str], str] = "items
     unit_of = unit if callable(unit) else (lambda stage: unit)
 
     tasks: dict[str, TaskID] = {}
-    with Bars(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
+    # markup=False: a stage names a tier, whose domain is data ("[bold]x:skull:" stays as written)
+    with Bars(TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(), RateColumn(),
               TimeElapsedColumn(), TimeRemainingColumn(), console=console) as bar:
 
         def update(stage: str, done: int, total: int) -> None:
             if stage not in tasks:
                 # stages name tiers, and tier names hold domains: data, shown as text
-                tasks[stage] = bar.add_task(markup_escaped(stage, one_line=True), total=total, unit=unit_of(stage))
+                tasks[stage] = bar.add_task(visible(stage, one_line=True), total=total, unit=unit_of(stage))
             bar.update(tasks[stage], completed=done, total=total)
 
         yield update
 
 
-def run_polled(make: Callable[[], Coroutine[Any, Any, T]], poll: Callable[[], None], every_s: float = 0.1) -> T:
+def run_polled(make: Callable[[], Coroutine[Any, Any, T]], poll: Callable[[], None], every_s: float = 0.1,
+               on_cancel: Callable[[], object] | None = None) -> T:
     """Run a coroutine to its end on a new event loop (blocking; from a worker thread), calling
-    ``poll`` every ``every_s``: when ``poll`` raises Cancelled the coroutine is cancelled, awaited,
-    and Cancelled re-raised. This is how blocking model work honours the one cancel protocol."""
+    ``poll`` every ``every_s``: when ``poll`` raises Cancelled, ``on_cancel`` runs (on the loop: the
+    model clients' cancel hooks), the coroutine is cancelled, awaited, and Cancelled re-raised.
+    This is how blocking model work honours the one cancel protocol."""
 
     async def guarded() -> T:
         job = asyncio.ensure_future(make())
@@ -82,6 +85,8 @@ def run_polled(make: Callable[[], Coroutine[Any, Any, T]], poll: Callable[[], No
             try:
                 poll()
             except Cancelled:
+                if on_cancel is not None:
+                    on_cancel()
                 job.cancel()
                 await asyncio.wait({job})
                 raise

@@ -142,6 +142,9 @@ class ModelConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Calls in flight at once to this endpoint."""
     max_retries: NonNegativeInt = 4
     """Retries of a failed or unusable call (0 = one attempt only)."""
+    max_stored_chars: PositiveInt = 20_000
+    """Longest completion kept, in characters: a longer one is cut (and marked cut) before it is
+    cached, stored or shown, so a runaway answer cannot make huge caches and reports."""
 
 
 class ProjectConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -52,10 +52,11 @@ _BEARER = re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]{4,}")
 REDACTED = "***"
 
 
-def redacted(text: str, secrets: tuple[str, ...] | list[str] = ()) -> str:
+def redacted(text: str, secrets: tuple[str, ...] | list[str] = (), *, bearer: bool = True) -> str:
     """``text`` with each secret value (an API key from the environment) and every Bearer token
-    replaced by ***: how error texts are stored and shown."""
+    replaced by ***: how error texts are stored and shown. ``bearer`` False: the key values only
+    (a model's answer may say "bearer" in plain prose)."""
     for secret in secrets:
         if secret and len(secret) >= 4:  # a 1-3 character "key" would blank out ordinary words
             text = text.replace(secret, REDACTED)
-    return _BEARER.sub(rf"\1 {REDACTED}", text)
+    return _BEARER.sub(rf"\1 {REDACTED}", text) if bearer else text

@@ -25,7 +25,7 @@ from workbench.access.runs import RunStore
 from workbench.diagnosis.collect import QueryVerdict
 from workbench.diagnosis.live import FILTER_WORDS, LiveDiagnosis
 from workbench.diagnosis.rules import VERDICTS
-from workbench.errors import WorkbenchError
+from workbench.errors import WorkbenchError, os_error
 from workbench.inspection.evidence import ModelEvidence, evidence_dict, write_evidence
 from workbench.inspection.model_evidence import evidence_from_run, scratch_store, stored_evidence
 from workbench.inspection.rankings import QueryInspection, SystemRanking, inspect_stored
@@ -60,7 +60,7 @@ __all__ = [
     "Session", "PromptEstimate", "SystemResult", "UseRow", "UseTable", "ModelEvidence", "QueryInspection",
     "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",
     # errors and progress
-    "WorkbenchError", "Cancelled", "Progress",
+    "WorkbenchError", "os_error", "Cancelled", "Progress",
 ]
 
 INSPECTION_CACHE = 64  # inspections kept per session: switching tiers back and forth re-reads nothing
@@ -275,16 +275,32 @@ def run_model_task(
     store = scratch_store(session.project, query.query_id, saved, task)
     opts = _task_options(task, query.query_id, _rag_retriever(session, tier))
 
+    clients: list = []  # for the cancel hook: x aborts their requests and stops the server's generation
+
     async def go() -> "TierRun":
         async with open_client(session.project, model, cfg) as client:
+            clients.append(client)
             if TASKS[task].localizes:
                 return await run_tier(session.project, tier, model, client, opts, store=store, progress=relay)
             jname, jcfg = resolve_judge(session.project, model)
             async with open_client(session.project, jname, jcfg) as judge:
+                clients.append(judge)
                 return await run_tier(session.project, tier, model, client, opts, judge_client=judge, store=store,
                                       progress=relay)
 
-    run = run_polled(go, lambda: progress(*last))  # the one way to cancel: the callback raises Cancelled
+    said: list[str] = []
+
+    def cancel_requests() -> None:
+        aborted = sum(c.cancel() for c in clients)
+        if any(c.aborted for c in clients):
+            said.append(f"{aborted} request(s) aborted; the local model server stopped generating (restarted)")
+        elif aborted:
+            said.append(f"{aborted} request(s) aborted (connection closed)")
+
+    try:  # the one way to cancel: the callback raises Cancelled
+        run = run_polled(go, lambda: progress(*last), on_cancel=cancel_requests)
+    except Cancelled as exc:
+        raise (Cancelled(f"{exc}: {said[0]}") if said else exc) from None
     diagnosis_after_run(session, query.query_id)
     return evidence_from_run(run, query.query_id, session.project)
 

@@ -93,11 +93,16 @@ class QueryScreen(InspectorView):
     @work(thread=True, exclusive=True, exit_on_error=False, group="model")
     def run_model(self, tier: str, model: str, task: str) -> None:
         s = self.session
-        ev = core.run_model_task(
-            s, s.tier(tier), self.q, model, task,
-            on_update=lambda e: self._post(m.ModelUpdate(self.query_id, e, final=False)),
-            progress=self.wb.progress_reporter(),
-        )
+        try:
+            ev = core.run_model_task(
+                s, s.tier(tier), self.q, model, task,
+                on_update=lambda e: self._post(m.ModelUpdate(self.query_id, e, final=False)),
+                progress=self.wb.progress_reporter(),
+            )
+        except core.Cancelled as exc:  # x: say what the cancel did (requests aborted, server stopped)
+            if ":" in str(exc):
+                self.app.call_from_thread(self.app.notify, visible(str(exc)), timeout=8, markup=False)
+            raise
         self.post_message(m.ModelUpdate(self.query_id, ev, final=True))
 
     def _post(self, message: m.ModelUpdate) -> None:

@@ -223,7 +223,7 @@ def test_an_interrupted_collide_resumes_without_redoing_finished_verdicts(projec
         _run(p, fault_server, tmp_path, settings, progress=stop_after_five)
     assert not list_versions(project_copy)[1:]  # nothing half-written
     log = state_dir(p, settings_key(p, settings)) / "verifications.jsonl"
-    saved = len(VerificationLog(log).read())
+    saved = len(VerificationLog(log, project_copy).read())
     assert 5 <= saved < 2 * len(p.queries)
     with open(log, "ab") as fh:  # an interruption in the middle of a line
         fh.write(b'{"query_id": "x", "doc_')
@@ -377,3 +377,15 @@ def test_truth_scoring_separates_mining_recall_from_verification():
     assert r.confusion["unlabelled"] == {"HARD_NEGATIVE": 1, "FALSE_NEGATIVE": 0, "CONFLICT": 0, "UNVERIFIED": 1}
     assert r.hn_recall == 0.5 and r.hn_precision == 0.5 and r.accuracy_on_labelled == pytest.approx(2 / 3)
     assert recall_at({"a": [99, 10, 11], "b": [20]}, truth, [1, 3]) == {1: 0.25, 3: 0.75}
+
+
+def test_a_damaged_done_record_does_not_start_a_second_version(project_copy, fault_server, tmp_path):
+    """Issue 20 item 12: done.json truncated by a kill; the rerun finds the version it wrote."""
+    p = load_project(project_copy)
+    fault_server.responder = scripted({})
+    first, _ = _run(p, fault_server, tmp_path, _settings())
+    done = state_dir(p, settings_key(p, _settings())) / "done.json"
+    done.write_bytes(done.read_bytes()[:5])
+    again, stats = _run(p, fault_server, tmp_path, _settings())
+    assert again.version == first.version and stats.calls == 0
+    assert [x.name for x in list_versions(project_copy)] == ["original", first.version]

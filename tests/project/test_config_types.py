@@ -69,7 +69,7 @@ def test_values_at_the_edge_of_a_range_are_accepted(project):
     toml = ('name = "p"\n[retrievers]\nk = 1\nrrf_k = 0\nhybrid_depth = 1\n[embedding]\nchunk_tokens = 1\n'
             'chunk_overlap = 0\nbatch_size = 1\n[ladder]\nbase_budget = 1\nprompt_overhead = 0\n'
             '[models.local]\nsafety_margin = 0\ntimeout_s = inf\ncontext_window = 1\nmax_tokens = 1\n'
-            'concurrency = 1\nmax_retries = 0\ntemperature = -1\n')
+            'concurrency = 1\nmax_retries = 0\ntemperature = 0\n')
     result = _check(project, toml)
     assert result.exit_code == 0, result.output
 

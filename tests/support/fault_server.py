@@ -10,6 +10,8 @@ Each request takes the next scripted action from ``script`` (then ``default``), 
   "garbage"            200 with a body that is not JSON
   "no_choices"         200 with JSON that is not a completion
   ("error", code, msg) that status with ``msg`` as the error message
+  ("trickle", seconds)  a well-formed completion sent one byte every ``seconds`` (each read is
+                       quick, the whole answer slow), until the client leaves
 """
 
 from __future__ import annotations
@@ -94,6 +96,9 @@ class FaultServer:
                         outer.disconnected.set()  # the client aborted the request: generate nothing
                         return
                     action = "ok"
+                if isinstance(action, tuple) and action[0] == "trickle":
+                    self._trickle(outer._completion(req, text), action[1])
+                    return
                 if action == "ok":
                     content = outer.responder(req.get("messages", []))
                     body = json.dumps({
@@ -125,6 +130,21 @@ class FaultServer:
                 else:
                     raise AssertionError(f"unknown action {action!r}")
 
+            def _trickle(self, body: bytes, seconds: float) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                try:
+                    for i in range(len(body)):
+                        self.wfile.write(body[i:i + 1])
+                        self.wfile.flush()
+                        if outer._client_left(self.connection, seconds):
+                            outer.disconnected.set()
+                            return
+                except OSError:
+                    outer.disconnected.set()
+
             def _send(self, code, body, headers=None, content_type="application/json"):
                 self.send_response(code)
                 self.send_header("content-type", content_type)
@@ -137,6 +157,16 @@ class FaultServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def _completion(self, req: dict, text: str) -> bytes:
+        content = self.responder(req.get("messages", []))
+        return json.dumps({
+            "id": "chatcmpl-fault", "object": "chat.completion", "created": int(time.time()),
+            "model": req.get("model", "fault"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": len(text) // 4, "completion_tokens": max(1, len(content) // 4),
+                      "total_tokens": len(text) // 4 + max(1, len(content) // 4)},
+        }).encode()
 
     @staticmethod
     def _client_left(conn: socket.socket, seconds: float) -> bool:

@@ -19,7 +19,7 @@ from typing import Any, Callable, Literal
 import msgspec
 
 from workbench.errors import ExternalError, WorkbenchError
-from workbench.fsutil import atomic_replace_dir, atomic_write_bytes, fresh_temp_dir, log, remove_dead_builds, safe_name, sha256_file
+from workbench.fsutil import atomic_replace_dir, checked_database, atomic_write_bytes, fresh_temp_dir, log, remove_dead_builds, safe_name, sha256_file
 from workbench.progress import Progress
 from workbench.project.files import Project
 from workbench.records import Tier
@@ -198,6 +198,7 @@ def embed_pool(project: Project, doc_ids: list[int], progress: Progress | None =
     import numpy as np
 
     from index import EmbeddingCache, embed_with_cache
+    from index.embedding_cache import NonFiniteVectors
 
     embedder = embedder or make_project_embedder(project)
     e = project.config.embedding
@@ -214,10 +215,14 @@ def embed_pool(project: Project, doc_ids: list[int], progress: Progress | None =
             progress("chunk", n, len(doc_ids))
     try:
         with embedding_errors(project):
-            cache = EmbeddingCache(project.state_dir / "embeddings" / "cache.sqlite", embedder.name, embedder.dims)
+            cache_path = checked_database(project.state_dir / "embeddings" / "cache.sqlite", project.root)
+            cache = EmbeddingCache(cache_path, embedder.name, embedder.dims)
             vectors = embed_with_cache(
                 embedder, cache, texts, progress=(lambda done: progress("embed", done, len(texts))) if progress else None
             )
+    except NonFiniteVectors as exc:
+        raise ExternalError(f"{exc} (at {e.base_url or 'the local model'})", title="Embedding endpoint failed",
+                            hint="The endpoint's answers are unusable; check it, then rerun `workbench index`.") from None
     except Exception as exc:
         if not type(exc).__module__.startswith("openai"):
             raise

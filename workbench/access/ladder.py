@@ -24,7 +24,7 @@ import msgspec
 
 from workbench.errors import BadInput, WorkbenchError
 from workbench.fsutil import atomic_write_bytes, set_aside, sha256_bytes
-from workbench.project.files import Project
+from workbench.project.files import Project, config_error
 from workbench.records import LadderConfig, Tier, TierKind, TierSet
 from workbench.tokens import doc_tokens
 
@@ -135,6 +135,11 @@ def build_ladder(project: Project) -> TierSet:
     full_tokens = b.total(full)
     budgets = sorted(cfg.global_budgets) or auto_global_budgets(b.total(shared), full_tokens)
     rest = _permutation(sorted(full - shared), cfg.seed, "global")
+    too_small = [s for s in cfg.global_budgets if s - overhead < b.total(shared)]
+    if too_small:  # a global tier holds the shared one whole: it would exceed its budget
+        raise config_error(project.root, "ladder.global_budgets",
+                           f"{too_small} cannot hold the shared tier ({b.total(shared)} tokens + prompt_overhead "
+                           f"{overhead}): each must be at least {b.total(shared) + overhead}")
     for size in budgets:
         if size - overhead >= full_tokens:
             continue  # the full tier covers it
@@ -167,6 +172,10 @@ def load_tiers(project: Project) -> TierSet:
         raise StaleTiersError("tiers were built from another ladder spec: run `workbench ladder`")
     if tierset.corpus_hash != project.corpus_hash():
         raise StaleTiersError("tiers were built from another version of the corpus: run `workbench ladder`")
+    unknown = sorted({i for t in tierset.tiers for i in t.doc_ids if i not in project.documents})
+    if unknown:  # hashes match but the content does not: edited or damaged derived state
+        set_aside(path, f"lists DocID(s) not in the corpus: {unknown[:5]}")
+        raise StaleTiersError(f"{path} was damaged: run `workbench ladder`")
     return tierset
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from workbench.fsutil import atomic_write_bytes, safe_name
@@ -14,8 +15,14 @@ def qrels_text(project: Project) -> str:
     return "".join(f"{q.query_id} 0 {d} 1\n" for q in project.queries for d in q.gold_doc_ids)
 
 
+def run_tag(system: str, tier: str) -> str:
+    """The run column of a TREC line: one token, so every line keeps six columns (a tier name holds
+    a domain, which may hold a tab or a space)."""
+    return re.sub(r"\s+", "_", f"{system}@{tier}")
+
+
 def run_text(run: SystemRun) -> str:
-    tag = f"{run.system}@{run.tier}".replace(" ", "_")
+    tag = run_tag(run.system, run.tier)
     return "".join(
         f"{r.query_id} Q0 {h.doc_id} {rank} {h.score:.6f} {tag}\n"
         for r in run.rankings

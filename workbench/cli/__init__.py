@@ -14,7 +14,7 @@ import click
 
 from workbench.cli import access, collide, diagnosis, llm, project, report, sweeps, triage, tui
 from workbench.cli.common import err_console
-from workbench.errors import WorkbenchError
+from workbench.errors import WorkbenchError, os_error
 from workbench.safe_text import markup_escaped, visible
 
 
@@ -35,6 +35,10 @@ class WorkbenchGroup(click.Group):
         except WorkbenchError as exc:
             report_error(exc)
             ctx.exit(exc.exit_code)
+        except OSError as exc:  # read-only, full disk, a folder where a file belongs, permission
+            converted = os_error(exc)
+            report_error(converted)
+            ctx.exit(converted.exit_code)
 
 
 @click.group(cls=WorkbenchGroup, context_settings={"help_option_names": ["-h", "--help"]})

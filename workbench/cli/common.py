@@ -10,10 +10,11 @@ import click
 from rich.console import Console
 
 # Piped output gets a width that fits the tables instead of rich's 80-column fallback.
-console = Console() if sys.stdout.isatty() else Console(width=120)
-err_console = Console(stderr=True)
+# emoji=False: ":skull:" in an ID, a title, a system name or an endpoint error stays as written
+console = Console(emoji=False) if sys.stdout.isatty() else Console(width=120, emoji=False)
+err_console = Console(stderr=True, emoji=False)
 # For tables of many figure columns (`run`'s summary): wider still when piped.
-wide_console = Console() if sys.stdout.isatty() else Console(width=200)
+wide_console = Console(emoji=False) if sys.stdout.isatty() else Console(width=200, emoji=False)
 
 # The argument is shown as PROJECT; inside a command the folder is `root` and the loaded
 # project `project`.

@@ -25,9 +25,9 @@ from workbench.safe_text import as_text, markup_escaped
 @click.option("--tiers", default="all", show_default=True, help="Tier names or kinds, comma-separated, or 'all'.")
 @click.option("--queries", default="", help="Comma-separated query ids (default: every query of each tier).")
 @click.option("--variant", type=click.Choice(["standard", "strict"]), default="standard", show_default=True, help="QA prompt: strict = 'if the answer is not in the documents, say you do not know'.")
-@click.option("--k", type=int, default=None, help="DocIDs asked for in localize (default: the project's retrievers.k).")
+@click.option("--k", type=click.IntRange(1, 1000), default=None, help="DocIDs asked for in localize (default: the project's retrievers.k).")
 @click.option("--retriever", default=None, help="rag: the retriever whose stored run gives the documents (default: the preferred one, hybrid).")
-@click.option("--rag-k", type=int, default=5, show_default=True, help="rag: documents given to the model.")
+@click.option("--rag-k", type=click.IntRange(1, 1000), default=5, show_default=True, help="rag: documents given to the model.")
 @click.option("--judge", default=None, help="Judge model name (default: workbench.toml `judge`, else the model under test).")
 @click.option("--judge-samples", type=click.IntRange(1, 15), default=3, show_default=True, help="Judge calls per answer; the median is kept.")
 @click.option("--seed", type=int, default=None, help="Seed of the document order (default: the ladder seed).")
@@ -151,9 +151,9 @@ def _print_summary(project, runs) -> None:
 
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=int, default=8080, show_default=True, help="0 = any free port.")
-@click.option("--n-ctx", type=int, default=8192, show_default=True)
-@click.option("--n-threads", type=int, default=None, help="CPU threads (default: all cores, up to 8).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True, help="0 = any free port.")
+@click.option("--n-ctx", type=click.IntRange(256, 1_048_576), default=8192, show_default=True)
+@click.option("--n-threads", type=click.IntRange(1, 256), default=None, help="CPU threads (default: all cores, up to 8).")
 def serve_command(host, port, n_ctx, n_threads):
     """Serve the embedded SmolLM2 model (OpenAI-compatible /v1) in the foreground until Ctrl-C."""
     from workbench.llm.server import serve_foreground

@@ -11,7 +11,7 @@ from rich.table import Table
 from workbench.cli.common import PROJECT_ARG, console, err_console, split_ids
 from workbench.display import fmt
 from workbench.project.load import load_project
-from workbench.safe_text import markup_escaped
+from workbench.safe_text import as_text, markup_escaped, visible
 
 MAX_SHOWN_PROBLEMS = 20
 
@@ -50,11 +50,11 @@ def import_run(root: Path, file: Path, name: str, fmt_: str, tier: str | None, i
         select_tiers(ensure_tiers(project), tier)  # unknown tier → readable error before anything is written
     report = do_import(project, file, name, fmt_, tier, ids)  # type: ignore[arg-type]
     print_problems(report.problems, f"unknown ID(s): {report.unknown_doc_ids} document, {report.unknown_query_ids} query")
-    console.print(f"imported [bold]run:{markup_escaped(name)}[/] ({report.tier}): {report.queries} queries, "
+    console.print(f"imported [bold]run:{markup_escaped(name)}[/] ({markup_escaped(report.tier)}): {report.queries} queries, "
                   f"{report.hits} ranked IDs as {report.id_space} ids; {report.queries_without_ranking} project "
                   "quer(ies) without a ranking score zero", highlight=False)
     record, store = load_imported(project, name), RunStore(project)
-    table = Table(title=f"run:{name} per tier (K=10; n = labelled queries)", title_justify="left")
+    table = Table(title=as_text(f"run:{name} per tier (K=10; n = labelled queries)"), title_justify="left")
     for c in ("tier", "n", "SR@10", "FR@10", "R@1", "MRR@10"):
         table.add_column(c, justify="left" if c == "tier" else "right", no_wrap=True)
     for t in tiers:
@@ -62,7 +62,7 @@ def import_run(root: Path, file: Path, name: str, fmt_: str, tier: str | None, i
         if run is None:
             continue
         s, _ = score_run(project, run, 10)
-        table.add_row(t.name, str(s.n_queries), fmt(s.sr_at_k), fmt(s.fr_at_k), fmt(s.r_at_1), fmt(s.mrr_at_k))
+        table.add_row(as_text(t.name, one_line=True), str(s.n_queries), fmt(s.sr_at_k), fmt(s.fr_at_k), fmt(s.r_at_1), fmt(s.mrr_at_k))
     console.print(table)
 
 
@@ -180,7 +180,8 @@ def print_query_ranks(project, tiers, query_id: str) -> None:
     from workbench.inspection.rankings import inspect_stored
 
     q = project.query(query_id)
-    table = Table(title=f"{query_id}: top 3 per tier and system" + ("; gold ranks" if q.is_labelled else ""), title_justify="left")
+    table = Table(title=as_text(f"{query_id}: top 3 per tier and system" + ("; gold ranks" if q.is_labelled else "")),
+                  title_justify="left")
     for c in ("tier", "system", "top 3 (DocID title)", "gold ranks"):
         table.add_column(c, no_wrap=c != "top 3 (DocID title)")
     for t in tiers:
@@ -188,9 +189,10 @@ def print_query_ranks(project, tiers, query_id: str) -> None:
             continue
         ins = inspect_stored(project, t, q)
         for s in ins.systems:
-            top = "; ".join(f"{r.doc_id} {markup_escaped(r.title, one_line=True)[:30]}" for r in s.rows[:3]) or "(no ranking)"
+            # every cell from data is Text: never parsed as markup (a title "[link=…]" is no link)
+            top = "; ".join(f"{r.doc_id} {visible(r.title, one_line=True)[:30]}" for r in s.rows[:3]) or "(no ranking)"
             ranks = ", ".join(f"{g}@{r if r is not None else '–'}" for g, r in s.gold_ranks.items()) or "unlabelled"
-            table.add_row(t.name, s.system, top, ranks)
+            table.add_row(as_text(t.name, one_line=True), as_text(s.system, one_line=True), as_text(top), ranks)
     console.print(table)
 
 

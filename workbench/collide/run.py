@@ -22,11 +22,11 @@ import msgspec
 from workbench.collide.mining import MinedQuery, MiningOptions, mine
 from workbench.collide.rules import ConflictPolicy, QueryOutcome, decide_query
 from workbench.collide.verify import PROMPT_VERSION, Verification, verify_candidate
-from workbench.fsutil import atomic_write_bytes, sha256_bytes
+from workbench.fsutil import append_record, atomic_write_bytes, sha256_bytes
 from workbench.llm.client import ChatClient
 from workbench.progress import Progress
 from workbench.project.files import Project
-from workbench.project.versions import LabelRecord, VersionInfo, now_utc, version_info, write_version
+from workbench.project.versions import LabelRecord, VersionInfo, list_versions, now_utc, version_info, write_version
 from workbench.access.runs import run_key
 
 STATE_DIR = "collide"
@@ -76,8 +76,9 @@ def settings_key(project: Project, settings: CollideSettings) -> str:
 class VerificationLog:
     """Append-only record of finished verifications (one JSON line each)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, root: Path):
         self.path = path
+        self.root = root  # the project: the log is never written outside it
         path.parent.mkdir(parents=True, exist_ok=True)
         self._enc = msgspec.json.Encoder()
 
@@ -98,9 +99,7 @@ class VerificationLog:
         return out
 
     def append(self, v: Verification) -> None:
-        with open(self.path, "ab") as fh:
-            fh.write(self._enc.encode(v) + b"\n")
-            fh.flush()
+        append_record(self.path, self.root, self._enc.encode(v))
 
 
 def state_dir(project: Project, key: str) -> Path:
@@ -211,13 +210,13 @@ async def run_collide(
     if mined is None:
         mined = mine(project, tier, settings.mining, progress=(lambda n, t: progress("mine", n, t)) if progress else None)
         atomic_write_bytes(mined_path, msgspec.json.encode(mined))
-    log = VerificationLog(sdir / "verifications.jsonl")
+    log = VerificationLog(sdir / "verifications.jsonl", project.root)
     verdicts, resumed, failed = await verify_all(project, mined, client, settings, log, progress)
     wall = lambda: time.perf_counter() - started  # noqa: E731
     if failed:
         return summarize(project.queries_version, None, mined, verdicts, None, failed, resumed, client, wall())
 
-    written = _already_written(project, done_path)
+    written = _already_written(project, done_path, key)
     created = version_info(project.root, written).created if written else now_utc()
     results = outcomes(project, mined, verdicts, settings, created)
     if written is None:
@@ -227,13 +226,21 @@ async def run_collide(
     return summarize(project.queries_version, written, mined, verdicts, results, 0, resumed, client, wall())
 
 
-def _already_written(project: Project, done_path: Path) -> str | None:
+def _already_written(project: Project, done_path: Path, key: str) -> str | None:
+    """The version this run wrote, or None. done.json says it; when done.json is missing or
+    damaged (a kill, an edit) the versions themselves are asked (each records its run_key), so a
+    damaged record never makes a second version of one run."""
     try:
         name = msgspec.json.decode(done_path.read_bytes(), type=_Done).version
         version_info(project.root, name)
         return name
-    except Exception:  # noqa: BLE001 - no record, or its version was deleted: write again
-        return None
+    except Exception:  # noqa: BLE001 - no record, a damaged one, or its version was deleted
+        pass
+    for info in list_versions(project.root):
+        if info.made_by == "collide" and info.settings.get("run_key") == key:
+            atomic_write_bytes(done_path, msgspec.json.encode(_Done(info.name)))  # the record, repaired
+            return info.name
+    return None
 
 
 def write_collide_version(
@@ -259,4 +266,4 @@ def saved_verdicts(project: Project) -> list[LabelRecord]:
     if not runs:
         return []
     return [LabelRecord(v.query_id, "none", v.doc_id, v.verdict, v.reason, method="collide")
-            for v in VerificationLog(runs[-1]).read().values()]
+            for v in VerificationLog(runs[-1], project.root).read().values()]

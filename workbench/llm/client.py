@@ -29,8 +29,9 @@ from typing import Any, Callable
 import msgspec
 
 from index.embedding_cache import open_sqlite
+from index.http_deadline import async_transport
 from workbench.errors import BAD_INPUT, ExternalError
-from workbench.fsutil import sha256_bytes
+from workbench.fsutil import checked_database, sha256_bytes
 from workbench.records import ModelConfig
 from workbench.safe_text import redacted
 
@@ -60,6 +61,16 @@ class Completion(msgspec.Struct, frozen=True):
     latency_s: float
     finish_reason: str | None = None
     cached: bool = False
+    cut: bool = False  # longer than the model's max_stored_chars: the text kept is its start
+
+
+def stored_form(c: Completion, max_chars: int, secrets: tuple[str, ...]) -> Completion:
+    """What may be cached, stored and shown of a completion: the configured key's value never (a
+    model can echo it), and at most ``max_chars`` characters (flagged ``cut``)."""
+    text = redacted(c.text, secrets, bearer=False)
+    if len(text) > max_chars:
+        return msgspec.structs.replace(c, text=text[:max_chars], cut=True)
+    return c if text == c.text else msgspec.structs.replace(c, text=text)
 
 
 # ---------------------------------------------------------------- cache
@@ -78,15 +89,17 @@ def _setup_responses(db: sqlite3.Connection) -> None:
 class ResponseCache:
     """sqlite file; safe across threads (one lock) and processes (WAL, retries on busy)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, root: Path | None = None):
         self.path = path
+        if root is not None:  # the project: an outside file (a symlink) never becomes our database
+            checked_database(path, root)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._db = open_sqlite(path, _setup_responses, isolation_level=None)  # a damaged cache starts afresh
 
     @classmethod
     def for_state_dir(cls, state_dir: Path) -> "ResponseCache":
-        return cls(state_dir / CACHE_DIR / CACHE_FILE)
+        return cls(state_dir / CACHE_DIR / CACHE_FILE, root=state_dir.parent)
 
     def get(self, key: str) -> Completion | None:
         with self._lock:
@@ -174,6 +187,11 @@ class ChatClient:
         self.backoff_max_s = backoff_max_s
         self.stats = CallStats()
         self._client: Any = None
+        # the cancel hook: requests in flight, and what stops the endpoint's generation (the
+        # embedded server: providers.endpoint); see cancel()
+        self._requests: set[asyncio.Future] = set()
+        self.on_abort: Callable[[], object] | None = None
+        self.aborted = False
 
     def _api_key(self) -> str:
         env = self.config.api_key_env
@@ -204,9 +222,24 @@ class ChatClient:
             self._client = openai.AsyncOpenAI(
                 api_key=self._api_key(), base_url=self.base_url, timeout=self.config.timeout_s,
                 max_retries=self.config.max_retries,
-                http_client=openai.DefaultAsyncHttpxClient(event_hooks={"request": [count_request]}),
+                # timeout_s bounds a whole attempt, not each read (a trickling endpoint is cut too)
+                http_client=openai.DefaultAsyncHttpxClient(event_hooks={"request": [count_request]},
+                                                           transport=async_transport(self.config.timeout_s)),
             )
         return self._client
+
+    def cancel(self) -> int:
+        """The cancel hook (call it on the client's event loop): abort every request in flight —
+        its HTTP connection is closed — and make the endpoint stop generating for it (``on_abort``:
+        the embedded llama.cpp server is restarted, as it would otherwise finish the answer for
+        nobody). Returns how many requests were aborted."""
+        pending = [r for r in self._requests if not r.done()]
+        for request in pending:
+            request.cancel()
+        if pending and self.on_abort is not None:
+            self.aborted = True
+            self.on_abort()
+        return len(pending)
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -242,8 +275,11 @@ class ChatClient:
             hit = self.cache.get(key)
             if hit is not None:
                 self.stats.cache_hits += 1
-                return msgspec.structs.replace(hit, cached=True)
-        result = await self._call_with_retries(messages, params)
+                # an entry of an older release may hold the key or be longer than the cap
+                return msgspec.structs.replace(stored_form(hit, self.config.max_stored_chars, self._secrets()),
+                                               cached=True)
+        result = stored_form(await self._call_with_retries(messages, params), self.config.max_stored_chars,
+                             self._secrets())
         if self.cache is not None:
             self.cache.put(key, result)
         return result
@@ -255,8 +291,11 @@ class ChatClient:
         while True:
             async with self.semaphore:
                 start = time.perf_counter()
+                request = asyncio.ensure_future(
+                    self._openai().chat.completions.create(model=self.config.model, messages=messages, **params))
+                self._requests.add(request)
                 try:
-                    resp = await self._openai().chat.completions.create(model=self.config.model, messages=messages, **params)
+                    resp = await request
                     return _parse(resp, time.perf_counter() - start)
                 except LLMCallError:
                     raise
@@ -264,6 +303,8 @@ class ChatClient:
                     kind, retryable = _classify(exc)
                     # an endpoint may echo the key back in its error body: never store or show it
                     message = redacted(f"{type(exc).__name__}: {exc}", self._secrets())[:500]
+                finally:
+                    self._requests.discard(request)
             if kind == "bad_response" and unusable < self.config.max_retries:
                 unusable += 1
                 delay = min(self.backoff_max_s, self.backoff_base_s * 2 ** (unusable - 1))

@@ -49,10 +49,18 @@ async def open_client(
     project: Project, name: str, config: ModelConfig, use_cache: bool = True, concurrency: int | None = None,
     cache: ResponseCache | None = None,
 ) -> AsyncIterator[ChatClient]:
+    from workbench.project.files import config_error, missing_key_problems
+
+    for key, message in missing_key_problems(project.config, [name]):  # before any call, exit 2
+        raise config_error(project.root, key, message)
     base_url, ident = endpoint(config)
     own_cache = cache is None
     cache = cache or ResponseCache.for_state_dir(project.state_dir)
     client = ChatClient(name, config, base_url, ident, cache=cache, use_cache=use_cache, concurrency=concurrency)
+    if not config.base_url:  # cancelling a call to the embedded server stops its generation
+        from workbench.llm import server
+
+        client.on_abort = server.interrupt_default
     try:
         yield client
     finally:

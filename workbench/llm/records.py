@@ -16,6 +16,7 @@ class LocalizeResult(msgspec.Struct, frozen=True):
     completion_tokens: int
     latency_s: float
     cached: bool = False
+    cut: bool = False  # the completion was longer than max_stored_chars and is stored cut
 
 
 class QAResult(msgspec.Struct, frozen=True):
@@ -39,6 +40,7 @@ class QAResult(msgspec.Struct, frozen=True):
     judge_completion_tokens: int = 0
     cached: bool = False
     judged: bool = False  # answers are all produced first (keeps the server's prefix cache warm), then judged
+    cut: bool = False  # the answer was longer than max_stored_chars and is stored cut
 
 
 class QueryFailure(msgspec.Struct, frozen=True):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import importlib.util
+import logging
 import os
 import shutil
 import signal
@@ -152,7 +153,10 @@ class LocalServer:
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def start(self) -> "LocalServer":
+    def start(self, reclaim_port: bool = False) -> "LocalServer":
+        """Start (and wait until healthy). ``reclaim_port``: the port was this server's a moment
+        ago (restart): its killed connections may linger in TIME_WAIT, which the server's own
+        SO_REUSEADDR bind accepts, so it is not refused as in use."""
         with self._lock:
             if self.running():
                 return self
@@ -162,7 +166,7 @@ class LocalServer:
             check_server_package()
             if self.port is None:
                 self.port = free_port(self.host)
-            elif port_in_use(self.host, self.port):
+            elif not reclaim_port and port_in_use(self.host, self.port):
                 raise LocalServerError(
                     f"port {self.port} on {self.host} is already in use: choose another with --port "
                     "(or omit it to pick a free one)"
@@ -215,6 +219,17 @@ class LocalServer:
             if self._log_dir:
                 shutil.rmtree(self._log_dir, ignore_errors=True)
                 self._log_dir = None
+
+    def restart(self) -> "LocalServer":
+        """Kill the process now (SIGKILL: a graceful stop would first finish the generation in
+        flight) and start a fresh one on the same port, so clients holding the URL carry on."""
+        with self._lock:
+            proc = self.proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        self.stop()
+        return self.start(reclaim_port=True)
 
     def __enter__(self) -> "LocalServer":
         return self.start()
@@ -302,6 +317,31 @@ def default_server() -> LocalServer:
         if _default is None or not _default.running():
             _default = LocalServer().start()
         return _default
+
+
+def interrupt_default() -> threading.Thread | None:
+    """Stop the embedded server's generation for a cancelled request: llama-cpp-python's server
+    finishes a non-streamed answer even after its client has gone, so it is restarted (killed,
+    then started again on its port) in the background; callers of default_server() wait for it.
+    Returns the restarting thread (None when no embedded server runs)."""
+    _default_lock.acquire()  # held until the restart is done (a plain Lock: the restarting thread releases it)
+    target = _default if _default is not None and _default.running() else None
+    if target is None:
+        _default_lock.release()
+        return None
+
+    def restart() -> None:
+        try:
+            target.restart()
+        except LocalServerError as exc:  # the next call starts one afresh and reports what is wrong
+            logging.getLogger("workbench.recovery").warning("restarting the local model server failed: %s",
+                                                            str(exc)[:300])
+        finally:
+            _default_lock.release()
+
+    thread = threading.Thread(target=restart, name="workbench-llama-restart", daemon=True)
+    thread.start()
+    return thread
 
 
 def model_identity() -> str:

@@ -364,6 +364,7 @@ async def _localize_one(client: ChatClient, p: _Prepared, tier: Tier, opts: Task
     state.add_localize(LocalizeResult(
         query_id=p.query.query_id, output=c.text, doc_ids=ids, out_of_tier=out_of_tier(ids, tier.doc_ids),
         prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens, latency_s=c.latency_s, cached=c.cached,
+        cut=c.cut,
     ))
 
 
@@ -383,7 +384,7 @@ async def _answer_one(client: ChatClient, p: _Prepared, state: _State) -> None:
         exact=exact_match(answer, p.query.answer) if short else None,
         contains=contains_match(answer, p.query.answer) if short else None,
         prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens, latency_s=c.latency_s,
-        context_doc_ids=[d.doc_id for d in p.docs], dropped_doc_ids=p.dropped, cached=c.cached,
+        context_doc_ids=[d.doc_id for d in p.docs], dropped_doc_ids=p.dropped, cached=c.cached, cut=c.cut,
     ))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import datetime
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,6 +99,28 @@ def iter_jsonl(path: Path, record_type: type[T], problems: list[Problem]) -> Ite
             problems.append(Problem(name, lineno, None, f"malformed JSON: {exc}"))
 
 
+def number_problem(value: float) -> str | None:
+    """Why a number read from a file cannot be used (NaN, ±infinity), or None: the one check every
+    reader of numbers applies (runs, qrels, answers' figures), so no NaN is stored and lost later."""
+    return None if math.isfinite(value) else f"not a finite number: {value!r}"
+
+
+def text_lines(path: Path, problems: list[Problem]) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line of a text file: a UTF-8 byte-order mark is no content, a
+    line that is not UTF-8 is a Problem on its line (not a byte offset into the file)."""
+    name = str(path)
+    try:
+        raw = path.read_bytes().removeprefix(codecs.BOM_UTF8)
+    except OSError as exc:
+        problems.append(Problem(name, None, None, f"cannot read: {exc.strerror or exc}"))
+        return
+    for lineno, line in enumerate(raw.split(b"\n"), start=1):
+        try:
+            yield lineno, line.decode("utf-8").removesuffix("\r")
+        except UnicodeDecodeError as exc:
+            problems.append(Problem(name, lineno, None, f"not UTF-8 (byte {exc.start}: {line[exc.start:exc.start+1]!r})"))
+
+
 def check_folder(root: Path) -> None:
     """A project path must be a folder (or not exist yet) below folders, never below a regular file."""
     for p in (root, *root.parents):
@@ -127,7 +150,8 @@ def _line_of(text: str, want: list[str]) -> int | None:
             if section == want:
                 return lineno
             section += ["[]"] if stripped.startswith("[[") else []
-        elif (m := re.match(r'((?:[^="\'#\[]|"[^"]*"|\'[^\']*\')+)=', stripped)) and section + _toml_key(m[1]) == want:
+        elif (m := re.match(r'((?:[^="\'#\[]|"[^"]*"|\'[^\']*\')+)=', stripped)) and \
+                (section + _toml_key(m[1]))[:len(want)] == want:  # "foo.bar = 1" sets foo (an unknown key) too
             return lineno
     return None
 
@@ -265,6 +289,26 @@ def load_config(root: Path) -> ProjectConfig:
     return config
 
 
+def config_error(root: Path, key: str, message: str) -> ProjectError:
+    """A problem of workbench.toml found while using it, on the line that sets ``key``."""
+    path = root / CONFIG_FILE
+    try:
+        line = toml_line(path.read_bytes().decode("utf-8", errors="replace"), key)
+    except OSError:
+        line = None
+    return ProjectError([Problem(str(path), line, key, message)])
+
+
+_URL = re.compile(r"https?://[^\s/?#]+(?::\d+)?(?:/[^\s]*)?", re.IGNORECASE)
+
+
+def url_problem(url: str | None) -> str | None:
+    """Why an endpoint URL cannot be called (checked before any call, not found out per query)."""
+    if url is None or _URL.fullmatch(url):
+        return None
+    return f"{url!r} is not an http(s) URL (e.g. \"http://127.0.0.1:8080/v1\")"
+
+
 def config_range_problems(c: ProjectConfig, skip: set[str] | None = None) -> list[tuple[str | None, str]]:
     """(dotted key, message) for every combination of values the code cannot work with; a check that
     reads a key in ``skip`` (refused while decoding) is left out. A single value's range or choice is
@@ -286,10 +330,35 @@ def config_range_problems(c: ProjectConfig, skip: set[str] | None = None) -> lis
          "ladder.prompt_overhead")
     need(emb.chunk_overlap < emb.chunk_tokens, "embedding.chunk_overlap",
          f"must be below chunk_tokens {emb.chunk_tokens}, got {emb.chunk_overlap}", "embedding.chunk_tokens")
+    for key, budgets in (("ladder.mixing_budgets", lad.mixing_budgets), ("ladder.global_budgets", lad.global_budgets)):
+        repeated = sorted({b for b in budgets if budgets.count(b) > 1})
+        need(not repeated, key, f"{repeated} repeated: two tiers would have one name")
+    need(url_problem(emb.base_url) is None, "embedding.base_url", url_problem(emb.base_url) or "")
+    need(emb.backend != "openai" or emb.base_url is not None, "embedding.base_url",
+         "the openai backend needs the endpoint's base_url", "embedding.backend")
+    for name, m in c.models.items():
+        key = f"models.{_dotted([name])}"
+        need(math.isfinite(m.temperature) and 0 <= m.temperature <= 2, f"{key}.temperature",
+             f"must be a number from 0 to 2, got {m.temperature!r}")
+        need(url_problem(m.base_url) is None, f"{key}.base_url", url_problem(m.base_url) or "")
+        need(m.base_url is not None or m.api_key_env is None, f"{key}.api_key_env",
+             "the embedded local model takes no key: set base_url too, or remove api_key_env")
+    need(not c.judge or c.judge in c.models or c.judge == "local", "judge",
+         f"{c.judge!r} is not a [models.NAME] table (nor 'local')")
     return out
 
 
+def missing_key_problems(c: ProjectConfig, names: list[str]) -> list[tuple[str, str]]:
+    """(key, message) for each model about to be called whose api_key_env is not set: found before
+    the first call, not as every query failing like an endpoint that is down."""
+    import os
+
+    return [(f"models.{_dotted([n])}.api_key_env", f"environment variable {m.api_key_env} (its API key) is not set")
+            for n in names if (m := c.models.get(n)) is not None and m.api_key_env and not os.environ.get(m.api_key_env)]
+
+
 MAX_QUERY_ID = 128
+MAX_DOC_ID = 2**63 - 1
 
 
 def query_id_problem(qid: str) -> str | None:
@@ -300,6 +369,8 @@ def query_id_problem(qid: str) -> str | None:
         return f"contains whitespace or a control character: {visible(qid)!r}"
     if "/" in qid or "\\" in qid or ".." in qid:
         return f"contains '/', '\\' or '..': {visible(qid)!r}"
+    if "," in qid:  # --queries a,b lists IDs: one holding a comma could never be selected
+        return f"contains ',': {visible(qid)!r}"
     if len(qid) > MAX_QUERY_ID:
         return f"{len(qid)} characters long (at most {MAX_QUERY_ID})"
     return None
@@ -327,6 +398,8 @@ def validate(
         first_seen(seen, doc.doc_id, doc_file, lineno, "doc_id", "DocID")
         if doc.doc_id < 0:
             problems.append(Problem(doc_file, lineno, "doc_id", "DocIDs must be non-negative integers"))
+        elif doc.doc_id > MAX_DOC_ID:  # the indexes store DocIDs as signed 64-bit integers
+            problems.append(Problem(doc_file, lineno, "doc_id", f"{doc.doc_id} is too large (at most 2^63 - 1)"))
         if not doc.text.strip():
             problems.append(Problem(doc_file, lineno, "text", "empty text"))
     seen_q: dict[str, int] = {}

@@ -17,7 +17,7 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from workbench.project.files import CONFIG_FILE, DOCUMENTS_FILE, Problem, ProjectError, check_folder, init_project, iter_jsonl, validate, write_project_files
+from workbench.project.files import CONFIG_FILE, DOCUMENTS_FILE, Problem, number_problem, ProjectError, check_folder, init_project, iter_jsonl, validate, write_project_files
 from workbench.records import Document, Query
 
 DEFAULT_DOMAIN = "general"
@@ -180,12 +180,22 @@ def read_beir_qrels(path: Path, problems: list[Problem]) -> dict[str, list[tuple
     """query-id → [(corpus-id, (file, line))] of the rows with relevance > 0."""
     gold: dict[str, list[tuple[str, tuple[str, int]]]] = {}
     try:
-        fh = open(path, newline="", encoding="utf-8")
+        fh = open(path, newline="", encoding="utf-8-sig")  # a byte-order mark before the header is no content
     except OSError as exc:
         problems.append(Problem(str(path), None, None, f"cannot read: {exc.strerror or exc}"))
         return gold
     with fh:
-        for lineno, row in enumerate(csv.reader(fh, delimiter="\t"), start=1):
+        rows = csv.reader(fh, delimiter="\t")
+        lineno = 0
+        while True:
+            try:
+                row = next(rows)
+            except StopIteration:
+                break
+            except (UnicodeDecodeError, csv.Error) as exc:
+                problems.append(Problem(str(path), rows.line_num or lineno + 1, None, f"cannot read this line: {exc}"))
+                break
+            lineno = rows.line_num
             if not row or (lineno == 1 and row[0] in ("query-id", "query_id", "qid")):
                 continue
             if len(row) < 3:
@@ -196,9 +206,20 @@ def read_beir_qrels(path: Path, problems: list[Problem]) -> dict[str, list[tuple
             except ValueError:
                 problems.append(Problem(str(path), lineno, "score", f"not a number: {row[-1]!r}"))
                 continue
+            if why := number_problem(score):  # a NaN relevance would silently be "not gold"
+                problems.append(Problem(str(path), lineno, "score", why))
+                continue
             if score > 0:
                 gold.setdefault(row[0], []).append((row[1] if len(row) == 3 else row[2], (str(path), lineno)))
     return gold
+
+
+def unknown_qrels_queries(qrels: dict[str, list[tuple[str, tuple[str, int]]]], rows: list[tuple[int, dict]],
+                          query_file: str) -> list[Problem]:
+    """A qrels row for a query that queries.jsonl does not have: its gold would silently be lost."""
+    known = {str(_first(row, ("query_id", "_id", "id"))) for _, row in rows}
+    return [Problem(where, line, "query-id", f"query {qid!r} is not in {query_file}")
+            for qid, docs in qrels.items() if qid not in known for _, (where, line) in docs[:1]]
 
 
 def import_dataset(
@@ -227,7 +248,12 @@ def import_dataset(
     docs = convert_documents(_read_raw(doc_path, problems), str(doc_path), idmap, problems)
     known = {d.source_id for _, d in docs if d.source_id is not None}
     doc_domain = {d.doc_id: d.domain for _, d in docs}
-    qs = convert_queries(_read_raw(query_path, problems), str(query_path), idmap, known, doc_domain, problems, qrels)
+    before = len(problems)
+    raw_queries = _read_raw(query_path, problems)
+    queries_whole = len(problems) == before  # a line that did not parse may hold the query
+    qs = convert_queries(raw_queries, str(query_path), idmap, known, doc_domain, problems, qrels)
+    if qrels is not None and queries_whole:
+        problems.extend(unknown_qrels_queries(qrels, raw_queries, str(query_path)))
     # the cross-record checks, against the input's own files and lines (blank lines counted)
     problems.extend(validate(docs, qs, str(doc_path), str(query_path)))
     if problems:

@@ -10,11 +10,13 @@ queries.jsonl (workbench.triage.queries.edit_original_answer) and the labelled v
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 
 import msgspec
 
+from workbench.errors import BadInput
 from workbench.fsutil import atomic_write_bytes
 from workbench.project.files import Project, encode_jsonl
 from workbench.project.load import load_project
@@ -143,6 +145,11 @@ def qrels_tsv(project: Project) -> str:
     from workbench.triage.runs import source_id_map
 
     source = {doc_id: sid for sid, doc_id in source_id_map(project).items()}
+    # a tab or newline in an ID would break the TSV's columns or rows: refused, never written
+    bad = sorted({source[d] for q in project.queries for d in q.gold_doc_ids if re.search(r"[\t\r\n]", source[d])})
+    if bad:
+        raise BadInput(f"source id(s) with a tab or line break cannot be written as BEIR qrels: {bad[:5]!r}",
+                       hint="Re-import the documents with IDs without tabs or line breaks.")
     rows = ["query-id\tcorpus-id\tscore\n"]
     rows += [f"{q.query_id}\t{source[d]}\t1\n" for q in project.queries for d in q.gold_doc_ids]
     return "".join(rows)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from workbench.fsutil import remove_leftovers
 from workbench.project.files import (
     DOCUMENTS_FILE, ORIGINAL_VERSION, QUERIES_FILE, Problem, Project, ProjectError, iter_jsonl, load_config, validate,
 )
@@ -33,6 +34,7 @@ def load_project(root: Path | str, queries_version: str | None = None) -> Projec
     corpus and the original set (ProjectError naming the version's file, line and field)."""
     root = Path(root)
     config = load_config(root)
+    remove_leftovers(root)  # what killed processes left (temp files, swapped-out index copies)
     doc_path, query_path = root / DOCUMENTS_FILE, root / QUERIES_FILE
     for p in (doc_path, query_path):
         if not p.exists():

@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from workbench.fsutil import fresh_temp_dir, sha256_bytes
+from workbench.fsutil import fresh_temp_dir, project_lock, sha256_bytes
 from workbench.project.files import ORIGINAL_VERSION, QUERIES_FILE, Problem, Project, ProjectError, encode_jsonl, iter_jsonl, validate
 from workbench.records import Query
 
@@ -240,6 +240,16 @@ def write_version(
 
     ``parent`` defaults to the project's loaded version. ``excluded`` defaults to the parent's
     queries missing from ``queries`` with the reason of their exclude_query label (or "removed")."""
+    # two writers at once (two TUIs, a collide and a relabel) must not pick the same new name
+    with project_lock(project.root):
+        return _write_version(project, queries, labels, made_by=made_by, parent=parent, name=name, stem=stem,
+                              description=description, settings=settings, excluded=excluded)
+
+
+def _write_version(
+    project: Project, queries: list[Query], labels: list[LabelRecord], *, made_by: str, parent: str | None,
+    name: str | None, stem: str, description: str, settings: dict[str, Any] | None, excluded: dict[str, str] | None,
+) -> VersionInfo:
     root = project.root
     parent = parent or project.queries_version
     version_info(root, parent)

@@ -8,13 +8,12 @@ rewritten atomically.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TypeVar
 
 import msgspec
 
-from workbench.fsutil import atomic_write_bytes, sha256_bytes
+from workbench.fsutil import append_record, atomic_write_bytes, sha256_bytes
 from workbench.project.files import Project
 from workbench.sweeps.records import ArmResult, Judgement, SweepMeta, SweepSpec
 
@@ -57,15 +56,8 @@ class SweepStore:
         return metas[-1] if metas else None
 
     def _append(self, sid: str, name: str, record: msgspec.Struct) -> None:
-        path = self.dir(sid) / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a+b") as fh:
-            end = fh.seek(0, os.SEEK_END)
-            torn = end > 0 and fh.seek(end - 1) >= 0 and fh.read(1) != b"\n"
-            # a torn last line (an interrupted write) must not swallow this record: start a new line
-            fh.write((b"\n" if torn else b"") + msgspec.json.encode(record) + b"\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        # a torn last line (an interrupted write) must not swallow this record: append_record starts a new line
+        append_record(self.dir(sid) / name, self.project.root, msgspec.json.encode(record))
 
     def _read(self, sid: str, name: str, typ: type[Record]) -> dict[str, Record]:
         path = self.dir(sid) / name

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from workbench.fsutil import append_record, project_lock
 from workbench.project.files import QUERIES_FILE, Problem, Project, ProjectError, encode_jsonl, validate
 from workbench.project.load import load_project
 from workbench.progress import Progress
@@ -49,13 +50,9 @@ def who() -> str:
 
 
 def append_edit(root: Path, edit: QueryEdit) -> None:
-    """Append one line (O_APPEND: a line is never interleaved with another writer's, never rewritten)."""
-    fd = os.open(Path(root) / EDITS_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        os.write(fd, msgspec.json.encode(edit) + b"\n")
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    """Append one line (never interleaved with another writer's, never rewritten, never outside
+    the project; after a torn last line it starts a new one)."""
+    append_record(Path(root) / EDITS_FILE, Path(root), msgspec.json.encode(edit))
 
 
 def read_edits(root: Path) -> list[QueryEdit]:
@@ -127,9 +124,16 @@ def add_query(
     query_id: str | None = None,
     kind: str = "production",
 ) -> Query:
-    project = load_project(root)
     if not text.strip():
         raise ProjectError([Problem("--query", None, None, "empty query text")])
+    # read-modify-write of queries.jsonl: two add-query at once must both land
+    with project_lock(Path(root)):
+        return _add_query(load_project(root), text, answer, gold, negatives, domain, query_id, kind)
+
+
+def _add_query(project: Project, text: str, answer: str, gold, negatives, domain: str | None, query_id: str | None,
+               kind: str) -> Query:
+    root = project.root
     gold_ids = resolve_doc_ids(project, list(gold), "--gold")
     negative_ids = resolve_doc_ids(project, list(negatives), "--negative")
     qid = query_id or next_query_id(project)
@@ -145,11 +149,12 @@ def add_query(
 def edit_original_answer(root: Path, query_id: str, answer: str) -> Query:
     """Change a query's reference answer in queries.jsonl (an answer defines the query: it is not
     a label of a query-set version), logged with who and when."""
-    project = load_project(root)
-    old = project.query(query_id)
-    new = msgspec.structs.replace(old, answer=answer)
-    write_queries(project, [new if q.query_id == query_id else q for q in project.queries])
-    append_edit(root, QueryEdit(now_utc(), who(), "edit_answer", query_id, old.answer, answer))
+    with project_lock(Path(root)):
+        project = load_project(root)
+        old = project.query(query_id)
+        new = msgspec.structs.replace(old, answer=answer)
+        write_queries(project, [new if q.query_id == query_id else q for q in project.queries])
+        append_edit(root, QueryEdit(now_utc(), who(), "edit_answer", query_id, old.answer, answer))
     return new
 
 

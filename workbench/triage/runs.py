@@ -22,8 +22,8 @@ from typing import Literal
 import msgspec
 
 from workbench.errors import BadInput
-from workbench.fsutil import atomic_write_bytes, safe_name, sha256_bytes
-from workbench.project.files import Problem, Project, ProjectError
+from workbench.fsutil import atomic_write_bytes, log, safe_name, sha256_bytes
+from workbench.project.files import Problem, Project, ProjectError, number_problem, text_lines
 from workbench.records import Hit, RankedList, Tier
 from workbench.access.runs import RunStore, SystemRun, run_key, tier_hash
 
@@ -80,11 +80,7 @@ def read_trec_run(path: Path, problems: list[Problem]) -> list[RawRanked]:
     column, then file order (what trec_eval does, with ties kept as written)."""
     rows: dict[str, list[tuple[float, int, int, str]]] = {}
     name = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProjectError([Problem(name, None, None, f"cannot read: {exc}")]) from None
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in text_lines(path, problems):  # a BOM is no content; non-UTF-8 is reported by line
         parts = line.split()
         if not parts:
             continue
@@ -96,6 +92,9 @@ def read_trec_run(path: Path, problems: list[Problem]) -> list[RawRanked]:
             r, s = int(rank), float(score)
         except ValueError:
             problems.append(Problem(name, lineno, "rank/score", f"not a number: {rank!r} / {score!r}"))
+            continue
+        if why := number_problem(s):
+            problems.append(Problem(name, lineno, "score", why))
             continue
         rows.setdefault(qid, []).append((-s, r, lineno, doc))
     out = []
@@ -184,9 +183,16 @@ def imports_dir(project: Project) -> Path:
 
 
 def load_imported(project: Project, name: str) -> ImportedRun | None:
+    """The stored import, or None when there is none; a record that does not read (truncated by a
+    kill, edited) is said in one line, never a run that silently vanishes."""
+    path = imports_dir(project) / f"{safe_name(name)}.json"
     try:
-        return msgspec.json.decode((imports_dir(project) / f"{safe_name(name)}.json").read_bytes(), type=ImportedRun)
-    except (OSError, msgspec.DecodeError):
+        return msgspec.json.decode(path.read_bytes(), type=ImportedRun)
+    except FileNotFoundError:
+        return None
+    except (OSError, msgspec.DecodeError) as exc:
+        log.warning("%s: the imported run does not read (%s); left out — import it again with "
+                    "`workbench import-run`", path, str(exc)[:200])
         return None
 
 

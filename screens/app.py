@@ -370,8 +370,14 @@ class WorkbenchApp(App[None]):
             rows = [(self._keys_shown(b), f"{b.description}  [dim]{b.id}[/]") for b in bindings]
             sections.append((title, rows))
         sections[1][1].append(("enter", "open the selected query"))
-        sections[1][1].append(("filter", "words (in id, query, answer) · d:DOMAIN · multi · single · fail (breaks "
-                                         "somewhere) · fail:TIER (misses gold on that tier); all must hold"))
+        verdict_words = " ".join(f"v:{w}" for w in core.FILTER_WORDS)
+        sections[1][1].append(("filter", "words (in id, query, answer) · d:DOMAIN · multi · single · unlabelled · fail "
+                                         "(breaks somewhere) · fail:TIER (misses gold on that tier of its own: fail:base is "
+                                         f"its domain's base) · v:WORD (the verdict shown: {verdict_words}); all must hold"))
+        sections[1][1].append(("tabs", "1 Overview · 2 Queries · 3 Diagnosis · 4 Sweeps (the latest sweep of each kind)"))
+        sections[2][1].append(("tabs", "1 Rankings · 2 Near misses (the stepper and its word diff) · 3 Model"))
+        sections[2][1].append(("palette", "Batch: a task on every query of the list's filter · Copy the gold DocIDs · "
+                                          "Copy the suggested command · Calibrate the judge"))
         sections[0][1].append(("ctrl+p", "command palette"))
         self.push_screen(HelpScreen(sections))
 

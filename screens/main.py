@@ -28,6 +28,8 @@ NO_SWEEPS = "No sweeps yet: run `workbench sweep volume PROJECT` (or depth, dist
 class MainScreen(WorkbenchScreen):
     AUTO_FOCUS = "#query-table"
     BINDINGS = [
+        # first, so that f1 heads the footer and stays in view at 80 columns (the app's own f1 is the same)
+        Binding("f1", "app.help", "Help", id="main.help"),
         Binding("1", "tab('overview')", "Overview", id="main.overview", show=False),
         Binding("2", "tab('queries')", "Queries", id="main.queries", show=False),
         Binding("3", "tab('diagnosis')", "Diagnosis", id="main.diagnosis", show=False),
@@ -81,6 +83,9 @@ class MainScreen(WorkbenchScreen):
         table.add_columns("query", "dom", "S/M", "verdict", "tiers", "breaks", "text")  # the verdict stays in view at 80 columns
         table.focus()
         self.refresh_all()
+
+    def on_resize(self) -> None:
+        self.refresh_queries()  # the legend is shorter on a short terminal
 
     def palette_commands(self) -> list[PaletteCommand]:
         cmds: list[PaletteCommand] = []
@@ -353,8 +358,10 @@ class MainScreen(WorkbenchScreen):
             *[(f"filter: {p}\n", "bold red") for p in problems],
             (f"{building}\n" if building else "", "yellow"),
             (f"{len(queries)}/{len(s.project.queries)} queries", "bold"), f" · system {self.system} (y) · sort {self.sort} (s) · ",
-            # every tier, numbered as the glyph columns are (the legend wraps rather than hides tiers)
-            "tiers " + " ".join(f"{i + 1}={visible(t.name, one_line=True)}" for i, t in enumerate(tiers)),
+            # every tier, numbered as the glyph columns are (the legend wraps rather than hides tiers;
+            # a short terminal keeps its rows for queries: the Overview tab names the tiers)
+            ("tiers " + " ".join(f"{i + 1}={visible(t.name, one_line=True)}" for i, t in enumerate(tiers))
+             if self.app.size.height >= 32 else f"tiers 1–{len(tiers)} in ladder order (1: Overview names them)"),
             ("  ● all gold in top 10 ◐ some ○ none", "dim"),
             (f" · verdicts of {core.verdict_system(s)} (v:access v:use v:both v:pass v:not-yet)" if s.diagnosis else "", "dim"),
             (f"\nuntil {self.system} is ready there: " + ", ".join(f"{visible(t, one_line=True)} shows {o}"

@@ -52,7 +52,9 @@ def distinct_title(prefix: str, title: str, others: list[str], width: int, style
     room = width - len(text)
     if first is not None and len(body) > room and first > room // 3:
         start = body.plain.rfind(" ", 0, max(0, first - 8)) + 1  # a little context before the change
-        body = Text("…", style) + body[start:]
+        tail = body[start:]
+        keep = body.plain.rfind(" ", 0, max(0, room - len(tail) - 1))  # and the start (often the entity)
+        body = (body[:keep] if keep > 0 else Text()) + Text("…", style) + tail
     if len(body) > room:
         body = body[: max(1, room - 1)] + Text("…", style)
     text.append_text(body)

@@ -32,6 +32,7 @@ def task_bindings() -> list[BindingType]:
 class QueryScreen(InspectorView):
     AUTO_FOCUS = None
     BINDINGS = [
+        Binding("f1", "app.help", "Help", id="inspector.help"),  # first: in view at 80 columns
         Binding("escape", "app.pop_screen", "Back", id="inspector.back"),
         Binding("left_square_bracket", "tier(-1)", "Prev tier", id="inspector.prev_tier", key_display="[",
                 show=False),

@@ -90,7 +90,18 @@ class InspectorView(WorkbenchScreen):
         # their rows at 80×24.
         verdict = self.verdict_line()
         verdict.no_wrap, verdict.overflow = True, "ellipsis"
-        self.query_one("#q-head", Static).update(Group(head, verdict))
+        parts: list[Text] = [head]
+        if self.compact:  # a short terminal: one row per line of the head, the rankings keep the rest
+            parts = list(head.split("\n"))
+            for line in parts:
+                line.no_wrap, line.overflow = True, "ellipsis"
+        self.query_one("#q-head", Static).update(Group(*parts, verdict))
+        self.query_one("#gold-ranks", Static).display = not self.compact
+
+    @property
+    def compact(self) -> bool:
+        """A terminal too short for the full head and the gold-rank summary (80×24)."""
+        return self.app.size.height < 32
 
     def verdict_line(self) -> Text:
         """One line: the diagnosis' verdict for this query on this tier, with the rule and its facts."""
@@ -126,6 +137,7 @@ class InspectorView(WorkbenchScreen):
 
     def on_resize(self) -> None:
         """Tables re-lay out when the terminal changes size (titles take the width there is)."""
+        self.render_head()
         ins = self.inspection
         if ins is None or not ins.systems:
             return

@@ -13,7 +13,7 @@ from textual.widgets._footer import FooterKey
 from screens.app import make_app
 from screens.inspector import QueryScreen
 from screens.main import MainScreen
-from screens.modals import HelpScreen, TextModal
+from screens.modals import HelpScreen
 from screens.widgets import TaskBar
 from support.paths import REPO
 from support.tui import open_inspector, settle, until
@@ -130,8 +130,8 @@ async def test_y_switches_verdicts_and_figures_together_and_the_header_names_the
 # ---------------------------------------------------------------- 6. filters
 
 
-async def test_fail_base_is_the_own_domains_base_tier_and_v_bogus_explains(evaluated):
-    app = make_app(evaluated)
+async def test_fail_base_is_the_own_domains_base_tier_and_v_bogus_explains(sample_project):
+    app = make_app(sample_project)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         s, ms = app.session, app.screen
@@ -167,10 +167,13 @@ async def test_header_names_the_version_a_label_made(evaluated_copy):
         qs = app.screen
         table = qs.query("#ranking-tables DataTable").first(DataTable)
         table.focus()
+        await pilot.pause()
         row = next(i for i in range(table.row_count) if cell_text(table, i, 1).isdigit()
-                   and int(cell_text(table, i, 1)) not in q.gold_doc_ids)
-        table.move_cursor(row=row)
-        await pilot.press("H")
+                   and int(cell_text(table, i, 1)) in q.hard_negative_ids)
+        table.move_cursor(row=0)
+        await pilot.press(*["down"] * row)
+        assert qs.highlighted_doc() == int(cell_text(table, row, 1))
+        await pilot.press("N")  # a hard negative marked not relevant: a new version
         await settle(pilot)
         version = app.session.project.queries_version
         assert version != "original" and f"queries {version} (" in app.sub_title
@@ -244,6 +247,8 @@ async def test_j_k_step_through_the_filter_and_slash_goes_to_it(evaluated):
 
 
 async def test_copy_docid_and_command_and_view_a_whole_document(evaluated, monkeypatch):
+    from screens.modals import TextModal
+
     app = make_app(evaluated)
     copied: list[str] = []
     monkeypatch.setattr(app, "copy_to_clipboard", copied.append)

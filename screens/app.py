@@ -83,6 +83,7 @@ class WorkbenchApp(App[None]):
         self.export_dir = export_dir
         self._busy_groups: set[str] = set()
         self._evaluate_again = False
+        self._task_labels: dict[str, tuple[str, int, int]] = {}  # group -> its latest progress
         self.indexes_ready: dict[str, set[str]] = {}  # kind -> tiers usable so far, while a build runs
         self.user_keymap: dict[str, str] = {}
 
@@ -247,7 +248,14 @@ class WorkbenchApp(App[None]):
     def on_task_progress(self, msg: m.TaskProgress) -> None:
         if msg.worker is not None and (msg.worker.is_cancelled or msg.worker.is_finished):
             return  # queued before its worker ended: the task bar must not come back
-        self.task_state = (msg.label, msg.done, msg.total)
+        group = msg.worker.group if msg.worker is not None else ""
+        self._task_labels[group] = (msg.label, msg.done, msg.total)
+        self._task_labels = {g: v for g, v in self._task_labels.items()
+                             if g in self._busy_groups or g == group}  # tasks that ended drop out
+        # a build and an evaluation at once: the bar is the build's, the evaluation is named beside it
+        first = self._task_labels.get("build") or (msg.label, msg.done, msg.total)
+        others = [v[0] for g, v in self._task_labels.items() if v is not first]
+        self.task_state = (" · ".join([first[0], *others]), first[1], first[2])
 
     @property
     def building(self) -> bool:

@@ -364,8 +364,8 @@ class MainScreen(WorkbenchScreen):
              if self.app.size.height >= 32 else f"tiers 1–{len(tiers)} in ladder order (1: Overview names them)"),
             ("  ● all gold in top 10 ◐ some ○ none", "dim"),
             (f" · verdicts of {core.verdict_system(s)} (v:access v:use v:both v:pass v:not-yet)" if s.diagnosis else "", "dim"),
-            (f"\nuntil {self.system} is ready there: " + ", ".join(f"{visible(t, one_line=True)} shows {o}"
-                                                             for t, o in stand_ins.items()) if stand_ins else "", "yellow"),
+            (f"\nuntil {self.system} is ready there: " + stand_in_text(stand_ins, [t.name for t in tiers])
+             if stand_ins else "", "yellow"),
         )
         self.query_one("#query-legend", Static).update(legend)
 
@@ -415,6 +415,24 @@ class MainScreen(WorkbenchScreen):
                               "failed): treat these QA figures as noise; set a capable `judge` in workbench.toml.",
                               style="yellow"))
         body.update(Group(*parts))
+
+
+def stand_in_text(stand_ins: dict[str, str], tiers: list[str]) -> str:
+    """"bm25 stands in on tiers 2, 4, 6–20" (numbered as the glyph columns are)."""
+    by: dict[str, list[int]] = {}
+    for name, other in stand_ins.items():
+        by.setdefault(other, []).append(tiers.index(name) + 1)
+    parts = []
+    for other, numbers in by.items():
+        runs: list[list[int]] = []
+        for n in sorted(numbers):
+            if runs and n == runs[-1][-1] + 1:
+                runs[-1].append(n)
+            else:
+                runs.append([n])
+        spans = ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
+        parts.append(f"{other} stands in on tier{'s' if len(numbers) > 1 else ''} {spans}")
+    return "; ".join(parts)
 
 
 def _status(s: str) -> Text:

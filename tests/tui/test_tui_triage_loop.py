@@ -96,7 +96,7 @@ async def test_figures_stand_in_per_tier_while_the_chosen_retriever_is_missing(e
             glyphs = cell_text(table, row, 4)
             assert "·" not in "".join(g for g, t in zip(glyphs, s.tiers) if q.query_id in t.query_ids)
         legend = text_of(ms.query_one("#query-legend"))
-        assert "until hybrid is ready there" in legend and "shows bm25" in legend
+        assert f"until hybrid is ready there: bm25 stands in on tiers 2–{len(s.tiers)}" in legend
 
 
 # ---------------------------------------------------------------- 4. one verdict system, visible, y switches both

@@ -56,13 +56,18 @@ def main() -> None:
     env = " ".join(f"{k}={v}" for k, v in (("PYTHONPATH", os.environ.get("PYTHONPATH", "")),) if v)
     subprocess.run(["tmux", "kill-session", "-t", SESSION], capture_output=True)
     tmux("new-session", "-d", "-s", SESSION, "-x", "120", "-y", "40", f"env {env} workbench open {project}")
-    wait_for("queries")
-    time.sleep(1)
-    tmux("send-keys", "-t", SESSION, "/", query, "Enter", "Enter")
+    wait_for(" queries · system")  # the list is loaded (the header says "queries" at once)
+    time.sleep(2)
+    for keys in (["/"], ["-l", query], ["Enter"], ["Enter"]):  # one at a time: focus moves between them
+        tmux("send-keys", "-t", SESSION, *keys)
+        time.sleep(0.7)
     wait_for("Rankings")
+    time.sleep(2)
     head = tmux("capture-pane", "-p", "-t", SESSION)
     shown_tier = head.split("gold in top 10 at ", 1)[-1].split(":", 1)[0] if "gold in top 10 at " in head else "?"
-    tmux("send-keys", "-t", SESSION, "3", "o")
+    tmux("send-keys", "-t", SESSION, "3")
+    time.sleep(0.5)
+    tmux("send-keys", "-t", SESSION, "o")
     wait_for("running oracle")
     t0 = time.perf_counter()
     for _ in range(20):

@@ -35,7 +35,7 @@ TabbedContent ContentSwitcher { height: 1fr; }
 TabPane { height: 1fr; padding: 0; }
 TaskBar { height: 1; display: none; background: $boost; }  /* in the flow above the docked footer: never under it */
 TaskBar #task-label { width: 1fr; }
-TaskBar #task-progress { width: 40; }
+TaskBar #task-progress { width: 30; }
 #query-legend { height: auto; color: $text-muted; }
 #filter { margin: 0; }
 #q-head { height: auto; padding: 0 1; background: $boost; }
@@ -253,8 +253,9 @@ class WorkbenchApp(App[None]):
         self._task_labels = {g: v for g, v in self._task_labels.items()
                              if g in self._busy_groups or g == group}  # tasks that ended drop out
         # a build and an evaluation at once: the bar is the build's, the evaluation is named beside it
-        first = self._task_labels.get("build") or (msg.label, msg.done, msg.total)
-        others = [v[0] for g, v in self._task_labels.items() if v is not first]
+        lead = "build" if "build" in self._task_labels else group
+        first = self._task_labels[lead]
+        others = [v[0] for g, v in self._task_labels.items() if g != lead]
         self.task_state = (" · ".join([first[0], *others]), first[1], first[2])
 
     @property
@@ -311,8 +312,10 @@ class WorkbenchApp(App[None]):
             return
         p = s.project
         system = core.verdict_system(s)
-        shown = f" · verdicts {system} ({core.figures_system(s)} rankings)" if system else ""
-        self.sub_title = visible(f"{p.config.name} · queries {p.queries_version} ({len(p.queries)}){shown}", one_line=True)
+        ranking = core.figures_system(s) if system else ""
+        # what changes first (it stays in view at 80 columns), the project's name last
+        shown = f"verdicts {system}{f' ({ranking} rankings)' if ranking != system else ''} · " if system else ""
+        self.sub_title = visible(f"{shown}queries {p.queries_version} ({len(p.queries)}) · {p.config.name}", one_line=True)
 
     def refresh_verdicts(self) -> None:
         """Every view of the verdicts: the query list, the Diagnosis tab, an open inspector's head."""

@@ -329,6 +329,16 @@ def batch_tier(session: Session, query_id: str) -> Tier | None:
     return tiers[0] if tiers else None
 
 
+class _Counting:
+    """A batch's progress for one query's run: its stages named, the bar counting queries."""
+
+    def __init__(self, progress: Progress, prefix: str, done: int, total: int) -> None:
+        self.progress, self.prefix, self.done, self.total = progress, prefix, done, total
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        self.progress(f"{self.prefix}: {stage}", self.done, self.total)
+
+
 def run_batch(session: Session, query_ids: list[str], model: str, task: str, progress: Progress = no_progress,
               on_each: Callable[[str, ModelEvidence | None], None] | None = None) -> tuple[int, int, int]:
     """Run one task on each query (on its batch_tier), one after another; resumable: a query that
@@ -344,7 +354,8 @@ def run_batch(session: Session, query_ids: list[str], model: str, task: str, pro
         if any(ev.task == task and ev.fits and ev.answer for ev in known_results(session, tier, qid).values()):
             kept += 1
             continue
-        ev = run_model_task(session, tier, session.project.query(qid), model, task, lambda _e: None, progress)
+        ev = run_model_task(session, tier, session.project.query(qid), model, task, lambda _e: None,
+                            _Counting(progress, f"{qid} ({n + 1}/{len(query_ids)})", n, len(query_ids)))
         if ev is not None:
             session.merge_results(qid, tier.name, {ev.system: ev})
         ran += 1

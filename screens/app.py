@@ -161,6 +161,20 @@ class WorkbenchApp(App[None]):
         s = self.current
         self.post_message(m.UseReady(core.use_table(s.project, s.tiers)))
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="batch")
+    def run_batch(self, query_ids: list[str], task: str) -> None:
+        """A task on every query of the filter, one after another (resumable: stored answers are kept)."""
+        s = self.current
+        model = s.models()[0][0]
+
+        def each(_qid: str, _ev: object) -> None:
+            self.call_from_thread(self.refresh_verdicts)
+
+        ran, kept, skipped = core.run_batch(s, query_ids, model, task, self.progress_reporter("batch: "), on_each=each)
+        self.call_from_thread(self.refresh_use)
+        self.call_from_thread(self.notify, f"{core.TASKS[task].label}: {ran} run, {kept} already stored, {skipped} cannot "
+                                  "run (no gold, no tier or no ranking)", title="Batch finished", timeout=8, markup=False)
+
     # ------------------------------------------------------------------ one place for worker outcomes
 
     @on(Worker.StateChanged)
@@ -172,7 +186,9 @@ class WorkbenchApp(App[None]):
         if state == WorkerState.RUNNING and w.group in self.LONG_TASKS:
             self._busy_groups.add(w.group)
         if state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
-            self._busy_groups.discard(w.group)
+            # what is still running, asked afresh (a worker replaced by an exclusive one reports nothing)
+            self._busy_groups = {x.group for x in self.workers
+                                 if x is not w and x.is_running and x.group in self.LONG_TASKS}
             if w.group in self.LONG_TASKS and not self._busy_groups:
                 self.task_state = ("", 0, 0)
         if w.group == "build" and w.is_finished:

@@ -107,21 +107,7 @@ class MainScreen(WorkbenchScreen):
         if not ids:
             self.notify("the filter matches no query", timeout=3)
             return
-        self.run_batch(ids, task)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="batch")
-    def run_batch(self, query_ids: list[str], task: str) -> None:
-        """A task on every query of the filter, one after another (resumable: stored answers are kept)."""
-        s = self.wb.current
-        model = s.models()[0][0]
-
-        def each(_qid: str, _ev: object) -> None:
-            self.app.call_from_thread(self.wb.refresh_verdicts)
-
-        ran, kept, skipped = core.run_batch(s, query_ids, model, task, self.wb.progress_reporter("batch: "), on_each=each)
-        self.app.call_from_thread(self.wb.refresh_use)
-        self.app.call_from_thread(self.notify, f"{core.TASKS[task].label}: {ran} run, {kept} already stored, {skipped} cannot "
-                                  "run (no gold, no tier or no ranking)", title="Batch finished", timeout=8, markup=False)
+        self.wb.run_batch(ids, task)
 
     # ------------------------------------------------------------------ actions
 

@@ -294,6 +294,7 @@ class WorkbenchApp(App[None]):
         ms = self.main_screen()
         if ms:
             ms.refresh_overview()
+            ms.refresh_queries()  # the legend counts the tiers ready
         self.request_evaluation()
 
     def on_indexes_built(self, msg: m.IndexesBuilt) -> None:

@@ -63,4 +63,4 @@ def bar(value: float | None, width: int, style: str) -> Text:
 
 # The diagnosis' verdicts, as the query list and the inspector colour them
 VERDICT_STYLE = {"PASS": "bold green", "ACCESS": "bold dark_orange", "USE": "bold magenta", "USE-UNDER-DISTRACTORS": "bold hot_pink",
-                 "BOTH": "bold red", "NOT-YET": "dim"}
+                 "BOTH": "bold red", "ACCESS?": "dark_orange", "UNDECIDED": "italic", "NOT-YET": "dim"}

@@ -73,10 +73,11 @@ def model_results(results: Mapping[str, ModelEvidence], gold: set[int]) -> Group
                 t.append("\n")
                 if ev.judge_reason:
                     t.append(f"  {visible(ev.judge_reason[:300], one_line=True)}\n", "dim")
-            if ev.correct is not None:
+            if ev.correct is not None or ev.decision == "undecided":
                 t.append(f"exact {'yes' if ev.exact else 'no'} · contains {'yes' if ev.contains else 'no'} · "
                          f"token F1 {ev.f1:.2f}  →  ")
-                t.append("right" if ev.correct else "wrong", "bold green" if ev.correct else "bold red")
+                word = "undecided" if ev.correct is None else "right" if ev.correct else "wrong"
+                t.append(word, {"right": "bold green", "wrong": "bold red"}.get(word, "bold yellow"))
                 t.append(f"  ({visible(ev.basis, one_line=True)})\n", "dim")
         if ev.note:
             t.append(f"{visible(ev.note)}\n", "yellow")

@@ -183,17 +183,8 @@ def imports_dir(project: Project) -> Path:
 
 
 def load_imported(project: Project, name: str) -> ImportedRun | None:
-    """The stored import, or None when there is none; a record that does not read (truncated by a
-    kill, edited) is said in one line, never a run that silently vanishes."""
-    path = imports_dir(project) / f"{safe_name(name)}.json"
-    try:
-        return msgspec.json.decode(path.read_bytes(), type=ImportedRun)
-    except FileNotFoundError:
-        return None
-    except (OSError, msgspec.DecodeError) as exc:
-        log.warning("%s: the imported run does not read (%s); left out — import it again with "
-                    "`workbench import-run`", path, str(exc)[:200])
-        return None
+    """The stored import, or None when there is none."""
+    return _decode_imported(imports_dir(project) / f"{safe_name(name)}.json")
 
 
 def imported_runs(project: Project) -> list[ImportedRun]:
@@ -203,10 +194,16 @@ def imported_runs(project: Project) -> list[ImportedRun]:
 
 
 def _decode_imported(path: Path) -> ImportedRun | None:
-    # by path, not by name: a name that is not a plain file name (run:NAME>rerank) is stored hashed
+    # By path, not by name: a name that is not a plain file name (run:NAME>rerank) is stored hashed.
+    # A record that does not read (truncated by a kill, edited) is said in one line, never a run
+    # that silently vanishes.
     try:
         return msgspec.json.decode(path.read_bytes(), type=ImportedRun)
-    except (OSError, msgspec.DecodeError):
+    except FileNotFoundError:
+        return None
+    except (OSError, msgspec.DecodeError) as exc:
+        log.warning("%s: the imported run does not read (%s); left out — import it again with "
+                    "`workbench import-run`", path, str(exc)[:200])
         return None
 
 

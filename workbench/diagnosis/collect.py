@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from workbench.diagnosis.answers import AnswerCheck, check_answer
-from workbench.diagnosis.rules import Facts, Verdict, decide_verdict
+from workbench.diagnosis.rules import Facts, Verdict, decide_verdict, split_distractors
 from workbench.names import TASKS, SystemName
 from workbench.access.retrievers import preferred, system_order
 from workbench.llm.calibration import load_calibration
@@ -197,6 +197,7 @@ class Collector:
         label = spec.access if spec.reader != "qa" else f"{spec.model} localization"
         v = decide_verdict(Facts(k=self.k, access_label=label or "?", gold_ranks=gold_ranks, answer=answer, oracle=oracle, reader_k=reader_k,
                             by_ranking=spec.reader == "qa"))
+        v = split_distractors(v, self.answer(tier, spec.model, "nearmiss", query.query_id) if spec.model else None)
         command, key = self._how_to_fill(v, spec, tier, query, gold_ranks is None)
         return QueryVerdict(
             query_id=query.query_id, tier=tier.name, level=level_of(tier), system=spec.name, verdict=v.verdict,

@@ -17,12 +17,16 @@ the model's own localization) and a reader (retrieve-then-read, or QA over the w
   B1   BOTH                    gold not reached; oracle wrong
   N2   NOT-YET                 gold not reached; no oracle answer yet
   U1   USE                     gold reached; oracle wrong (the model cannot use even the gold alone)
-  D1   USE-UNDER-DISTRACTORS   gold reached; oracle correct; answer wrong
+  D2   USE-UNDER-DISTRACTORS   gold reached; oracle correct; answer wrong; near-miss arm wrong (interference)
+  D3   USE-UNDER-DISTRACTORS   gold reached; oracle correct; answer wrong; near-miss arm right (volume)
+  D1   USE-UNDER-DISTRACTORS   gold reached; oracle correct; answer wrong (no near-miss answer to split it)
   U2   USE                     gold reached; answer wrong; no oracle answer to separate U1 from D1
   N3   NOT-YET                 gold reached; oracle correct; no end-to-end answer yet
   N4   NOT-YET                 gold reached; no answer of any kind yet
 
 A PASS without the gold in the context is marked as parametric (fragile, docs/METHOD.md §1).
+D2 and D3 refine D1 with one more fact, the near-miss arm (the same model handed the gold and the
+query's hard negatives only): `split_distractors`, applied to a decided verdict.
 """
 
 from __future__ import annotations
@@ -130,3 +134,28 @@ def decide_verdict(f: Facts) -> Verdict:
     if oracle_ok:
         return out("N3", missing="the end-to-end answer")
     return out("N4", missing="an answer (oracle or end-to-end)")
+
+
+# ---------------------------------------------------------------- the near-miss split of D1 (issue 22)
+# Interference: the near misses alone are enough to mislead the model. Volume: with only the gold and
+# its near misses it is right, so what misled it is the rest of the tier or of the retrieved context.
+DISTRACTOR_CAUSES = {"D2": "interference", "D3": "volume"}
+_SPLIT_ROWS = {
+    "D2": ("USE-UNDER-DISTRACTORS", "gold reached; oracle correct; answer wrong; wrong with the gold + its near misses too (interference)"),
+    "D3": ("USE-UNDER-DISTRACTORS", "gold reached; oracle correct; answer wrong; right with the gold + its near misses (volume)"),
+}
+_ROWS = list(RULES.items())
+_D1 = list(RULES).index("D1")  # the split rows come before D1: first matching row wins
+RULES = dict([*_ROWS[:_D1], *_SPLIT_ROWS.items(),
+              ("D1", ("USE-UNDER-DISTRACTORS", "gold reached; oracle correct; answer wrong; no near-miss answer to split it")),
+              *_ROWS[_D1 + 1:]])
+
+
+def split_distractors(v: Verdict, nearmiss: AnswerCheck | None) -> Verdict:
+    """D1 split by the near-miss arm's answer (D2 interference, D3 volume); any other verdict as it is."""
+    if v.rule != "D1" or nearmiss is None:
+        return v
+    row = "D2" if not nearmiss.correct else "D3"
+    facts = v.because.rsplit(" → ", 1)[0]
+    because = f"{facts}; {_answer_line('near-miss arm', nearmiss)} ({DISTRACTOR_CAUSES[row]}) → {v.verdict}"
+    return msgspec.structs.replace(v, rule=row, because=because)

@@ -271,7 +271,7 @@ async def run_tier(
         fits=not reason, input_tokens=worst, budget_tokens=window_budget(cfg),
         judge=judge[0] if judge and not opts.spec.localizes else None,
         k=opts.rag_k if opts.spec.context == "retrieved" else opts.k,
-        reason=reason,
+        reason=reason, seed=opts.seed,
     )
     if reason:
         run = msgspec.structs.replace(base, complete=True)

@@ -53,6 +53,7 @@ __all__ = [
     "estimate_prompts", "run_model_task", "export_evidence", "window_budget", "sweep_panels",
     "label_document", "undo_label", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
     "access_line", "index_status", "list_versions", "diagnose", "diagnosis_after_run", "export_report",
+    "insight_overview",
     # names and registries
     "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "system_label", "preferred", "salient_changes",
     # records a front end shows
@@ -402,3 +403,12 @@ def export_report(session: Session, directory: Path, query_id: str | None = None
         return export_reports(session.project, session.tiers, directory, formats=formats)
     return export_reports(session.project, session.tiers_for(query_id), directory, {query_id},
                           stem=f"report-{safe_name(query_id)}", formats=formats)
+
+
+def insight_overview(session: Session) -> list[str]:
+    """The overview's lines of the sharper diagnosis (workbench/insight/), from stored results: the
+    effective corpus size per system (FR@K, else SR@K; and answers), and, when long-context runs
+    exist, recall and correctness by the gold's depth. Reads every tier's runs: call it from a worker."""
+    from workbench.insight.overview import overview_lines
+
+    return overview_lines(session.project, session.tiers)

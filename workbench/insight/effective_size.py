@@ -125,7 +125,7 @@ def effective_sizes(project: Project, tiers: list[Tier], collector: Collector | 
     for model, arm, retriever in slots:
         series: Series = []
         for level, ts, pairs in wanted:
-            checks = {q: float(a.correct) for t, q in pairs if (a := c.answer(t, model, arm, q, retriever)) is not None}
+            checks = {q: float(ans.correct) for t, q in pairs if (ans := c.answer(t, model, arm, q, retriever)) is not None}
             if checks:
                 series.append((level, max(t.tokens for t in ts), checks))
         label = f"{model} {ARM_LABELS.get(arm, arm)}" + (f" on {retriever}" if retriever else "")

@@ -11,6 +11,7 @@ from workbench.display import MISSING, fmt
 from workbench.report.build import QueryReport, Report
 from workbench.report.markdown import VERDICT_COLUMNS, judge_mark, ranks
 from workbench.safe_text import visible
+from workbench.report.insight import html_headline, html_section
 from workbench.report.sweeps import svg_section
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
@@ -159,6 +160,7 @@ def report_html(r: Report) -> str:
                     f"<span class=muted>Rule: {h(overall.rule)}</span></p>")
         if overall.recommendations:
             body.append("<ol>" + "".join(f"<li>{h(x)}</li>" for x in overall.recommendations) + "</ol>")
+    body.append(html_headline(r.insight, h))
     if r.empty_tiers:
         body.append(f"<p class=muted>Nothing stored yet for {len(r.empty_tiers)} tier(s): {h(', '.join(r.empty_tiers))}.</p>")
     body.append("<h2>Verdict per query and tier</h2>" + _heat_strip(r))
@@ -195,6 +197,7 @@ def report_html(r: Report) -> str:
         body.append(f"<tr><td class=l>{h(u.level)}</td><td class=l>{h(u.label)}</td><td>{u.accuracy.n}</td><td>{est(u.accuracy)}</td><td>{jm}</td>"
                     f"<td>{fmt(u.exact, 2)}</td><td>{fmt(u.contains, 2)}</td><td>{fmt(u.f1, 2)}</td><td>{u.from_tui}</td></tr>")
     body.append(f"</table><p class=muted>Correct: {h(r.answer_rule)}. * judge failed calibration (its mean is not evidence); † judge not calibrated.</p>")
+    body.append(html_section(r.insight, h))
     failing = [q for q in r.queries if q.first_failing.get(primary)]
     body.append(f"<h2>Failing queries ({len(failing)}, system {h(primary)})</h2>")
     body += [_failing(q, primary) for q in failing[:MAX_FAILING]]

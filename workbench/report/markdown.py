@@ -8,6 +8,7 @@ from workbench.stats import Estimate
 from workbench.display import MISSING, fmt
 from workbench.report.build import QueryReport, Report
 from workbench.safe_text import visible
+from workbench.report.insight import markdown_headline, markdown_section as insight_markdown
 from workbench.report.sweeps import markdown_section
 
 MAX_FAILING = 25
@@ -89,6 +90,7 @@ def report_markdown(r: Report) -> str:
                 f"Rule: {md(overall.rule)}", ""]
         if overall.recommendations:
             out += ["Recommendations, in order:", ""] + [f"{i}. {md(x)}" for i, x in enumerate(overall.recommendations, 1)] + [""]
+    out += markdown_headline(r.insight, md)
     if r.empty_tiers:
         out += [f"Nothing stored yet for {len(r.empty_tiers)} tier(s): {md(', '.join(r.empty_tiers))} "
                 f"(`workbench eval {md(p.root)} --tiers …`, `workbench run …`).", ""]
@@ -115,6 +117,7 @@ def report_markdown(r: Report) -> str:
         out.append(f"- {md(t.curve)}: " + (f"turns at **{md(t.turn.level)}** — {md(t.turn.rule)}" if t.turn else "no turn"))
     out.append("")
 
+    out += insight_markdown(r.insight, md)
     failing = [q for q in r.queries if q.first_failing.get(primary)]
     out += [f"## Failing queries ({len(failing)}, system {md(primary)})", ""]
     for q in failing[:MAX_FAILING]:

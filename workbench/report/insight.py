@@ -14,7 +14,6 @@ from typing import Callable
 import msgspec
 
 from workbench.diagnosis.collect import Collector, QueryVerdicts
-from workbench.diagnosis.rules import DISTRACTOR_CAUSES
 from workbench.display import MISSING, fmt
 from workbench.insight.effective_size import EffectiveSize, effective_sizes
 from workbench.insight.overview import headline_sizes
@@ -127,7 +126,7 @@ def markdown_section(ins: Insight | None, md: Escape) -> list[str]:
                 "| model | scope | | " + " | ".join(f"{d * 10}–{d * 10 + 10}%" for d in range(10)) + " |", "|---|---|---|" + "---:|" * 10]
         for t in ins.positions:
             out.append(f"| {md(t.model)} | {md(t.scope)} | recall | " + " | ".join(f"{c.loc_found}/{c.loc_n}" if c.loc_n else MISSING for c in t.cells) + " |")
-            out.append(f"| | | correct | " + " | ".join(f"{c.qa_correct}/{c.qa_n}" if c.qa_n else MISSING for c in t.cells) + " |")
+            out.append("| | | correct | " + " | ".join(f"{c.qa_correct}/{c.qa_n}" if c.qa_n else MISSING for c in t.cells) + " |")
     out.append("")
     return out
 

@@ -10,11 +10,13 @@ from workbench.records import Tier
 
 
 def headline_sizes(sizes: list[EffectiveSize]) -> list[EffectiveSize]:
-    """Per ranking system its FR@K (SR@K when it has no multi-source query), then every answer arm."""
+    """Per ranking system its FR@K (SR@K when FR@K has nothing to keep), then every answer arm."""
     out = []
     for system in dict.fromkeys(e.system for e in sizes if e.metric != "correct"):
         mine = [e for e in sizes if e.system == system and e.levels]
-        pick = next((e for e in mine if e.metric.startswith("FR")), mine[0] if mine else None)
+        # FR@K, unless it is 0 at the smallest level already (nothing to keep): then SR@K
+        pick = next((e for e in mine if e.metric.startswith("FR") and e.effective_level), None) or \
+            next((e for e in mine if e.effective_level), mine[0] if mine else None)
         if pick:
             out.append(pick)
     return out + [e for e in sizes if e.metric == "correct" and e.levels]

@@ -63,6 +63,7 @@ class MainScreen(WorkbenchScreen):
             with TabPane("Overview", id="overview"):
                 with VerticalScroll(id="overview-scroll"):
                     yield Static("Loading project…", id="overview-body")
+                    yield Static("", id="insight-body")  # effective corpus size, position effects (refresh_insight)
             with TabPane("Queries", id="queries"):
                 with Vertical():
                     yield Input(placeholder="filter: words  d:domain  multi|single|unlabelled  fail:TIER  fail  v:access|use|both|pass|not-yet",
@@ -205,6 +206,19 @@ class MainScreen(WorkbenchScreen):
         self.refresh_queries()
         self.refresh_diagnosis()
         self.refresh_sweeps()
+        self.refresh_insight()
+
+    def refresh_insight(self) -> None:
+        """The sharper diagnosis' lines under the overview, from stored results, off the UI thread."""
+        if self.session is not None:
+            self.run_worker(self._load_insight(self.session), group="insight", exclusive=True, exit_on_error=False)
+
+    async def _load_insight(self, session: Session) -> None:
+        import asyncio
+
+        lines = await asyncio.to_thread(core.insight_overview, session)
+        self.query_one("#insight-body", Static).update(
+            Text.assemble(("Effective corpus size and position\n", "bold"), *(as_text(f"{line}\n") for line in lines)) if lines else "")
 
     def refresh_sweeps(self) -> None:
         if self.session is not None:

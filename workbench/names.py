@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
-Context = Literal["tier", "gold", "retrieved"]  # what the model reads
+# what the model reads: the whole tier, the gold only, a retriever's top documents, or the gold with
+# the query's hard negatives (the near-miss arm: interference apart from volume)
+Context = Literal["tier", "gold", "retrieved", "nearmiss"]
 
 
 class TaskSpec(msgspec.Struct, frozen=True):
@@ -27,7 +29,7 @@ class TaskSpec(msgspec.Struct, frozen=True):
     short: str  # the footer's label for its key
     key: str  # the query inspector's key that runs it on the current tier
     localizes: bool  # asks for DocIDs (scored on the access side), not for an answer (judged)
-    context: Context  # the whole tier, the query's gold documents, or a retriever's top documents
+    context: Context  # the whole tier, the query's gold documents (+ its hard negatives), or a retriever's top documents
     in_footer: bool = True
 
 
@@ -36,6 +38,7 @@ TASK_SPECS: tuple[TaskSpec, ...] = (
     TaskSpec("qa", "QA (whole tier in context)", "QA", "a", False, "tier"),
     TaskSpec("oracle", "oracle QA (gold only)", "Oracle", "o", False, "gold"),
     TaskSpec("rag", "retrieve-then-read", "Retrieve+read", "g", False, "retrieved", in_footer=False),
+    TaskSpec("nearmiss", "near-miss QA (gold + HNs)", "Near-miss", "h", False, "nearmiss", in_footer=False),
 )
 TASKS: dict[str, TaskSpec] = {t.name: t for t in TASK_SPECS}
 

@@ -147,6 +147,14 @@ class ModelConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     cached, stored or shown, so a runaway answer cannot make huge caches and reports."""
 
 
+class InsightConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``[insight]``: the sharper diagnosis (workbench/insight/)."""
+
+    keep: Annotated[float, msgspec.Meta(gt=0, le=1)] = 0.85
+    """Effective corpus size: the largest ladder level whose figure stays at or above this share of
+    the smallest level's (NoLiMa's 85%)."""
+
+
 class ProjectConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The whole of workbench.toml."""
 
@@ -161,6 +169,7 @@ class ProjectConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Chat endpoints by name: ``[models.NAME]`` tables."""
     judge: str = ""
     """Name of the model in ``models`` used as judge; "" = the same as the model under test."""
+    insight: InsightConfig = InsightConfig()
 
 
 # ---------------------------------------------------------------- derived state

@@ -53,7 +53,7 @@ __all__ = [
     "estimate_prompts", "why_not_run", "run_model_task", "run_batch", "calibrate_judge", "export_evidence", "window_budget", "sweep_panels",
     "label_document", "undo_label", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
     "access_line", "index_status", "list_versions", "diagnose", "verdict_systems", "verdict_system",
-    "choose_verdict_system", "figures_system", "diagnosis_after_run", "export_report", "query_sources",
+    "choose_verdict_system", "figures_system", "diagnosis_after_run", "export_report", "query_sources", "insight_overview",
     # names and registries
     "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "system_label", "preferred", "salient_changes", "word_diff",
     # records a front end shows
@@ -562,3 +562,12 @@ def query_sources(project: Project) -> dict[str, set[str]]:
     from workbench.triage.traces.store import cached_query_sources
 
     return cached_query_sources(project)
+
+
+def insight_overview(session: Session) -> list[str]:
+    """The overview's lines of the sharper diagnosis (workbench/insight/), from stored results: the
+    effective corpus size per system (FR@K, else SR@K; and answers), and, when long-context runs
+    exist, recall and correctness by the gold's depth. Reads every tier's runs: call it from a worker."""
+    from workbench.insight.overview import overview_lines
+
+    return overview_lines(session.project, session.tiers)

@@ -13,6 +13,7 @@ Over queries (the diagnosis, `compare`):
   Carlo above that.
 - turning_point: the first level whose drop from the previous level exceeds TURN_THRESHOLD and
   whose paired bootstrap interval of the drop excludes zero (no drop).
+- ratio_ci: mean(b) / mean(a) over paired queries, resampled together (the effective corpus size).
 
 Over sweep cases and proportions (the sweeps):
 - wilson / newcombe: score intervals of a proportion and of a difference of two;
@@ -66,6 +67,24 @@ def bootstrap_ci(values: list[float], seed: int = DEFAULT_SEED, salt: str = "", 
     means = x[idx].mean(axis=1)
     low, high = _percentiles(means)
     return Estimate(round(mean, 6), round(low, 6), round(high, 6), n)
+
+
+def ratio_ci(a: list[float], b: list[float], seed: int = DEFAULT_SEED, salt: str = "",
+             resamples: int = BOOTSTRAP_RESAMPLES) -> Estimate:
+    """mean(b) / mean(a) over paired values (the same queries), with a percentile bootstrap interval
+    resampling the pairs; resamples whose mean(a) is 0 are left out. None when mean(a) is 0."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    n = len(x)
+    if n == 0 or len(y) != n or x.mean() == 0:
+        return Estimate(None, None, None, n)
+    ratio = float(y.mean() / x.mean())
+    if n == 1:
+        return Estimate(round(ratio, 6), round(ratio, 6), round(ratio, 6), 1)
+    idx = rng(seed, salt).integers(0, n, size=(resamples, n))
+    den, num = x[idx].mean(axis=1), y[idx].mean(axis=1)
+    ok = den > 0
+    low, high = _percentiles(num[ok] / den[ok])
+    return Estimate(round(ratio, 6), round(low, 6), round(high, 6), n)
 
 
 def _percentiles(stats: np.ndarray) -> tuple[float, float]:

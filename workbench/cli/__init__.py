@@ -12,7 +12,7 @@ import logging
 
 import click
 
-from workbench.cli import access, collide, diagnosis, llm, project, report, sweeps, triage, tui
+from workbench.cli import access, collide, diagnosis, insight, llm, project, report, sweeps, triage, tui
 from workbench.cli.common import err_console
 from workbench.errors import WorkbenchError, os_error
 from workbench.safe_text import markup_escaped, visible
@@ -69,6 +69,7 @@ COMMANDS: list[click.Command] = [
     access.eval_, access.export_trec,
     llm.run_command, llm.serve_command,
     diagnosis.diagnose_command, diagnosis.compare_command,
+    insight.stealers_command, insight.unjudged_command, insight.positions_command,
     report.report_command,
     collide.collide_command, collide.collide_score_command, collide.export_eval_set_command,
     triage.import_run, triage.import_answers, triage.add_query, triage.export_labels, triage.import_traces,

@@ -74,6 +74,8 @@ def eval_(root: Path, retrievers: str, tier_spec: str, k: int | None, as_json: b
     from workbench.access.evaluate import evaluate, results_json
     from workbench.access.ladder import ensure_tiers, select_tiers
     from workbench.access.retrievers import RETRIEVERS, make_retrievers
+    from workbench.cli.insight import print_effective_sizes
+    from workbench.diagnosis.collect import Collector
     from workbench.llm.figures import use_table
     from workbench.progress import stage_progress
 
@@ -90,6 +92,7 @@ def eval_(root: Path, retrievers: str, tier_spec: str, k: int | None, as_json: b
         click.echo(json.dumps(results_json(results, k, use, project.queries_version), indent=1))
     else:
         print_eval(results, k, use, version_caption(project))
+        print_effective_sizes(project, tiers, Collector(project, k))  # workbench/cli/insight.py
 
 
 @click.command("export-trec")

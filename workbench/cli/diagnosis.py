@@ -10,6 +10,7 @@ import click
 import msgspec
 from rich.table import Table
 
+from workbench.cli.insight import print_insight
 from workbench.cli.common import PROJECT_ARG, QUERIES_OPT, QUERIES_VERSION, SEED_OPT, TIERS_OPT, console, load_selection
 from workbench.display import fmt
 from workbench.errors import BadInput
@@ -70,6 +71,7 @@ def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | Non
     for spec in qv.systems:
         r = system_readings(qv, spec)[-1]
         console.print(f"[bold]{markup_escaped(spec.name)}[/]: {r.reading} — {markup_escaped(r.rule)}", highlight=False)
+    print_insight(project, tiers, qv, qids)  # effective corpus size, the near-miss split (workbench/cli/insight.py)
     for word in PENDING:
         pending = [v for v in qv.of(chosen) if v.verdict == word]
         if pending:

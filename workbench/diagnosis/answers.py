@@ -17,8 +17,9 @@ from workbench.llm.records import QAResult, TierRun
 from workbench.records import Query
 
 _ECHO = re.compile(r"\b(example \d|question:|gold answer:|predicted answer:)", re.IGNORECASE)
-Arm = Literal["qa", "oracle", "rag"]
-ARM_LABELS: dict[str, str] = {"qa": "QA in context", "oracle": "oracle (gold only)", "rag": "retrieve-then-read"}
+Arm = Literal["qa", "oracle", "rag", "nearmiss"]
+ARM_LABELS: dict[str, str] = {"qa": "QA in context", "oracle": "oracle (gold only)", "rag": "retrieve-then-read",
+                              "nearmiss": "near-miss arm (gold + hard negatives)"}
 
 
 class AnswerCheck(msgspec.Struct, frozen=True):

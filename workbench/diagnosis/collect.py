@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from workbench.diagnosis.answers import AnswerCheck, check_answer
-from workbench.diagnosis.rules import PENDING, Facts, Verdict, decide_verdict
+from workbench.diagnosis.rules import PENDING, Facts, Verdict, decide_verdict, split_distractors
 from workbench.errors import WorkbenchError
 from workbench.llm.records import TierRun
 from workbench.names import TASKS, SystemName
@@ -312,6 +312,7 @@ class Collector:
                       by_ranking=spec.reader == "qa", production=production, context_known=context_known,
                       gold_ids=tuple(query.gold_doc_ids))
         v = decide_verdict(facts)
+        v = split_distractors(v, self.answer(tier, spec.model, "nearmiss", query.query_id) if spec.model else None)
         command, key = self._how_to_fill(v, spec, tier, query)
         return QueryVerdict(
             query_id=query.query_id, tier=tier.name, level=level_of(tier), system=spec.name, verdict=v.verdict,

@@ -18,7 +18,9 @@ the model's own localization) and a reader (retrieve-then-read, or QA over the w
   B1   BOTH                    gold not reached; oracle wrong
   A2   ACCESS?                 gold not reached; no decided oracle answer yet (provisional: the oracle confirms it)
   U1   USE                     gold reached; oracle wrong (the model cannot use even the gold alone)
-  D1   USE-UNDER-DISTRACTORS   gold reached; oracle correct; answer wrong
+  D2   USE-UNDER-DISTRACTORS   gold reached; oracle correct; answer wrong; near-miss arm wrong (interference)
+  D3   USE-UNDER-DISTRACTORS   gold reached; oracle correct; answer wrong; near-miss arm right (volume)
+  D1   USE-UNDER-DISTRACTORS   gold reached; oracle correct; answer wrong (no near-miss answer to split it)
   U2   USE                     gold reached; answer wrong; no decided oracle answer to separate U1 from D1
   Q1   UNDECIDED               gold reached; the answer is undecided (no trusted judge; the deterministic rule abstains)
   N3   NOT-YET                 gold reached; oracle correct; no end-to-end answer yet
@@ -29,6 +31,8 @@ gold is long) counts as no answer, except in Q1, which says so. Production's imp
 a system of their own: "reached" is every gold DocID among what production read
 (`context_doc_ids`), else in its imported ranking's top K; its oracle is a named model's.
 A PASS without the gold in the context is marked as parametric (fragile, docs/METHOD.md §1).
+D2 and D3 refine D1 with one more fact, the near-miss arm (the same model handed the gold and the
+query's hard negatives only): `split_distractors`, applied to a decided verdict.
 """
 
 from __future__ import annotations
@@ -57,7 +61,10 @@ RULES: dict[str, tuple[str, str]] = {
     "B1": ("BOTH", "gold not reached; the model is wrong even when handed the gold"),
     "A2": ("ACCESS?", "gold not reached; no decided oracle answer yet to confirm ACCESS (or find BOTH)"),
     "U1": ("USE", "gold reached; the model is wrong even when handed only the gold"),
-    "D1": ("USE-UNDER-DISTRACTORS", "gold reached; oracle correct; wrong with the distractors around it"),
+    # D2 and D3 come before D1 (first matching row wins): the near-miss arm split it (split_distractors)
+    "D2": ("USE-UNDER-DISTRACTORS", "gold reached; oracle correct; answer wrong; wrong with the gold + its near misses too (interference)"),
+    "D3": ("USE-UNDER-DISTRACTORS", "gold reached; oracle correct; answer wrong; right with the gold + its near misses (volume)"),
+    "D1": ("USE-UNDER-DISTRACTORS", "gold reached; oracle correct; wrong with the distractors around it; no near-miss answer to split it"),
     "U2": ("USE", "gold reached; the answer is wrong (no decided oracle answer to tell USE from USE-UNDER-DISTRACTORS)"),
     "Q1": ("UNDECIDED", "gold reached; the answer is undecided: no trusted judge, and the deterministic rule abstains"),
     "N3": ("NOT-YET", "gold reached; oracle correct; no end-to-end answer yet"),
@@ -179,3 +186,19 @@ def decide_verdict(f: Facts) -> Verdict:
     if oracle_ok:
         return out("N3", missing="the end-to-end answer")
     return out("N4", missing="an answer (oracle or end-to-end)")
+
+
+# ---------------------------------------------------------------- the near-miss split of D1 (issue 22)
+# Interference: the near misses alone are enough to mislead the model. Volume: with only the gold and
+# its near misses it is right, so what misled it is the rest of the tier or of the retrieved context.
+DISTRACTOR_CAUSES = {"D2": "interference", "D3": "volume"}
+
+
+def split_distractors(v: Verdict, nearmiss: AnswerCheck | None) -> Verdict:
+    """D1 split by the near-miss arm's answer (D2 interference, D3 volume); any other verdict as it is."""
+    if v.rule != "D1" or nearmiss is None or not nearmiss.decided:
+        return v
+    row = "D2" if not nearmiss.correct else "D3"
+    facts = v.because.rsplit(" → ", 1)[0]
+    because = f"{facts}; {_answer_line('near-miss arm', nearmiss)} ({DISTRACTOR_CAUSES[row]}) → {v.verdict}"
+    return msgspec.structs.replace(v, rule=row, because=because)

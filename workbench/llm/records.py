@@ -69,3 +69,4 @@ class TierRun(msgspec.Struct, frozen=True):
     qa: list[QAResult] = []
     failures: list[QueryFailure] = []
     complete: bool = False
+    seed: int | None = None  # of the context's document order; None: stored before it was (the CLI's default, the ladder seed)

@@ -20,7 +20,7 @@ LLM_DIR = "llm"
 VERSIONS_DIR = "versions"
 # Tasks whose context is built from the gold / hard-negative labels: a query-set version that
 # relabels a query needs its own run of them (the original's answers saw other documents).
-LABEL_DEPENDENT_TASKS = ("oracle", "rag")
+LABEL_DEPENDENT_TASKS = ("oracle", "rag", "nearmiss")
 TUI_DIR = "tui"  # .workbench/tui/<query>/: the one-query runs started in the TUI, one store per query
 
 

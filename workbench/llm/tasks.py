@@ -5,6 +5,8 @@
   qa        the same context; a short answer judged 0–5 (standard or strict prompt)
   oracle    the query's gold documents only
   rag       the top-k documents of a stored retriever run on the same tier
+  nearmiss  the query's gold documents and its hard negatives, in a seeded shuffled order, nothing
+            else (the near-miss arm: wrong here = the near misses alone mislead the model)
 
 One shuffled order per (seed, tier) — not per query — so the context is a shared prompt prefix
 that an inference server caches across the tier's queries; the query comes after it.
@@ -114,9 +116,7 @@ def _prepare(project: Project, tier: Tier, cfg: ModelConfig, opts: TaskOptions, 
             # the same figure the caller shows as the input size (tier + answer budget), not another one
             return [], "", tier.tokens + answer, (f"input at least {tier.tokens + answer:,} tokens (tier {tier.tokens:,} "
                                                   f"+ answer {answer:,}) > window budget {budget:,}")
-        order = sorted(tier.doc_ids)
-        random.Random(f"{opts.seed}:{tier.name}").shuffle(order)
-        docs = project.docs(order)
+        docs = project.docs(tier_order(tier, opts.seed))
         context = serialize_docs(docs)
         ctx_tokens = count_tokens(context, cfg.tokenizer)
         prepared, worst = [], 0
@@ -150,6 +150,8 @@ def _prepare(project: Project, tier: Tier, cfg: ModelConfig, opts: TaskOptions, 
         if opts.spec.context == "gold":
             ids = sorted(q.gold_doc_ids)
             random.Random(f"{opts.seed}:oracle:{q.query_id}").shuffle(ids)
+        elif opts.spec.context == "nearmiss":
+            ids = nearmiss_order(q, opts.seed)
         else:
             ids = list(ranking[q.query_id])
         protected = set(q.gold_doc_ids) | set(q.hard_negative_ids)
@@ -169,6 +171,21 @@ def _prepare(project: Project, tier: Tier, cfg: ModelConfig, opts: TaskOptions, 
         worst = max(worst, total)
         prepared.append(_Prepared(q, docs, dropped, msgs, total))
     return prepared, extra, worst, ""
+
+
+def tier_order(tier: Tier, seed: int) -> list[int]:
+    """The whole-tier context's document order: one seeded shuffle per (seed, tier), known afterwards
+    (workbench/insight/position.py reads the gold's depth from it)."""
+    order = sorted(tier.doc_ids)
+    random.Random(f"{seed}:{tier.name}").shuffle(order)
+    return order
+
+
+def nearmiss_order(query: Query, seed: int) -> list[int]:
+    """The near-miss arm's context: the gold and the hard negatives, one seeded shuffle per query."""
+    ids = sorted(set(query.gold_doc_ids) | set(query.hard_negative_ids))
+    random.Random(f"{seed}:nearmiss:{query.query_id}").shuffle(ids)
+    return ids
 
 
 def estimate_input(project: Project, tier: Tier, cfg: ModelConfig, opts: TaskOptions, queries: list[Query]) -> tuple[int, str]:
@@ -240,6 +257,8 @@ async def run_tier(
     queries = [project.query(q) for q in project.tier_query_ids(tier) if wanted is None or q in wanted]
     if not opts.spec.localizes:  # an unlabelled query from a log: nothing to judge against, no gold to hand over
         queries = [q for q in queries if q.answer.strip() and (opts.spec.context != "gold" or q.gold_doc_ids)]
+    if opts.spec.context == "nearmiss":  # no near misses: the arm would be the oracle again
+        queries = [q for q in queries if q.gold_doc_ids and q.hard_negative_ids]
     prepared, extra, worst, reason = _prepare(project, tier, cfg, opts, queries)
     extra += _labels_key(project, opts, queries)
     th = tier_hash(project, tier)
@@ -252,7 +271,7 @@ async def run_tier(
         fits=not reason, input_tokens=worst, budget_tokens=window_budget(cfg),
         judge=judge[0] if judge and not opts.spec.localizes else None,
         k=opts.rag_k if opts.spec.context == "retrieved" else opts.k,
-        reason=reason,
+        reason=reason, seed=opts.seed,
     )
     if reason:
         run = msgspec.structs.replace(base, complete=True)

@@ -23,6 +23,7 @@ from workbench.project.files import Project
 from workbench.records import ModelConfig, Tier
 from workbench.access.runs import tier_hash
 from workbench.report.partial import MIN_ANSWERS, MIN_DECIDED, AccessFirst, access_first, first_decided_failure
+from workbench.report.insight import Insight, insight_section
 from workbench.report.sweeps import sweeps_dict
 
 FORMAT_VERSION = 1
@@ -103,6 +104,7 @@ class Report(msgspec.Struct, frozen=True):
     access_first: AccessFirst | None = None  # what the rankings alone show (no model needed)
     min_answers: int = MIN_ANSWERS  # fewer answers behind a figure: a count, not a rate or a curve
     min_decided: int = MIN_DECIDED  # fewer decided verdicts: no reading
+    insight: Insight | None = None  # the sharper diagnosis (workbench/report/insight.py)
 
 
 def capped_answers(project: Project, tiers: list[Tier]) -> list[CappedAnswer]:
@@ -191,6 +193,7 @@ def build_report(project: Project, tiers: list[Tier], query_ids: set[str] | None
         queries=[query_report(project, qv, collector, tiers, q) for q in qids], empty_tiers=qv.empty_tiers,
         sweeps=sweeps_dict(project) if query_ids is None else {},
         access_first=access_first(project, tiers, qv, collector, query_ids, answers=sum(u.accuracy.n for u in ov.use)),
+        insight=insight_section(project, tiers, collector, qv, query_ids, seed),
     )
 
 

@@ -17,6 +17,7 @@ from workbench.report.headline import (COLUMNS, access_sentence, small_curves, t
 from workbench.report.markdown import decided_word, judge_mark, ranks
 from workbench.report.partial import PROVISIONAL_ACCESS, LostGold, shown_verdict
 from workbench.report.text import shown
+from workbench.report.insight import html_headline, html_section
 from workbench.report.sweeps import svg_section
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
@@ -227,6 +228,7 @@ def report_html(r: Report) -> str:
                 + (f"<br><span class=muted>Rule: {h(overall.rule)}</span>" if overall else "") + "</p>")
     if overall and overall.recommendations:
         body.append("<ol>" + "".join(f"<li>{h(x)}</li>" for x in overall.recommendations) + "</ol>")
+    body.append(html_headline(r.insight, h))
     if r.empty_tiers:
         body.append(f"<p class=muted>Nothing stored yet for {len(r.empty_tiers)} tier(s): {h(', '.join(r.empty_tiers))}.</p>")
     body += _access_first(r)
@@ -270,6 +272,7 @@ def report_html(r: Report) -> str:
     if p.capped:
         body.append(f"<p><b>{len(p.capped)} stored completion(s) were cut by the length cap</b> (their answers are the cut text): "
                     + h(", ".join(f"{c.query_id} ({c.system} on {c.tier})" for c in p.capped[:10])) + (" …" if len(p.capped) > 10 else "") + "</p>")
+    body.append(html_section(r.insight, h))
     failing = [q for q in r.queries if q.first_failing.get(primary)]
     body.append(f"<h2>Failing queries ({len(failing)} decided, system {h(primary)})</h2>")
     if not failing:

@@ -13,11 +13,11 @@ from workbench.report.build import QueryReport, Report
 from workbench.report.headline import COLUMNS, access_sentence, small_curves, tally, use_cell, use_sentence, verdict_sentence
 from workbench.report.partial import PROVISIONAL_ACCESS, LostGold
 from workbench.report.text import no_autolinks, shown
+from workbench.report.insight import markdown_headline, markdown_section as insight_markdown
 from workbench.report.sweeps import markdown_section
 
 MAX_FAILING = 25
 _MD_SPECIAL = {c: "\\" + c for c in "\\`*_[]|#"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
-VERDICT_COLUMNS = ("PASS", "ACCESS", "ACCESS?", "USE", "USE-UNDER-DISTRACTORS", "BOTH", "UNDECIDED", "NOT-YET")
 
 
 def md(text: object) -> str:
@@ -155,6 +155,7 @@ def report_markdown(r: Report) -> str:
         out += [f"Rule: {md(overall.rule)}", ""]
         if overall.recommendations:
             out += ["Recommendations, in order:", ""] + [f"{i}. {md(x)}" for i, x in enumerate(overall.recommendations, 1)] + [""]
+    out += markdown_headline(r.insight, md)
     if r.empty_tiers:
         out += [f"Nothing stored yet for {len(r.empty_tiers)} tier(s): {md(', '.join(r.empty_tiers))} "
                 f"(`workbench eval {md(p.root)} --tiers …`, `workbench run …`).", ""]
@@ -189,6 +190,7 @@ def report_markdown(r: Report) -> str:
         out.append(f"- {md(t.curve)}: " + (f"turns at **{md(t.turn.level)}** — {md(t.turn.rule)}" if t.turn else "no turn"))
     out.append("")
 
+    out += insight_markdown(r.insight, md)
     failing = [q for q in r.queries if q.first_failing.get(primary)]
     out += [f"## Failing queries ({len(failing)} decided, system {md(primary)})", ""]
     if not failing:

@@ -28,6 +28,11 @@ BACKENDS = ("sentence-transformers", "openai")
 # Loaded sentence-transformers models, shared by every embedder of the same model in the process.
 _ST_MODELS: dict[str, Any] = {}
 _ST_LOCK = threading.Lock()
+# One lock per loaded model, held for every use of it: its fast tokenizer keeps padding and
+# truncation as mutable state, so a count_tokens in one thread between another thread's
+# "pad this batch" and its encode leaves that batch ragged ("Unable to create tensor…"): an
+# index build and an evaluation encode at once on the TUI's first run.
+_ST_USE: dict[str, threading.RLock] = {}
 
 
 class EmbedderError(RuntimeError):
@@ -95,6 +100,7 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
         self.name = f"sentence-transformers:{model}"
         self._st: Any = None
+        self._use: threading.RLock | None = None  # the loaded model's lock (_ST_USE)
 
     def _resolve_path(self) -> str:
         if self.model == DEFAULT_ST_MODEL:
@@ -125,8 +131,16 @@ class SentenceTransformerEmbedder:
                     hf_logging.disable_progress_bar()
 
                     _ST_MODELS[path] = SentenceTransformer(path, device="cpu")
+                    _ST_USE[path] = threading.RLock()
+                self._use = _ST_USE[path]
                 self._st = _ST_MODELS[path]
         return self._st
+
+    def _using(self) -> threading.RLock:
+        """The lock serialising every call into the shared model and tokenizer."""
+        self._load()
+        assert self._use is not None
+        return self._use
 
     @property
     def dims(self) -> int:
@@ -148,19 +162,21 @@ class SentenceTransformerEmbedder:
     def count_tokens(self, text: str) -> int:
         """Wordpieces of ``text`` without special tokens."""
         tok = self._load().tokenizer
-        return len(tok(text, add_special_tokens=False, verbose=False)["input_ids"])
+        with self._using():
+            return len(tok(text, add_special_tokens=False, verbose=False)["input_ids"])
 
     def embed(self, texts: list[str]) -> np.ndarray:
         st = self._load()
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
-        vecs = st.encode(
-            list(texts),
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        with self._using():
+            vecs = st.encode(
+                list(texts),
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
         return _normalise(vecs)
 
     def chunk(self, text: str, chunk_tokens: int, overlap: int) -> list[str]:
@@ -173,7 +189,8 @@ class SentenceTransformerEmbedder:
         size = min(chunk_tokens, self._content_window)
         overlap = min(overlap, size - 1)
         tok = self._load().tokenizer
-        enc = tok(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
+        with self._using():
+            enc = tok(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
         offsets = enc["offset_mapping"]
         if len(offsets) <= size:
             return [text]

@@ -33,7 +33,7 @@ CSS = """
 TabbedContent { height: 1fr; }
 TabbedContent ContentSwitcher { height: 1fr; }
 TabPane { height: 1fr; padding: 0; }
-TaskBar { height: 1; dock: bottom; display: none; }
+TaskBar { height: 1; display: none; background: $boost; }  /* in the flow above the docked footer: never under it */
 TaskBar #task-label { width: 1fr; }
 TaskBar #task-progress { width: 40; }
 #query-legend { height: auto; color: $text-muted; }
@@ -69,7 +69,7 @@ class WorkbenchApp(App[None]):
         Binding("ctrl+r", "reevaluate", "Re-evaluate", id="app.reevaluate", show=False),
         Binding("x", "cancel", "Cancel task", id="app.cancel", show=False),
     ]
-    LONG_TASKS = frozenset({"build", "eval", "model", "add_query"})  # shown in the task bar, cancelled by x
+    LONG_TASKS = frozenset({"build", "eval", "model", "add_query", "batch", "calibrate"})  # shown in the task bar, cancelled by x
 
     task_state: reactive[tuple[str, int, int]] = reactive(("", 0, 0))
 
@@ -83,6 +83,8 @@ class WorkbenchApp(App[None]):
         self.export_dir = export_dir
         self._busy_groups: set[str] = set()
         self._evaluate_again = False
+        self._task_labels: dict[str, tuple[str, int, int]] = {}  # group -> its latest progress
+        self.indexes_ready: dict[str, set[str]] = {}  # kind -> tiers usable so far, while a build runs
         self.user_keymap: dict[str, str] = {}
 
     def on_mount(self) -> None:
@@ -141,7 +143,8 @@ class WorkbenchApp(App[None]):
         def ready(kind: str, tiers: list[str]) -> None:
             self.post_message(m.IndexesReady(kind, tiers))
 
-        summary = core.build(self.current, self.progress_reporter(), ready=ready)
+        report = self.progress_reporter("building indexes: ")
+        summary = core.build(self.current, lambda stage, done, total: report(build_stage(stage), done, total), ready=ready)
         self.post_message(m.IndexesBuilt(summary))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="eval")
@@ -172,6 +175,10 @@ class WorkbenchApp(App[None]):
             self._busy_groups.discard(w.group)
             if w.group in self.LONG_TASKS and not self._busy_groups:
                 self.task_state = ("", 0, 0)
+        if w.group == "build" and w.is_finished:
+            self.indexes_ready = {}
+        if w.group == "build" and (state == WorkerState.RUNNING or w.is_finished) and (ms := self.main_screen()):
+            ms.refresh_queries()  # the legend says what builds
         if w.group == "eval" and w.is_finished and self._evaluate_again:
             self._evaluate_again = False  # indexes became ready while that evaluation ran
             self.evaluate()
@@ -200,7 +207,8 @@ class WorkbenchApp(App[None]):
         what = {"load": "Opening the project", "build": "Building indexes", "eval": "Evaluating",
                 "inspect": "Inspecting the query", "estimate": "Counting prompt tokens", "model": "The model run",
                 "export": "Exporting", "use": "Reading use results", "label": "Saving the label",
-                "add_query": "Adding the query", "diagnose": "Diagnosing"}.get(group, group)
+                "add_query": "Adding the query", "diagnose": "Diagnosing",
+                "batch": "The batch run", "calibrate": "Calibrating the judge"}.get(group, group)
         text = f"{type(error).__name__}: {error}" if error else "unknown error"
         self.notify(visible(text[:500]), title=f"{what} failed", severity="error", timeout=10, markup=False)
 
@@ -218,8 +226,7 @@ class WorkbenchApp(App[None]):
 
     def on_project_loaded(self, msg: m.ProjectLoaded) -> None:
         self.session = msg.session
-        p = msg.session.project
-        self.sub_title = visible(f"{p.config.name} · queries {p.queries_version} ({len(p.queries)})", one_line=True)
+        self.refresh_header()
         ms = self.main_screen()
         if ms:
             ms.refresh_all()
@@ -243,11 +250,32 @@ class WorkbenchApp(App[None]):
     def on_task_progress(self, msg: m.TaskProgress) -> None:
         if msg.worker is not None and (msg.worker.is_cancelled or msg.worker.is_finished):
             return  # queued before its worker ended: the task bar must not come back
-        self.task_state = (msg.label, msg.done, msg.total)
+        group = msg.worker.group if msg.worker is not None else ""
+        self._task_labels[group] = (msg.label, msg.done, msg.total)
+        self._task_labels = {g: v for g, v in self._task_labels.items()
+                             if g in self._busy_groups or g == group}  # tasks that ended drop out
+        # a build and an evaluation at once: the bar is the build's, the evaluation is named beside it
+        first = self._task_labels.get("build") or (msg.label, msg.done, msg.total)
+        others = [v[0] for g, v in self._task_labels.items() if v is not first]
+        self.task_state = (" · ".join([first[0], *others]), first[1], first[2])
+
+    @property
+    def building(self) -> bool:
+        return any(w.group == "build" and not w.is_finished for w in self.workers)
+
+    def build_note(self) -> str:
+        """What the screens say while indexes build: what is usable so far, and what figures show."""
+        if not self.building:
+            return ""
+        n = len(self.session.tiers) if self.session else 0
+        sparse, dense = (len(self.indexes_ready.get(k, ())) for k in ("sparse", "dense"))
+        return (f"building indexes: sparse ready on {sparse}/{n} tiers, dense on {dense}/{n}; each tier's figures "
+                "come from the best retriever built there until the chosen one is")
 
     def on_indexes_ready(self, msg: m.IndexesReady) -> None:
         """Part of a running build is usable: its systems join the figures now (BM25 in seconds,
         dense tier by tier), the rest follows as it is built."""
+        self.indexes_ready.setdefault(msg.kind, set()).update(msg.tiers)
         ms = self.main_screen()
         if ms:
             ms.refresh_overview()
@@ -278,8 +306,19 @@ class WorkbenchApp(App[None]):
     def on_diagnosis_ready(self, msg: m.DiagnosisReady) -> None:
         self.refresh_verdicts()
 
+    def refresh_header(self) -> None:
+        """The header names what every view shows: the query-set version and the verdict system."""
+        s = self.session
+        if s is None:
+            return
+        p = s.project
+        system = core.verdict_system(s)
+        shown = f" · verdicts {system} ({core.figures_system(s)} rankings)" if system else ""
+        self.sub_title = visible(f"{p.config.name} · queries {p.queries_version} ({len(p.queries)}){shown}", one_line=True)
+
     def refresh_verdicts(self) -> None:
         """Every view of the verdicts: the query list, the Diagnosis tab, an open inspector's head."""
+        self.refresh_header()
         ms = self.main_screen()
         if ms:
             ms.refresh_queries()
@@ -295,6 +334,7 @@ class WorkbenchApp(App[None]):
             self.notify("no change: the document already has that mark", timeout=3)
             return
         core.apply_relabelled(self.current, change)
+        self.refresh_header()
         self.notify(change.note, title="Saved", timeout=6, markup=False)
         ms = self.main_screen()
         if ms:
@@ -340,8 +380,14 @@ class WorkbenchApp(App[None]):
             rows = [(self._keys_shown(b), f"{b.description}  [dim]{b.id}[/]") for b in bindings]
             sections.append((title, rows))
         sections[1][1].append(("enter", "open the selected query"))
-        sections[1][1].append(("filter", "words (in id, query, answer) · d:DOMAIN · multi · single · fail (breaks "
-                                         "somewhere) · fail:TIER (misses gold on that tier); all must hold"))
+        verdict_words = " ".join(f"v:{w}" for w in core.FILTER_WORDS)
+        sections[1][1].append(("filter", "words (in id, query, answer) · d:DOMAIN · multi · single · unlabelled · fail "
+                                         "(breaks somewhere) · fail:TIER (misses gold on that tier of its own: fail:base is "
+                                         f"its domain's base) · v:WORD (the verdict shown: {verdict_words}); all must hold"))
+        sections[1][1].append(("tabs", "1 Overview · 2 Queries · 3 Diagnosis · 4 Sweeps (the latest sweep of each kind)"))
+        sections[2][1].append(("tabs", "1 Rankings · 2 Near misses (the stepper and its word diff) · 3 Model"))
+        sections[2][1].append(("palette", "Batch: a task on every query of the list's filter · Copy the gold DocIDs · "
+                                          "Copy the suggested command · Calibrate the judge"))
         sections[0][1].append(("ctrl+p", "command palette"))
         self.push_screen(HelpScreen(sections))
 
@@ -350,6 +396,19 @@ class WorkbenchApp(App[None]):
             self.notify("The project is not loaded.", severity="warning")
             return
         self.build()
+
+    def action_calibrate(self) -> None:
+        if self.session is None:
+            self.notify("The project is not loaded.", severity="warning")
+            return
+        self.calibrate()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="calibrate")
+    def calibrate(self) -> None:
+        s = self.current
+        verdict = core.calibrate_judge(s, s.models()[0][0], self.progress_reporter())
+        self.call_from_thread(self.notify, visible(verdict), title="Judge calibration", timeout=10, markup=False)
+        self.post_message(m.UseReady(core.use_table(s.project, s.tiers)))
 
     def action_reevaluate(self) -> None:
         if self.session and self.session.tierset:
@@ -363,6 +422,14 @@ class WorkbenchApp(App[None]):
                 cancelled += 1
         if not cancelled:
             self.notify("nothing to cancel", timeout=2)
+
+
+def build_stage(stage: str) -> str:
+    """A build stage in words ("embed" → "embedding chunks (dense)")."""
+    kind, _, tier = stage.partition(" ")
+    words = {"ladder": "laying out the tiers", "chunk": "chunking documents (dense)",
+             "embed": "embedding chunks (dense)", "bm25": f"sparse index of {tier}", "dense": f"dense index of {tier}"}
+    return words.get(kind, stage)
 
 
 def make_app(project_path: Path | str, **kwargs: Any) -> WorkbenchApp:

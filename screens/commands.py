@@ -26,10 +26,11 @@ class WorkbenchCommands(Provider):
         cmds: list[PaletteCommand] = [
             ("Build tiers and indexes", app.action_build, "build what is missing or stale, in the background"),
             ("Re-evaluate access", app.action_reevaluate, "rerun retrievers on every tier (stored runs are reused)"),
-            ("Cancel the running task", app.action_cancel, "index build, evaluation or model run"),
+            ("Cancel the running task", app.action_cancel, "index build, evaluation, model or batch run"),
+            ("Calibrate the judge", app.action_calibrate, "right vs wrong reference answers: a judge that fails never counts"),
             ("Help: keys", app.action_help, "every key binding"),
         ]
-        screen = app.screen
+        screen = self.screen  # the screen the palette was opened on (app.screen is the palette itself)
         if isinstance(screen, WorkbenchScreen):
             cmds.extend(screen.palette_commands())
         if app.session is not None:

@@ -28,10 +28,12 @@ NO_SWEEPS = "No sweeps yet: run `workbench sweep volume PROJECT` (or depth, dist
 class MainScreen(WorkbenchScreen):
     AUTO_FOCUS = "#query-table"
     BINDINGS = [
-        Binding("1", "tab('overview')", "Overview", id="main.overview"),
-        Binding("2", "tab('queries')", "Queries", id="main.queries"),
-        Binding("3", "tab('diagnosis')", "Diagnosis", id="main.diagnosis"),
-        Binding("4", "tab('sweeps')", "Sweeps", id="main.sweeps"),
+        # first, so that f1 heads the footer and stays in view at 80 columns (the app's own f1 is the same)
+        Binding("f1", "app.help", "Help", id="main.help"),
+        Binding("1", "tab('overview')", "Overview", id="main.overview", show=False),
+        Binding("2", "tab('queries')", "Queries", id="main.queries", show=False),
+        Binding("3", "tab('diagnosis')", "Diagnosis", id="main.diagnosis", show=False),
+        Binding("4", "tab('sweeps')", "Sweeps", id="main.sweeps", show=False),
         Binding("slash", "focus_filter", "Filter", id="main.filter"),
         Binding("s", "cycle_sort", "Sort", id="main.sort"),
         Binding("y", "cycle_system", "System", id="main.system"),
@@ -50,10 +52,10 @@ class MainScreen(WorkbenchScreen):
 
     @property
     def system(self) -> str:
-        """Whose access figures the query list shows."""
+        """Whose access figures the query list shows: the verdict system's retriever (y switches both)."""
         if self._system is not None:
             return self._system
-        return self.session.best_retriever if self.session else core.preferred()[0]
+        return core.figures_system(self.session) if self.session else core.preferred()[0]
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -82,13 +84,44 @@ class MainScreen(WorkbenchScreen):
         table.focus()
         self.refresh_all()
 
+    def on_resize(self) -> None:
+        self.refresh_queries()  # the legend is shorter on a short terminal
+
     def palette_commands(self) -> list[PaletteCommand]:
         cmds: list[PaletteCommand] = []
         for tab in ("overview", "queries", "diagnosis"):
             cmds.append((f"Show {tab}", partial(self.action_tab, tab), f"switch to the {tab} tab"))
         cmds.append(("Sort queries by where they break", self.action_cycle_sort, "toggle ladder order / breaks"))
         cmds.append(("Filter: failing multi-source queries", partial(self.palette_filter, "multi fail"), "set the filter"))
+        n = self.query_one("#query-table", DataTable).row_count
+        for task in ("oracle", "qa", "rag"):
+            cmds.append((f"Batch: {core.TASKS[task].label} on the {n} queries of this filter", partial(self.action_batch, task),
+                         "each on its smallest tier; progress below, x cancels, the same entry resumes"))
         return cmds
+
+    def action_batch(self, task: str) -> None:
+        if self.session is None or self.session.tierset is None:
+            self.notify("Build the tiers and indexes first (Ctrl+B).", severity="warning")
+            return
+        ids = [str(k.value) for k in self.query_one("#query-table", DataTable).rows]
+        if not ids:
+            self.notify("the filter matches no query", timeout=3)
+            return
+        self.run_batch(ids, task)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="batch")
+    def run_batch(self, query_ids: list[str], task: str) -> None:
+        """A task on every query of the filter, one after another (resumable: stored answers are kept)."""
+        s = self.wb.current
+        model = s.models()[0][0]
+
+        def each(_qid: str, _ev: object) -> None:
+            self.app.call_from_thread(self.wb.refresh_verdicts)
+
+        ran, kept, skipped = core.run_batch(s, query_ids, model, task, self.wb.progress_reporter("batch: "), on_each=each)
+        self.app.call_from_thread(self.wb.refresh_use)
+        self.app.call_from_thread(self.notify, f"{core.TASKS[task].label}: {ran} run, {kept} already stored, {skipped} cannot "
+                                  "run (no gold, no tier or no ranking)", title="Batch finished", timeout=8, markup=False)
 
     # ------------------------------------------------------------------ actions
 
@@ -115,10 +148,22 @@ class MainScreen(WorkbenchScreen):
         self.refresh_queries()
 
     def action_cycle_system(self) -> None:
-        systems = self.session.systems if self.session else []
-        if systems:
-            i = systems.index(self.system) if self.system in systems else -1
-            self._system = systems[(i + 1) % len(systems)]
+        """The next verdict system: its verdicts and its figures together, everywhere."""
+        s = self.session
+        if s is None:
+            return
+        verdict_systems = core.verdict_systems(s)
+        if verdict_systems:
+            now = core.verdict_system(s)
+            i = verdict_systems.index(now) if now in verdict_systems else -1
+            core.choose_verdict_system(s, verdict_systems[(i + 1) % len(verdict_systems)])
+            self._system = None
+            self.wb.refresh_verdicts()
+            self.notify(f"verdicts and figures of {core.verdict_system(s)} ({core.figures_system(s)} rankings)", timeout=3,
+                        markup=False)
+        elif s.systems:  # no verdicts yet: the figures alone
+            i = s.systems.index(self.system) if self.system in s.systems else -1
+            self._system = s.systems[(i + 1) % len(s.systems)]
             self.refresh_queries()
 
     def action_add_query(self) -> None:
@@ -130,14 +175,15 @@ class MainScreen(WorkbenchScreen):
 
         def submitted(new: NewQuery | None) -> None:
             if new is not None:
-                self.add_query(new.text, new.answer, new.gold)
+                self.add_query(new.text, new.answer, new.gold, new.domain)
 
         self.app.push_screen(AddQueryModal(), submitted)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="add_query")
-    def add_query(self, text: str, answer: str, gold: list[str]) -> None:
+    def add_query(self, text: str, answer: str, gold: list[str], domain: str | None = None) -> None:
         """Add it, run every retriever on every tier, then open it in the inspector."""
-        change = core.add_query_from_log(self.wb.current, text, answer, gold, self.wb.progress_reporter("adding the query: "))
+        change = core.add_query_from_log(self.wb.current, text, answer, gold, self.wb.progress_reporter("adding the query: "),
+                                         domain=domain)
         self.post_message(m.LabelsChanged(change, opened=True))
 
     def action_export_report(self) -> None:
@@ -240,6 +286,10 @@ class MainScreen(WorkbenchScreen):
                 out.append(f"no domain matches {w[2:]!r} (domains: {', '.join(domains)})")
             elif lw.startswith("fail:") and not any(lw[5:] in t.name.lower() for t in s.tiers):
                 out.append(f"no tier matches {w[5:]!r} (tiers: {', '.join(t.name for t in s.tiers)})")
+            elif lw.startswith("v:") and lw[2:] not in core.FILTER_WORDS:
+                out.append(f"no verdict word {w[2:]!r} (v: takes {', '.join(sorted(core.FILTER_WORDS))})")
+            elif lw.startswith("v:") and s.diagnosis is None:
+                out.append("no verdicts yet: v: filters once the diagnosis is computed")
         return [visible(x, one_line=True) for x in out]
 
     def _matches(self, s: Session, q: core.Query, words: list[str]) -> bool:
@@ -261,10 +311,12 @@ class MainScreen(WorkbenchScreen):
                 if s.breaks_at(self.system, q) is None:
                     return False
             elif lw.startswith("v:"):
-                if s.diagnosis is None or not s.diagnosis.matches(q.query_id, lw[2:]):
+                v = s.diagnosis.summary(q.query_id, core.verdict_system(s)) if s.diagnosis else None
+                if v is None or v.verdict not in core.FILTER_WORDS.get(lw[2:], ()):
                     return False
             elif lw.startswith("fail:"):
-                names = [t.name for t in s.tiers if lw[5:] in t.name.lower()]
+                # only the query's own tiers: fail:base is its own domain's base tier, not the others'
+                names = [t.name for t in s.tiers if lw[5:] in t.name.lower() and q.query_id in t.query_ids]
                 figs = [s.figure(self.system, n, q) for n in names]
                 if not any(f is not None and f < 1.0 for f in figs):
                     return False
@@ -300,13 +352,20 @@ class MainScreen(WorkbenchScreen):
         if queries:
             table.move_cursor(row=min(max(current, 0), len(queries) - 1))
         problems = self.filter_problems(s, words)
+        building = self.wb.build_note()
+        stand_ins = s.stand_ins(self.system)
         legend = Text.assemble(
             *[(f"filter: {p}\n", "bold red") for p in problems],
+            (f"{building}\n" if building else "", "yellow"),
             (f"{len(queries)}/{len(s.project.queries)} queries", "bold"), f" · system {self.system} (y) · sort {self.sort} (s) · ",
-            # every tier, numbered as the glyph columns are (the legend wraps rather than hides tiers)
-            "tiers " + " ".join(f"{i + 1}={visible(t.name, one_line=True)}" for i, t in enumerate(tiers)),
+            # every tier, numbered as the glyph columns are (the legend wraps rather than hides tiers;
+            # a short terminal keeps its rows for queries: the Overview tab names the tiers)
+            ("tiers " + " ".join(f"{i + 1}={visible(t.name, one_line=True)}" for i, t in enumerate(tiers))
+             if self.app.size.height >= 32 else f"tiers 1–{len(tiers)} in ladder order (1: Overview names them)"),
             ("  ● all gold in top 10 ◐ some ○ none", "dim"),
-            (f" · verdicts of {s.diagnosis.primary} (v:access v:use v:both v:pass v:not-yet)" if s.diagnosis else "", "dim"),
+            (f" · verdicts of {core.verdict_system(s)} (v:access v:use v:both v:pass v:not-yet)" if s.diagnosis else "", "dim"),
+            (f"\nuntil {self.system} is ready there: " + stand_in_text(stand_ins, [t.name for t in tiers])
+             if stand_ins else "", "yellow"),
         )
         self.query_one("#query-legend", Static).update(legend)
 
@@ -358,6 +417,24 @@ class MainScreen(WorkbenchScreen):
         body.update(Group(*parts))
 
 
+def stand_in_text(stand_ins: dict[str, str], tiers: list[str]) -> str:
+    """"bm25 stands in on tiers 2, 4, 6–20" (numbered as the glyph columns are)."""
+    by: dict[str, list[int]] = {}
+    for name, other in stand_ins.items():
+        by.setdefault(other, []).append(tiers.index(name) + 1)
+    parts = []
+    for other, numbers in by.items():
+        runs: list[list[int]] = []
+        for n in sorted(numbers):
+            if runs and n == runs[-1][-1] + 1:
+                runs[-1].append(n)
+            else:
+                runs.append([n])
+        spans = ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
+        parts.append(f"{other} stands in on tier{'s' if len(numbers) > 1 else ''} {spans}")
+    return "; ".join(parts)
+
+
 def _status(s: str) -> Text:
     return Text(s, "green" if s == "ok" else "yellow")
 
@@ -382,7 +459,7 @@ def _use_figures(row: dict[str, UseRow]) -> tuple[str, str]:
 
 def verdict_cell(s: Session, query_id: str) -> Text:
     """The query list's verdict: the first failing tier's, else PASS, else NOT-YET (workbench.diagnosis.live)."""
-    v = s.diagnosis.summary(query_id) if s.diagnosis else None
+    v = s.diagnosis.summary(query_id, core.verdict_system(s)) if s.diagnosis else None
     if v is None:
         return Text("…", "dim")
     return Text(v.verdict if v.verdict != "USE-UNDER-DISTRACTORS" else "USE-DISTR", VERDICT_STYLE[v.verdict])
@@ -390,12 +467,14 @@ def verdict_cell(s: Session, query_id: str) -> Text:
 
 def verdict_section(s: Session) -> list[RenderableType]:
     """The diagnosis' verdicts: the primary system's reading per tier level, its rule, the recommendations."""
-    d = s.diagnosis
-    if d is None or d.primary is None:
+    d, system = s.diagnosis, core.verdict_system(s)
+    if d is None or system is None:
         return [Text("Verdicts: computing…", "dim")]
-    readings = d.readings()
+    readings = d.readings(system)
+    if not readings:
+        return [Text(f"Verdicts of {system}: none yet", "dim")]
     overall = readings[-1]
-    head = Text.assemble(("Diagnosis ", "bold"), (visible(d.primary, one_line=True), "bold cyan"), " is ", (overall.reading, "bold yellow"),
+    head = Text.assemble(("Diagnosis ", "bold"), (visible(system, one_line=True), "bold cyan"), " is ", (overall.reading, "bold yellow"),
                          f" ({overall.decided} decided verdicts of {sum(overall.counts.values())})\n", (overall.rule, "dim"))
     t = Table(title="Verdicts per tier level (query × tier; rule table in README / report)", title_justify="left", expand=True)
     t.add_column("level", no_wrap=True)

@@ -1,4 +1,4 @@
-"""Modal screens: confirm, error, help."""
+"""Modal screens: confirm, error, help, a long text."""
 
 from __future__ import annotations
 
@@ -79,3 +79,20 @@ class HelpScreen(ModalScreen[None]):
                     "that differ between the distractor and the gold document are highlighted."
                 )
             yield Static("[dim]Esc to close · Ctrl+P for the command palette[/]")
+
+
+class TextModal(ModalScreen[None]):
+    """A long text shown whole, scrollable (a document, a model's raw reply): data, never markup."""
+
+    BINDINGS = [Binding("escape,q,d", "dismiss", "Close", id="text.close")]
+
+    def __init__(self, title: str, body: str) -> None:
+        super().__init__()
+        self.title_text, self.body = title, body
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog help"):
+            yield Static(self.title_text, markup=False, classes="dialog-title")
+            with VerticalScroll(classes="dialog-scroll", id="text-scroll"):
+                yield Static(visible(self.body), markup=False, id="text-body")
+            yield Static("[dim]Esc to close · arrows / PgUp / PgDn scroll[/]")

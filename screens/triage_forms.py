@@ -17,6 +17,7 @@ class NewQuery(msgspec.Struct, frozen=True):
     text: str
     answer: str
     gold: list[str]
+    domain: str | None = None  # None: the gold documents' domain
 
 
 class AddQueryModal(ModalScreen["NewQuery | None"]):
@@ -30,11 +31,13 @@ class AddQueryModal(ModalScreen["NewQuery | None"]):
             yield Input(placeholder="query text (required)", id="new-query")
             yield Input(placeholder="reference answer (optional)", id="new-answer")
             yield Input(placeholder="gold document IDs, comma-separated: source ids or DocIDs (optional)", id="new-gold")
+            yield Input(placeholder="domain (optional: the gold documents' domain; it decides the query's tiers)",
+                        id="new-domain")
             yield Static("[dim]Enter: next field / add · Esc: cancel · no gold = unlabelled (mark gold in the inspector)[/]")
 
     @on(Input.Submitted)
     def _next(self, event: Input.Submitted) -> None:
-        order = ["new-query", "new-answer", "new-gold"]
+        order = ["new-query", "new-answer", "new-gold", "new-domain"]
         i = order.index(event.input.id or "new-query")
         if i < len(order) - 1:
             self.query_one(f"#{order[i + 1]}", Input).focus()
@@ -45,7 +48,8 @@ class AddQueryModal(ModalScreen["NewQuery | None"]):
             self.query_one("#new-query", Input).focus()
             return
         gold = [g.strip() for g in self.query_one("#new-gold", Input).value.split(",") if g.strip()]
-        self.dismiss(NewQuery(text, self.query_one("#new-answer", Input).value.strip(), gold))
+        domain = self.query_one("#new-domain", Input).value.strip() or None
+        self.dismiss(NewQuery(text, self.query_one("#new-answer", Input).value.strip(), gold, domain))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

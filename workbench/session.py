@@ -29,7 +29,7 @@ from workbench.errors import WorkbenchError, os_error
 from workbench.inspection.evidence import ModelEvidence, evidence_dict, write_evidence
 from workbench.inspection.model_evidence import evidence_from_run, scratch_store, stored_evidence
 from workbench.inspection.rankings import QueryInspection, SystemRanking, inspect_stored
-from workbench.inspection.worddiff import Span, salient_changes
+from workbench.inspection.worddiff import Span, salient_changes, word_diff
 from workbench.llm.figures import UseRow, UseTable
 from workbench.llm.figures import use_table as _use_table
 from workbench.llm.tasks import PromptEstimate
@@ -50,11 +50,12 @@ if TYPE_CHECKING:
 __all__ = [
     # operations
     "open_session", "build", "evaluate_all", "use_table", "inspect", "known_results",
-    "estimate_prompts", "run_model_task", "export_evidence", "window_budget", "sweep_panels",
+    "estimate_prompts", "why_not_run", "run_model_task", "run_batch", "calibrate_judge", "export_evidence", "window_budget", "sweep_panels",
     "label_document", "undo_label", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
-    "access_line", "index_status", "list_versions", "diagnose", "diagnosis_after_run", "export_report",
+    "access_line", "index_status", "list_versions", "diagnose", "verdict_systems", "verdict_system",
+    "choose_verdict_system", "figures_system", "diagnosis_after_run", "export_report",
     # names and registries
-    "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "system_label", "preferred", "salient_changes",
+    "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "system_label", "preferred", "salient_changes", "word_diff",
     # records a front end shows
     "Session", "PromptEstimate", "SystemResult", "UseRow", "UseTable", "ModelEvidence", "QueryInspection",
     "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",
@@ -81,6 +82,7 @@ class Session:
     # labelling undo stack: (version before, version made) per change, newest last
     label_history: list[tuple[str, str]] = field(default_factory=list)
     diagnosis: LiveDiagnosis | None = None  # verdicts per query (diagnose); one query recomputed after a run
+    chosen_verdict_system: str | None = None  # the user's choice (y); None: the diagnosis' default
     _inspections: OrderedDict[tuple, QueryInspection] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -113,11 +115,29 @@ class Session:
     def access(self, system: str, tier: str, query_id: str) -> QueryAccess | None:
         return self.per_query.get(system, {}).get(tier, {}).get(query_id)
 
+    def system_on(self, system: str, tier: str) -> str:
+        """The system whose figures stand for ``system`` on ``tier``: itself once it has results
+        there, else the most preferred one that has (while a build runs, hybrid exists on a few
+        tiers only; the other tiers keep BM25's figures rather than going blank)."""
+        if tier in self.per_query.get(system, {}):
+            return system
+        there = [name for name, tiers in self.per_query.items() if tier in tiers]
+        return next(iter(preferred(there)), there[0] if there else system)
+
+    def stand_ins(self, system: str) -> dict[str, str]:
+        """Tier -> the system standing in for ``system`` there (only where one does)."""
+        out = {}
+        for t in self.tiers:
+            other = self.system_on(system, t.name)
+            if other != system and other in self.per_query:
+                out[t.name] = other
+        return out
+
     def figure(self, system: str, tier: str, query: Query) -> float | None:
         """The query's headline access figure: SR@K, the share of its gold documents in the top K
         (1 = all, FR@K = 1 too; between 0 and 1 = some, the half-circle; 0 = none). FR@K (0 or 1)
         would hide a multi-source query that found some of its gold."""
-        a = self.access(system, tier, query.query_id)
+        a = self.access(self.system_on(system, tier), tier, query.query_id)
         if a is None:
             return None
         return a.sr_at_k
@@ -125,6 +145,8 @@ class Session:
     def breaks_at(self, system: str, query: Query) -> int | None:
         """Index (ladder order) of the first tier where the query's figure drops below 1."""
         for n, t in enumerate(self.tiers):
+            if query.query_id not in t.query_ids:
+                continue  # another domain's tier: the query is not asked there
             f = self.figure(system, t.name, query)
             if f is not None and f < 1.0:
                 return n
@@ -220,6 +242,21 @@ def _task_options(task: str, query_id: str, rag_retriever: str):
                        retriever=rag_retriever if TASKS[task].context == "retrieved" else None, judge_samples=1)
 
 
+def why_not_run(session: Session, query_id: str, tier: str, task: str) -> str | None:
+    """Why a task cannot run for this query on this tier (None: it can): said, never a silent key."""
+    q = session.project.query(query_id)
+    if not tier:
+        return f"{query_id} is on no tier yet (tiers hold the queries of their domain: give it a domain and gold)"
+    spec = TASKS[task]
+    if spec.context == "gold" and not q.gold_doc_ids:
+        return f"{spec.label} reads the gold documents and {query_id} has none: mark one gold (G) first"
+    if spec.context == "retrieved" and not RunStore(session.project).systems(session.tier(tier)):
+        return f"{spec.label} reads a retriever's top documents: no stored ranking on {tier} yet"
+    if spec.localizes and not q.gold_doc_ids:
+        return f"{spec.label} is scored against gold documents and {query_id} has none: mark one gold (G) first"
+    return None
+
+
 def known_results(session: Session, tier: Tier, query_id: str) -> dict[str, ModelEvidence]:
     """Stored model results for this query on this tier: full-tier runs and earlier TUI runs."""
     return stored_evidence(session.project, tier, query_id)
@@ -301,6 +338,56 @@ def run_model_task(
     return evidence_from_run(run, query.query_id, session.project)
 
 
+def batch_tier(session: Session, query_id: str) -> Tier | None:
+    """Where a batch runs a query: its smallest tier (ladder order: its domain's base), the one a
+    model's window is likeliest to hold."""
+    tiers = session.tiers_for(query_id)
+    return tiers[0] if tiers else None
+
+
+def run_batch(session: Session, query_ids: list[str], model: str, task: str, progress: Progress = no_progress,
+              on_each: Callable[[str, ModelEvidence | None], None] | None = None) -> tuple[int, int, int]:
+    """Run one task on each query (on its batch_tier), one after another; resumable: a query that
+    already has this task's stored answer there is skipped. Raising Cancelled from ``progress``
+    stops it (what finished stays stored). Returns (ran, kept, skipped: cannot run)."""
+    ran = kept = skipped = 0
+    for n, qid in enumerate(query_ids):
+        progress(f"{task} on {len(query_ids)} queries ({qid})", n, len(query_ids))
+        tier = batch_tier(session, qid)
+        if tier is None or why_not_run(session, qid, tier.name, task) is not None:
+            skipped += 1
+            continue
+        if any(ev.task == task and ev.fits and ev.answer for ev in known_results(session, tier, qid).values()):
+            kept += 1
+            continue
+        ev = run_model_task(session, tier, session.project.query(qid), model, task, lambda _e: None, progress)
+        if ev is not None:
+            session.merge_results(qid, tier.name, {ev.system: ev})
+        ran += 1
+        if on_each is not None:
+            on_each(qid, ev)
+    progress(f"{task} on {len(query_ids)} queries", len(query_ids), len(query_ids))
+    return ran, kept, skipped
+
+
+def calibrate_judge(session: Session, model: str, progress: Progress = no_progress) -> str:
+    """Calibrate the judge of ``model``'s answers (right vs wrong reference answers), store it, and
+    say what it found; until it separates them its scores never count."""
+    from workbench.llm.calibration import calibrate_judge as calibrate
+    from workbench.llm.calibration import save_calibration
+    from workbench.llm.providers import open_client, resolve_judge
+
+    jname, jcfg = resolve_judge(session.project, model)
+
+    async def go():
+        async with open_client(session.project, jname, jcfg) as judge:
+            return await calibrate(judge, session.project.queries)
+
+    cal = run_polled(go, lambda: progress(f"calibrating the judge {jname}", 0, 1))
+    save_calibration(session.project, cal)
+    return cal.verdict()
+
+
 def sweep_panels(session: Session) -> list:
     """The latest stored sweep of each kind as terminal charts (Rich renderables); [] when none.
 
@@ -352,9 +439,11 @@ def edit_reference_answer(session: Session, query_id: str, answer: str, progress
 
 
 def add_query_from_log(session: Session, text: str, answer: str = "", gold: list[str] | None = None,
-                       progress: Progress = no_progress) -> Relabelled:
-    """A failing query pasted from a log: added, run through every retriever on every tier."""
-    query_id, change = relabel.add_logged_query(session.root, session.project.queries_version, text, answer, gold or [], who())
+                       progress: Progress = no_progress, domain: str | None = None) -> Relabelled:
+    """A failing query pasted from a log: added, run through every retriever on every tier
+    (``domain`` None: its gold documents' domain)."""
+    query_id, change = relabel.add_logged_query(session.root, session.project.queries_version, text, answer, gold or [],
+                                                who(), domain=domain)
     return _relabelled(session, change, query_id, progress)
 
 
@@ -390,6 +479,36 @@ def access_line(session: Session, query_id: str, tier: str) -> str:
 
 
 # ---------------------------------------------------------------- diagnosis
+
+
+def verdict_systems(session: Session) -> list[str]:
+    """The systems the diagnosis has verdicts of (y cycles through them)."""
+    return [spec.name for spec in session.diagnosis.qv.systems] if session.diagnosis else []
+
+
+def verdict_system(session: Session) -> str | None:
+    """The one system whose verdicts and figures every view shows: the user's choice (y) while the
+    diagnosis has it, else the diagnosis' default (workbench/diagnosis decides it)."""
+    d = session.diagnosis
+    if d is None:
+        return None
+    if session.chosen_verdict_system in verdict_systems(session):
+        return session.chosen_verdict_system
+    return d.primary
+
+
+def choose_verdict_system(session: Session, name: str | None) -> None:
+    session.chosen_verdict_system = name
+
+
+def figures_system(session: Session) -> str:
+    """The retriever whose access figures go with the verdict system: its access side (the
+    ranking its verdicts read), else the best retriever evaluated."""
+    name = verdict_system(session)
+    spec = next((x for x in session.diagnosis.qv.systems if x.name == name), None) if session.diagnosis else None
+    if spec is not None and spec.access in session.per_query:
+        return spec.access
+    return session.best_retriever
 
 
 def diagnose(session: Session) -> LiveDiagnosis:

@@ -26,7 +26,7 @@ def query_head(s: Session, query_id: str, tiers: list[str], tier: str) -> Text:
     for name in tiers:
         style = "reverse bold" if name == tier else ""
         head.append(f" {visible(name)} ", style)
-        head.append_text(figure_glyph(s.figure(s.best_retriever, name, q) if s.per_query else None))
+        head.append_text(figure_glyph(s.figure(core.figures_system(s), name, q) if s.per_query else None))
     head.append("   [ ] to switch", "dim")
     if tier:
         head.append("\n" + visible(core.access_line(s, query_id, tier)), "cyan" if q.is_labelled else "yellow")
@@ -38,10 +38,11 @@ def verdict_line(s: Session, query_id: str, tier: str) -> Text:
     d = s.diagnosis
     if d is None:
         return Text("verdict: waiting for the diagnosis…", "dim")
-    v = d.at(query_id, tier)
+    system = core.verdict_system(s)
+    v = d.at(query_id, tier, system)
     style = VERDICT_STYLE.get(v.verdict, "") if v else "dim"
     # The command that would fill a NOT-YET names the project by its folder: the line stays short
     # (the inspector's own key runs it) and does not depend on where the project lies.
-    line = d.line(query_id, tier).replace(str(s.root), s.root.name)
+    line = d.line(query_id, tier, system).replace(str(s.root), s.root.name)
     return Text.assemble(("verdict ", "dim"), (v.verdict if v else "–", style), "  ",
                          (visible(line, one_line=True), "italic"))

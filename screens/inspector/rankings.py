@@ -12,16 +12,56 @@ from textual.widgets import DataTable
 
 from screens.render import KIND_LABEL, KIND_STYLE, rank_text
 from workbench.safe_text import as_text, visible
-from workbench.session import Document, QueryInspection, SystemRanking, system_label
+from workbench.session import Document, QueryInspection, SystemRanking, salient_changes, system_label, word_diff
 
 # The labelling keys act on the highlighted row of the focused ranking table, which names them.
 LABEL_KEYS = "G gold · H hard neg · N not relevant · A answer · u undo"
 NO_RUNS = "No stored runs for this tier yet: wait for the evaluation, or build indexes (Ctrl+B)."
 
 
-def title_width(screen_width: int, n_systems: int) -> int:
-    """Titles get the width there is (GOLD and HN rows often differ in one late word)."""
-    return max(24, screen_width // max(1, n_systems) - 20)
+TABLE_MIN_WIDTH = 56  # one ranking table needs this much to show a title's distinguishing part
+RANKING_CHROME = 26  # a table's border, the #, DocID and score columns and every cell's padding
+
+
+def tables_that_fit(screen_width: int, n_systems: int) -> int:
+    """How many systems' tables sit side by side (at 80 columns one, with y to switch system)."""
+    return max(1, min(n_systems, screen_width // TABLE_MIN_WIDTH))
+
+
+def title_width(screen_width: int, n_tables: int) -> int:
+    """Titles get the width there is once the other columns are drawn (the score stays in view)."""
+    return max(12, screen_width // max(1, n_tables) - RANKING_CHROME)
+
+
+def distinct_title(prefix: str, title: str, others: list[str], width: int, style: str, values: list[str]) -> Text:
+    """A row's title at most ``width`` cells, showing where it differs from the most similar of
+    ``others`` (a near miss against the gold it imitates, a gold against its imitator): a long
+    title is cut before its first differing word rather than at its end, the differing words are
+    underlined, and ``values`` (the document's own distinguishing values) follow where room is."""
+    diff = max((word_diff(title, o) for o in others if o != title), key=lambda d: d.similarity, default=None)
+    spans = diff.left if diff is not None and diff.similarity >= 0.3 else []
+    text = Text(prefix, style)
+    body = Text()
+    first = None
+    for sp in spans:
+        if sp.changed and first is None:
+            first = len(body)
+        body.append(sp.text, f"{style} underline" if sp.changed else style)
+    if not spans:
+        body = Text(title, style)
+    room = width - len(text)
+    if first is not None and len(body) > room and first > room // 3:
+        start = body.plain.rfind(" ", 0, max(0, first - 8)) + 1  # a little context before the change
+        tail = body[start:]
+        keep = body.plain.rfind(" ", 0, max(0, room - len(tail) - 1))  # and the start (often the entity)
+        body = (body[:keep] if keep > 0 else Text()) + Text("…", style) + tail
+    if len(body) > room:
+        body = body[: max(1, room - 1)] + Text("…", style)
+    text.append_text(body)
+    extra = [v for v in values if v not in text.plain][:3]
+    if extra and len(text) + 3 + len(", ".join(extra)) <= width:
+        text.append(" ‹" + ", ".join(extra) + "›", "bold yellow")
+    return text
 
 
 def ranking_table(sr: SystemRanking) -> DataTable[Text]:
@@ -37,11 +77,19 @@ def fill_ranking(t: DataTable[Text], sr: SystemRanking, ins: QueryInspection, do
 
     Row keys are "rank:doc" for the top K and "out:doc" for a gold document below it."""
     t.add_columns("#", "DocID", "title", "score")
+    gold_titles = [visible(documents[g].title, one_line=True) for g in ins.gold if g in documents]
+    imitators: dict[int, list[str]] = {}
+    for nm in ins.near_misses:
+        imitators.setdefault(nm.imitates, []).append(visible(nm.title, one_line=True))
     for r in sr.rows:
         style = KIND_STYLE[r.kind]
         label = KIND_LABEL[r.kind]
-        title = (f"{label} " if label else "") + visible(r.title, one_line=True)
-        t.add_row(Text(str(r.rank), style), Text(str(r.doc_id), style), cut(title, width, style),
+        title = visible(r.title, one_line=True)
+        d = ins.diffs.get(r.doc_id)
+        values = [visible(v, one_line=True) for v in salient_changes(d)[0]] if d is not None else []
+        others = imitators.get(r.doc_id, []) + [g for g in gold_titles if g != title] if r.kind == "gold" else gold_titles
+        t.add_row(Text(str(r.rank), style), Text(str(r.doc_id), style),
+                  distinct_title(f"{label} " if label else "", title, others, width, style, values),
                   Text(f"{r.score:.3f}", style), key=f"{r.rank}:{r.doc_id}")
     for g, rank in sr.gold_ranks.items():
         if rank is None or rank > ins.k:

@@ -32,15 +32,23 @@ def task_bindings() -> list[BindingType]:
 class QueryScreen(InspectorView):
     AUTO_FOCUS = None
     BINDINGS = [
+        Binding("f1", "app.help", "Help", id="inspector.help"),  # first: in view at 80 columns
         Binding("escape", "app.pop_screen", "Back", id="inspector.back"),
-        Binding("left_square_bracket", "tier(-1)", "Prev tier", id="inspector.prev_tier", key_display="["),
+        Binding("left_square_bracket", "tier(-1)", "Prev tier", id="inspector.prev_tier", key_display="[",
+                show=False),
         Binding("right_square_bracket", "tier(1)", "Next tier", id="inspector.next_tier", key_display="]"),
         Binding("n", "step(1)", "Next miss", id="inspector.next_miss"),
-        Binding("p", "step(-1)", "Prev miss", id="inspector.prev_miss"),
+        Binding("p", "step(-1)", "Prev miss", id="inspector.prev_miss", show=False),
         Binding("1", "tab('rankings')", "Rankings", id="inspector.rankings", show=False),
         Binding("2", "tab('nearmiss')", "Near misses", id="inspector.nearmiss", show=False),
         Binding("3", "tab('model')", "Model panel", id="inspector.model", show=False),
         Binding("m", "cycle_model", "Next model", id="inspector.cycle_model", show=False),
+        Binding("y", "cycle_tables", "Next system's ranking", id="inspector.system", show=False),
+        Binding("j", "query(1)", "Next query", id="inspector.next_query"),
+        Binding("k", "query(-1)", "Prev query", id="inspector.prev_query", show=False),
+        Binding("slash", "filter", "Filter", id="inspector.filter", show=False),
+        Binding("c", "yank", "Copy", id="inspector.yank", show=False),
+        Binding("d", "document", "Whole document", id="inspector.document", show=False),
         *task_bindings(),
         Binding("e", "export", "Export", id="inspector.export"),
         # labelling the highlighted document (each change is a new query-set version at once)
@@ -60,6 +68,11 @@ class QueryScreen(InspectorView):
         for spec in TASKS.values():
             cmds.append((f"Run {spec.label} on this tier", partial(self.action_run, spec.name), f"model {self.model}"))
         cmds.append(("Export evidence (Markdown + JSON)", self.action_export, "for a bug report"))
+        gold = " ".join(str(g) for g in sorted(self.q.gold_doc_ids))
+        if gold:
+            cmds.append(("Copy the gold DocIDs", partial(self.yank, gold, "the gold DocIDs"), gold))
+        if command := self.suggested_command():
+            cmds.append(("Copy the suggested command", partial(self.yank, command, "the suggested command"), command))
         for name in self.tiers:
             cmds.append((f"Tier {name}", partial(self.switch_tier, name), "switch the inspector's tier"))
         return cmds
@@ -209,12 +222,16 @@ class QueryScreen(InspectorView):
 
     def action_run(self, task: str) -> None:
         self.action_tab("model")
+        why = core.why_not_run(self.session, self.query_id, self.tier, task)
+        if why is not None:
+            self.notify(visible(why), severity="warning", timeout=6, markup=False)
+            return
         est = self.estimates.get(task)
         if est is not None and not est.fits:
             self.notify(f"{task} does not fit: {est.reason}", severity="warning", markup=False)
             return
         self.run_model(self.tier, self.model, task)
-        self.running, self.run_started = task, time.monotonic()
+        self.running, self.running_query, self.run_started = task, self.query_id, time.monotonic()
         if self._elapsed is None:
             self._elapsed = self.set_interval(1.0, self._tick)
         self.render_model()
@@ -228,6 +245,96 @@ class QueryScreen(InspectorView):
 
     def action_export(self) -> None:
         self.export_evidence()
+
+    # ------------------------------------------------------------------ the triage loop without leaving
+
+    def filtered_queries(self) -> list[str]:
+        """The query list's rows as the main screen shows them now (its filter and sort)."""
+        ms = self.wb.main_screen()
+        if ms is None:
+            return [q.query_id for q in self.session.project.queries]
+        return [str(k.value) for k in ms.query_one("#query-table", DataTable).rows]
+
+    def action_query(self, step: int) -> None:
+        """The next / previous query of the list's filter, here. A model run in flight keeps running
+        (its result is stored under its own query; x cancels it)."""
+        ids = self.filtered_queries()
+        if not ids:
+            self.notify("the query list's filter matches no query", timeout=3)
+            return
+        i = ids.index(self.query_id) if self.query_id in ids else -1
+        target = ids[(i + step) % len(ids)]
+        if target == self.query_id:
+            self.notify("the only query under the list's filter", timeout=2)
+            return
+        if self.running is not None:
+            self.notify(f"{self.running} on {visible(self.running_query)} keeps running (x cancels it)", timeout=4,
+                        markup=False)
+        self.show_query(target)
+        self.notify(f"{visible(target)} ({ids.index(target) + 1}/{len(ids)} under the list's filter)", timeout=2,
+                    markup=False)
+
+    def action_filter(self) -> None:
+        """The filter lives on the query list: back there with it focused (j/k step through it here)."""
+        ms = self.wb.main_screen()
+        self.app.pop_screen()
+        if ms is not None:
+            ms.action_focus_filter()
+        self.notify("the filter of the query list: j/k in the inspector step through what it matches", timeout=4)
+
+    def action_cycle_tables(self) -> None:
+        ins = self.inspection
+        if ins is None or len(ins.systems) < 2:
+            self.notify("one system's ranking only", timeout=2)
+            return
+        self.first_system = (self.first_system + 1) % len(ins.systems)
+        self.render_rankings()
+
+    def yank(self, text: str, what: str) -> None:
+        self.app.copy_to_clipboard(text)
+        self.notify(f"copied {what}: {visible(text[:120], one_line=True)}", timeout=4, markup=False)
+
+    def action_yank(self) -> None:
+        """c: on the rankings, the highlighted DocID; elsewhere the command that fills this tier's
+        NOT-YET, else the gold DocIDs (the palette offers each)."""
+        tab = self.query_one("#inspector-tabs", TabbedContent).active
+        doc = self.highlighted_doc()
+        if tab == "rankings" and doc is not None:
+            self.yank(str(doc), "DocID")
+            return
+        command = self.suggested_command()
+        if command:
+            self.yank(command, "the suggested command")
+            return
+        self.yank(" ".join(str(g) for g in sorted(self.q.gold_doc_ids)), "the gold DocIDs")
+
+    def suggested_command(self) -> str:
+        d = self.session.diagnosis
+        v = d.at(self.query_id, self.tier, core.verdict_system(self.session)) if d else None
+        return v.command if v is not None and v.verdict == "NOT-YET" and v.command else ""
+
+    def action_document(self) -> None:
+        """d: the highlighted document whole (on the model tab: the model replies whole)."""
+        from screens.modals import TextModal
+
+        if self.query_one("#inspector-tabs", TabbedContent).active == "model":
+            results = self.session.model_results.get((self.query_id, self.tier), {})
+            if not results:
+                self.notify("no model reply on this tier yet", timeout=3)
+                return
+            body = "\n\n".join(f"{name} ({ev.task}, {ev.prompt_tokens:,} prompt tokens):\n{ev.answer}"
+                                 for name, ev in sorted(results.items()))
+            self.app.push_screen(TextModal(f"Raw replies of {self.query_id} on {self.tier}", body))
+            return
+        doc = self.highlighted_doc()
+        ins = self.inspection
+        if self.query_one("#inspector-tabs", TabbedContent).active == "nearmiss" and ins and ins.near_misses:
+            doc = ins.near_misses[self.miss_index].doc_id
+        if doc is None:
+            self.notify("no document highlighted: move to a row of a ranking", timeout=3)
+            return
+        d = self.session.project.documents[doc]
+        self.app.push_screen(TextModal(f"{doc} {d.title}", d.text))
 
     def action_mark(self, mark: str) -> None:
         doc = self.highlighted_doc()
@@ -267,6 +374,15 @@ class QueryScreen(InspectorView):
         self.tiers = [t.name for t in self.session.tiers_for(self.query_id)]
         if self.tier not in self.tiers:
             self.tier = self._default_tier()
+        self.load()
+
+    def show_query(self, query_id: str) -> None:
+        """Another query in this inspector (j/k): the same tier where it has it."""
+        self.query_id = query_id
+        self.tiers = [t.name for t in self.session.tiers_for(query_id)]
+        if self.tier not in self.tiers:
+            self.tier = self._default_tier()
+        self.inspection, self.miss_index, self.estimates, self._cursor = None, 0, {}, None
         self.load()
 
     def switch_tier(self, name: str) -> None:

@@ -14,7 +14,7 @@ from screens.base import WorkbenchScreen
 from screens.inspector.head import query_head, verdict_line
 from screens.inspector.model_panel import NO_RESULTS, model_head, model_results
 from screens.inspector.nearmiss import NO_MISSES, miss_diff, miss_head
-from screens.inspector.rankings import NO_RUNS, fill_ranking, gold_ranks, ranking_table, row_doc, title_width
+from screens.inspector.rankings import NO_RUNS, fill_ranking, gold_ranks, ranking_table, row_doc, tables_that_fit, title_width
 from screens.widgets import TaskBar
 from workbench import session as core
 from workbench.session import PromptEstimate, QueryInspection, Session, preferred
@@ -35,9 +35,12 @@ class InspectorView(WorkbenchScreen):
         self.model = models[0][0]
         self.estimates: dict[str, PromptEstimate] = {}
         self.running: str | None = None  # the task of the model call in flight, shown with its elapsed time
+        self.running_query = query_id  # the query it runs for (j/k may show another meanwhile)
         self.run_started = 0.0
         self._elapsed: Timer | None = None
         self._cursor: tuple[int, int] | None = None  # (ranking table, row) to restore after a relabel
+        self.first_system = 0  # the first system whose table is shown (y: the next; narrow screens show one)
+        self._laid_out_for: tuple[int, int] | None = None  # (tables, title width) the tables were drawn for
 
     @property
     def session(self) -> Session:
@@ -87,7 +90,18 @@ class InspectorView(WorkbenchScreen):
         # their rows at 80×24.
         verdict = self.verdict_line()
         verdict.no_wrap, verdict.overflow = True, "ellipsis"
-        self.query_one("#q-head", Static).update(Group(head, verdict))
+        parts: list[Text] = [head]
+        if self.compact:  # a short terminal: one row per line of the head, the rankings keep the rest
+            parts = list(head.split("\n"))
+            for line in parts:
+                line.no_wrap, line.overflow = True, "ellipsis"
+        self.query_one("#q-head", Static).update(Group(*parts, verdict))
+        self.query_one("#gold-ranks", Static).display = not self.compact
+
+    @property
+    def compact(self) -> bool:
+        """A terminal too short for the full head and the gold-rank summary (80×24)."""
+        return self.app.size.height < 32
 
     def verdict_line(self) -> Text:
         """One line: the diagnosis' verdict for this query on this tier, with the rule and its facts."""
@@ -105,8 +119,12 @@ class InspectorView(WorkbenchScreen):
         if not ins.systems:
             await box.mount(Static(NO_RUNS))
             return
-        width = title_width(self.app.size.width, len(ins.systems))
-        tables = [(ranking_table(sr), sr) for sr in ins.systems]
+        n = tables_that_fit(self.app.size.width, len(ins.systems))
+        width = title_width(self.app.size.width, n)
+        self._laid_out_for = (n, width)
+        start = self.first_system % len(ins.systems)
+        shown = (ins.systems[start:] + ins.systems[:start])[:n]
+        tables = [(ranking_table(sr), sr) for sr in shown]
         await box.mount(*[t for t, _ in tables])
         for t, sr in tables:
             fill_ranking(t, sr, ins, self.session.project.documents, width)
@@ -116,6 +134,16 @@ class InspectorView(WorkbenchScreen):
             table.move_cursor(row=min(self._cursor[1], max(table.row_count - 1, 0)))
             table.focus()
             self._cursor = None
+
+    def on_resize(self) -> None:
+        """Tables re-lay out when the terminal changes size (titles take the width there is)."""
+        self.render_head()
+        ins = self.inspection
+        if ins is None or not ins.systems:
+            return
+        n = tables_that_fit(self.app.size.width, len(ins.systems))
+        if (n, title_width(self.app.size.width, n)) != self._laid_out_for:
+            self.render_rankings()
 
     def highlighted_doc(self) -> int | None:
         """The DocID under the cursor of the focused ranking table (else the first table's)."""
@@ -146,7 +174,9 @@ class InspectorView(WorkbenchScreen):
 
     def render_model(self) -> None:
         self.query_one("#model-head", Static).update(
-            model_head(self.model, self.tier, self.estimates, self.wb.user_keymap, self.running, self.run_started))
+            model_head(self.model, self.tier, self.estimates, self.wb.user_keymap,
+                       self.running if self.running is None or self.running_query == self.query_id
+                       else f"{self.running} for {self.running_query}", self.run_started))
         results = self.session.model_results.get((self.query_id, self.tier), {})
         if not results:
             self.query_one("#model-results", Static).update(Text(NO_RESULTS, "dim"))

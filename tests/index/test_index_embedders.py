@@ -262,3 +262,58 @@ def test_openai_embedder_unreachable_server_raises():
     emb = OpenAIEmbedder("m", f"http://127.0.0.1:{_free_port()}/v1", timeout=2, max_retries=0)
     with pytest.raises(Exception, match="(?i)connect"):
         emb.embed(["x"])
+
+
+def test_build_and_evaluation_encode_at_once():
+    """The TUI's first run: an index build embeds chunk batches while an evaluation embeds queries
+    and counts tokens with the same loaded model. Its fast tokenizer's padding is shared state: a
+    count_tokens between the build's "pad this batch" and its encode leaves the batch ragged
+    ("Unable to create tensor…"). The test opens exactly that gap: after the build sets padding, it
+    lets the evaluation thread call the tokenizer once (serialised calls cannot get in; the wait is
+    bounded so that the build then goes on)."""
+    import threading
+
+    build_side, eval_side = SentenceTransformerEmbedder(batch_size=4), SentenceTransformerEmbedder(batch_size=4)
+    tok = build_side._load().tokenizer  # one loaded model, shared by both (as in the app)
+    original = tok.set_truncation_and_padding
+    build_thread: list[threading.Thread] = []
+    eval_turn, eval_went = threading.Event(), threading.Event()
+
+    def gap(*args, **kwargs):
+        original(*args, **kwargs)
+        if build_thread and threading.current_thread() is build_thread[0] and not eval_went.is_set():
+            eval_turn.set()
+            eval_went.wait(timeout=2)  # the evaluation's call, if nothing serialises it
+
+    chunks = [("river Thames " * (i % 5 + 1)).strip() for i in range(16)]
+    errors: list[BaseException] = []
+    vectors: list[np.ndarray] = []
+
+    def build() -> None:
+        try:
+            vectors.append(build_side.embed(chunks))
+        except BaseException as exc:  # the failure is what the test looks for
+            errors.append(exc)
+        finally:
+            eval_turn.set()
+
+    def evaluate() -> None:
+        eval_turn.wait(timeout=60)
+        try:
+            eval_side.count_tokens("how many inhabitants")
+        finally:
+            eval_went.set()
+
+    tok.set_truncation_and_padding = gap
+    try:
+        threads = [threading.Thread(target=build), threading.Thread(target=evaluate)]
+        build_thread.append(threads[0])
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        del tok.set_truncation_and_padding
+    assert not errors, errors
+    assert vectors[0].shape == (len(chunks), build_side.dims)
+    np.testing.assert_allclose(vectors[0][3], build_side.embed([chunks[3]])[0], atol=1e-5)

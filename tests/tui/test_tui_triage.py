@@ -108,7 +108,7 @@ async def test_add_query_form_adds_runs_and_opens_it(evaluated, tmp_path, monkey
         assert isinstance(app.screen, AddQueryModal)
         app.screen.query_one("#new-query", Input).value = "Which magazine was started first?"
         app.screen.query_one("#new-query", Input).focus()
-        await pilot.press("enter", "enter", "enter")
+        await pilot.press("enter", "enter", "enter", "enter")  # answer, gold IDs, domain: all optional
         await settle(pilot, rounds=8)
         screen = app.screen
         assert isinstance(screen, QueryScreen) and screen.query_id == "added-1"

@@ -29,9 +29,27 @@ def demo_home() -> Path:
     return platformdirs.user_data_path(APP_NAME) / "demo"
 
 
+def _with_user_queries(bundled: bytes, current: bytes) -> bytes:
+    """The bundled queries, then the queries the user added to the demo (ids the bundle lacks):
+    refreshing the bundled files must not drop what the user did."""
+    import json
+
+    ids = {json.loads(line)["query_id"] for line in bundled.decode().splitlines() if line.strip()}
+    added = []
+    for line in current.decode(errors="replace").splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue  # a damaged line of the old copy: the bundle replaces it
+        if isinstance(row, dict) and row.get("query_id") not in ids:
+            added.append(line + "\n")
+    return bundled + "".join(added).encode() if added else bundled
+
+
 def prepare_demo(source: Path | None = None, home: Path | None = None) -> Path:
     """The demo project folder: the bundled source files copied into ``home`` (again whenever an
-    upgrade changed them; derived state then sees a new corpus hash and is rebuilt)."""
+    upgrade changed them; derived state then sees a new corpus hash and is rebuilt). Queries the
+    user added to the demo's queries.jsonl are kept after the bundled ones."""
     source = source or bundled_corpus()
     home = home or demo_home()
     missing = [f for f in SOURCE_FILES if not (source / f).is_file()]
@@ -42,6 +60,8 @@ def prepare_demo(source: Path | None = None, home: Path | None = None) -> Path:
     for name in SOURCE_FILES:
         data = (source / name).read_bytes()
         target = home / name
+        if name == "queries.jsonl" and target.is_file():
+            data = _with_user_queries(data, target.read_bytes())
         if not target.is_file() or target.read_bytes() != data:
             atomic_write_bytes(target, data)
     return home

@@ -60,12 +60,14 @@ def edit_reference_answer(root: Path, version: str, query_id: str, answer: str, 
     return LabelChange(new, f"{query_id}: reference answer saved (queries.jsonl; version {new})", rebuilt=True)
 
 
-def add_logged_query(root: Path, version: str, text: str, answer: str, gold: list[str], by: str) -> tuple[str, LabelChange]:
-    """A failing query pasted from a log, added (and carried into the version worked on): its id and the change."""
+def add_logged_query(root: Path, version: str, text: str, answer: str, gold: list[str], by: str,
+                     domain: str | None = None) -> tuple[str, LabelChange]:
+    """A failing query pasted from a log, added (and carried into the version worked on): its id and
+    the change. ``domain`` None: the gold documents' domain."""
     from workbench.project.labels import carry_query
     from workbench.triage.queries import add_query
 
-    q = add_query(root, text, answer, gold)
+    q = add_query(root, text, answer, gold, domain=domain)
     new = carry_query(root, version, q.query_id, by)
     state = "unlabelled" if not q.is_labelled else f"{len(q.gold_doc_ids)} gold"
     return q.query_id, LabelChange(new, f"added {q.query_id} ({state})", rebuilt=True)

@@ -81,6 +81,8 @@ class EmbeddingConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Tokens shared by consecutive chunks of a document; below chunk_tokens."""
     batch_size: PositiveInt = 64
     """Texts per embedding call (chunks)."""
+    concurrency: PositiveInt = 4
+    """Embedding requests in flight at once (backend openai): a served cluster sets the pace."""
 
 
 class LadderConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

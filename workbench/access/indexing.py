@@ -219,7 +219,8 @@ def make_project_embedder(project: Project):
 
     e = project.config.embedding
     with embedding_errors(project):
-        return make_embedder(e.backend, e.model, base_url=e.base_url, api_key_env=e.api_key_env, batch_size=e.batch_size)
+        return make_embedder(e.backend, e.model, base_url=e.base_url, api_key_env=e.api_key_env, batch_size=e.batch_size,
+                             concurrency=e.concurrency)
 
 
 @dataclass

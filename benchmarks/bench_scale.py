@@ -232,18 +232,28 @@ class LoopbackEmbeddings:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
 
+# The command's own peak (VmHWM of its memory after exec; ru_maxrss would count the pages it was
+# forked with from this process, which holds the dense sets and the model).
+PEAK = ("import atexit, sys\n"
+        "def peak():\n"
+        "    hwm = [x for x in open('/proc/self/status') if x.startswith('VmHWM')][0].split()[1]\n"
+        "    sys.stderr.write(f'\\nPEAK_KB {hwm}\\n')\n"
+        "atexit.register(peak)\n"
+        "sys.argv = ['workbench', *sys.argv[1:]]\n"
+        "from workbench.cli import main\n"
+        "main()\n")
+
+
 def run_step(args: list[str]) -> tuple[float, float]:
     """(wall s, peak RSS MiB) of one `workbench` command in its own process."""
     t = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "workbench", *args], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert proc.stderr is not None
-    _, status, usage = os.wait4(proc.pid, 0)
-    err = proc.stderr.read().decode(errors="replace")
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc = subprocess.run([sys.executable, "-c", PEAK, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    wall = time.perf_counter() - t
+    err = proc.stderr.decode(errors="replace")
     if proc.returncode:
         raise SystemExit(f"workbench {' '.join(args)} failed:\n{err[-2000:]}")
-    return time.perf_counter() - t, usage.ru_maxrss / 1024
+    return wall, int(err.rsplit("PEAK_KB", 1)[1].split()[0]) / 1024
 
 
 def bench_pool(sizes: list[int], tmp: Path) -> None:

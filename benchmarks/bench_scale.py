@@ -12,6 +12,7 @@
    project (sparse indexes from Tantivy, dense ones from random vectors), vs before (every file of
    both kinds hashed by every process); then the whole repeat eval in a subprocess vs the issue's
    0.5 s target (it still parses the whole corpus: not part of this change).
+   Also the client's own cost of reading an endpoint's answer, base64 vs float lists.
 3. pool: the pipeline (import, ladder, sparse and dense indexes with embeddings from a loopback
    endpoint, eval bm25/dense/hybrid) at each --pool-docs size, wall time, peak RSS and disk per
    step, so the growth law shows. The issue's 10M-token pool is --pool-docs 45000 (~220 tokens a
@@ -102,6 +103,31 @@ def bench_dense(sizes: list[int], tmp: Path) -> None:
             hnsw_build = time.perf_counter() - t
             line(f"tier build without HNSW vs with, {n // 1000}K", exact_build, hnsw_build, "s",
                  exact_build < hnsw_build, f"({n / hnsw_build:.0f} vectors/s with the graph)")
+
+
+def bench_decode(batches: int = 40, batch: int = 128, dims: int = 384) -> None:
+    """The client's own cost of reading an embedding answer: base64 vs float lists (JSON parse
+    and decode to float32, as OpenAIEmbedder does per batch; no network)."""
+    from index.embedders import OpenAIEmbedder
+
+    vecs = np.random.default_rng(0).standard_normal((batch, dims)).astype("<f4")
+    bodies = {
+        fmt: json.dumps({"data": [{"index": i, "embedding": base64.b64encode(v.tobytes()).decode() if fmt == "base64"
+                                   else v.tolist()} for i, v in enumerate(vecs)]})
+        for fmt in ("base64", "float")
+    }
+    took = {}
+    for fmt, body in bodies.items():
+        emb = OpenAIEmbedder("bench", "http://127.0.0.1:9/v1")
+        emb._request = lambda texts, body=body: json.loads(body)  # type: ignore[method-assign]
+        texts = ["x"] * batch
+        t = time.perf_counter()
+        for _ in range(batches):
+            out = emb._embed_batch(texts)
+        took[fmt] = (time.perf_counter() - t) / (batches * batch) * 1e6
+        assert out.shape == (batch, dims)
+    line("endpoint answer read: base64 vs float lists", took["base64"], took["float"], "us/vec",
+         took["base64"] < took["float"], f"{dims}-d, batches of {batch}")
 
 
 # --------------------------------------------------------------------------- 2. start-up
@@ -285,6 +311,7 @@ def main() -> None:
     try:
         if args.sizes:
             bench_dense([int(x) for x in args.sizes.split(",")], tmp)
+        bench_decode()
         if args.startup_docs:
             bench_startup(args.startup_docs, tmp)
         if args.pool_docs:

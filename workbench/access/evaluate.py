@@ -55,13 +55,15 @@ def retrieve_tier(
     queries = [project.original_query(q) for q in tier.query_ids]
     texts = {q.query_id: query_text_hash(q.query) for q in queries}
     reusable = _reusable(store.load(retriever.name, tier.name), key, depth, texts)
-    retriever.prepare([q.query for q in queries if q.query_id not in reusable])
-    rankings = []
-    for n, q in enumerate(queries, 1):
-        hits = reusable.get(q.query_id)
-        rankings.append(RankedList(q.query_id, hits if hits is not None else retriever.search(tier, q.query, depth)))
-        if progress:
-            progress(n)
+    todo = [q for q in queries if q.query_id not in reusable]
+    retriever.prepare([q.query for q in todo])
+    # every query still to rank at once: dense search does them in a few matrix products
+    found = dict(zip([q.query_id for q in todo], retriever.search_many(
+        tier, [q.query for q in todo], depth, (lambda n: progress(len(reusable) + n)) if progress else None)))
+    rankings = [RankedList(q.query_id, reusable[q.query_id] if q.query_id in reusable else found[q.query_id])
+                for q in queries]
+    if progress:
+        progress(len(queries))
     run = SystemRun(retriever.name, tier.name, tier_hash(project, tier), key, depth, rankings, texts)
     store.save(run)
     return run, False
@@ -126,9 +128,10 @@ def evaluate(
     indexes it needs are not built (yet) instead of failing."""
     store = RunStore(project)
     results = []
+    needed = tuple(sorted(set().union(*(r.index_kinds for r in retrievers.values()))))  # only these are read
     for tier in tiers:
         unlabelled = unlabelled_count(project, tier)
-        built = {kind for kind, state in index_status(project, tier).items() if state == "ok"} if built_only else set()
+        built = {kind for kind, state in index_status(project, tier, needed).items() if state == "ok"} if built_only else set()
         for name, retriever in retrievers.items():
             if built_only and not retriever.index_kinds <= built:
                 continue

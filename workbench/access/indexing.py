@@ -59,6 +59,9 @@ class IndexManifest(msgspec.Struct, frozen=True):
     n_chunks: int = 0
     # every file the build wrote: name → (size, sha256). A file that differs makes the index "damaged".
     files: dict[str, tuple[int, str]] = {}
+    hnsw_min_chunks: int = 0  # dense: the setting it was built under (a change rebuilds)
+    index: str = ""  # dense: "exact" (no HNSW graph) or "hnsw"
+    search: str = ""  # dense: the paths its searches take, e.g. "single exact, eval batched-exact"
 
 
 def sparse_dir(project: Project, tier: Tier) -> Path:
@@ -83,7 +86,7 @@ def expected_dense(project: Project, tier: Tier, dims: int = 0, n_chunks: int = 
     return IndexManifest(
         "dense", DENSE_FORMAT, tier.name, tier_docs_hash(project, tier), len(tier.doc_ids),
         embedder=embedder_name(project), dims=dims, chunk_tokens=e.chunk_tokens,
-        chunk_overlap=e.chunk_overlap, n_chunks=n_chunks,
+        chunk_overlap=e.chunk_overlap, n_chunks=n_chunks, hnsw_min_chunks=project.config.retrievers.hnsw_min_chunks,
     )
 
 
@@ -97,12 +100,39 @@ def read_manifest(path: Path) -> IndexManifest | None:
 def _matches(found: IndexManifest | None, expected: IndexManifest) -> bool:
     if found is None:
         return False
-    # dims, chunk counts and files are only known after the build: compare the rest
-    return msgspec.structs.replace(found, dims=0, n_chunks=0, files={}) == expected
+    # dims, chunk counts, files and search paths are only known after the build: compare the rest
+    return msgspec.structs.replace(found, dims=0, n_chunks=0, files={}, index="", search="") == expected
 
 
 def _file_record(path: Path) -> tuple[int, str]:
     return (path.stat().st_size, sha256_file(path))
+
+
+# Beside the manifest (a dot file: not part of the index's content, nor of run keys): per file,
+# (size, mtime_ns, inode, sha256) when it was last hashed. A file whose stat still matches is
+# trusted without reading it, so checking an index costs a few stats whatever its size; any
+# other is hashed against the manifest (and, if it matches, recorded again: a copied project
+# is hashed once, not on every command). Rewriting a file changes its mtime, so it is hashed.
+VERIFIED = ".verified.json"
+
+
+def _stat_record(st: os.stat_result, digest: str) -> list:
+    return [st.st_size, st.st_mtime_ns, st.st_ino, digest]
+
+
+def _read_verified(folder: Path) -> dict[str, list]:
+    try:
+        got = msgspec.json.decode((folder / VERIFIED).read_bytes(), type=dict[str, list])
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return {}
+    return got
+
+
+def _write_verified(folder: Path, verified: dict[str, list]) -> None:
+    try:
+        atomic_write_bytes(folder / VERIFIED, msgspec.json.encode(verified))
+    except OSError:  # a read-only project is checked by hashing, as before
+        pass
 
 
 # (path, size, mtime_ns) → sha256: each file is hashed once per process unless it changes
@@ -113,6 +143,8 @@ def damaged_file(folder: Path, manifest: IndexManifest) -> str | None:
     """Why the index in ``folder`` is not what its manifest vouches for ("path: reason"), or None."""
     if not manifest.files:
         return f"{folder / MANIFEST}: lists no files"
+    verified = _read_verified(folder)
+    changed = False
     for name, (size, digest) in sorted(manifest.files.items()):
         path = folder / name
         try:
@@ -121,26 +153,30 @@ def damaged_file(folder: Path, manifest: IndexManifest) -> str | None:
             return f"{path}: missing"
         if st.st_size != size:
             return f"{path}: {st.st_size:,} bytes, the manifest says {size:,}"
+        if verified.get(name) == _stat_record(st, digest):
+            continue  # untouched since it was hashed
         memo = (str(path), st.st_size, st.st_mtime_ns)
         if memo not in _verified:
             _verified[memo] = sha256_file(path)
         if _verified[memo] != digest:
             return f"{path}: content differs from the manifest's hash"
+        verified[name], changed = _stat_record(st, digest), True
+    if changed:
+        _write_verified(folder, {n: v for n, v in verified.items() if n in manifest.files})
     return None
 
 
-def index_status(project: Project, tier: Tier) -> dict[str, str]:
-    """{"sparse": "ok"|"missing"|"stale"|"damaged", "dense": …} for one tier."""
-    return {kind: status for kind, (status, _) in index_states(project, tier).items()}
+def index_status(project: Project, tier: Tier, kinds: tuple[str, ...] = ("sparse", "dense")) -> dict[str, str]:
+    """{"sparse": "ok"|"missing"|"stale"|"damaged", "dense": …} for one tier (the ``kinds`` asked)."""
+    return {kind: status for kind, (status, _) in index_states(project, tier, kinds).items()}
 
 
-def index_states(project: Project, tier: Tier) -> dict[str, tuple[str, str]]:
-    """Per kind: (status, why) — why names the damaged file."""
+def index_states(project: Project, tier: Tier, kinds: tuple[str, ...] = ("sparse", "dense")) -> dict[str, tuple[str, str]]:
+    """Per kind asked: (status, why) — why names the damaged file. A kind not asked is not read."""
     out = {}
-    for kind, path, expected in (
-        ("sparse", sparse_dir(project, tier), expected_sparse(project, tier)),
-        ("dense", dense_dir(project, tier), expected_dense(project, tier)),
-    ):
+    for kind in kinds:
+        path = sparse_dir(project, tier) if kind == "sparse" else dense_dir(project, tier)
+        expected = expected_sparse(project, tier) if kind == "sparse" else expected_dense(project, tier)
         found = read_manifest(path)
         if found is None:
             out[kind] = ("missing", "")
@@ -153,7 +189,7 @@ def index_states(project: Project, tier: Tier) -> dict[str, tuple[str, str]]:
 
 
 def require_index(project: Project, tier: Tier, kind: str) -> Path:
-    status = index_status(project, tier)[kind]
+    status = index_status(project, tier, (kind,))[kind]
     if status != "ok":
         raise StaleIndexError(f"{kind} index for tier {tier.name!r} is {status}: run `workbench index {project.root}`")
     return sparse_dir(project, tier) if kind == "sparse" else dense_dir(project, tier)
@@ -183,7 +219,8 @@ def make_project_embedder(project: Project):
 
     e = project.config.embedding
     with embedding_errors(project):
-        return make_embedder(e.backend, e.model, base_url=e.base_url, api_key_env=e.api_key_env, batch_size=e.batch_size)
+        return make_embedder(e.backend, e.model, base_url=e.base_url, api_key_env=e.api_key_env, batch_size=e.batch_size,
+                             concurrency=e.concurrency)
 
 
 @dataclass
@@ -235,8 +272,9 @@ def embed_pool(project: Project, doc_ids: list[int], progress: Progress | None =
 
 def _write_manifest(path: Path, manifest: IndexManifest) -> None:
     # dot files are the engine's locks and bookkeeping (Tantivy's .tantivy-*.lock, .managed.json): not content
-    files = {p.name: _file_record(p) for p in sorted(path.iterdir())
-             if p.is_file() and p.name != MANIFEST and not p.name.startswith(".")}
+    paths = [p for p in sorted(path.iterdir()) if p.is_file() and p.name != MANIFEST and not p.name.startswith(".")]
+    files = {p.name: _file_record(p) for p in paths}
+    _write_verified(path, {p.name: _stat_record(p.stat(), files[p.name][1]) for p in paths})
     atomic_write_bytes(path / MANIFEST, msgspec.json.encode(msgspec.structs.replace(manifest, files=files)))
 
 
@@ -271,9 +309,17 @@ def build_dense(project: Project, tier: Tier, table: ChunkTable, progress: Progr
     mask = np.isin(table.doc_ids, np.asarray(tier.doc_ids, dtype=np.int64))
     ids, vecs = table.doc_ids[mask], table.vectors[mask]
     stage = f"dense {tier.name}"
+    hnsw_min = project.config.retrievers.hnsw_min_chunks
     with _built_aside(dense_dir(project, tier)) as tmp:
-        DenseIndex.build(tmp, ids, vecs, progress=(lambda n: progress(stage, n, len(ids))) if progress else None)
-        _write_manifest(tmp, expected_dense(project, tier, dims=int(vecs.shape[1]), n_chunks=int(len(ids))))
+        DenseIndex.build(tmp, ids, vecs, progress=(lambda n: progress(stage, n, len(ids))) if progress else None,
+                         hnsw_min_chunks=hnsw_min)
+        # say which paths its searches take (the index decides from its size and the setting)
+        opened = DenseIndex.open(tmp, view=True)
+        paths = f"single {opened.search_path()}, eval {opened.search_path(batched=True)}"
+        kind = "hnsw" if opened.has_graph else "exact"
+        del opened  # a memory-mapped view: closed before the folder is swapped in
+        _write_manifest(tmp, msgspec.structs.replace(
+            expected_dense(project, tier, dims=int(vecs.shape[1]), n_chunks=int(len(ids))), index=kind, search=paths))
 
 
 def build_indexes(
@@ -295,7 +341,7 @@ def build_indexes(
     for kind in ("sparse", "dense"):
         remove_dead_builds(project.state_dir / "index" / kind)
     for tier in tiers:
-        states = index_states(project, tier)
+        states = index_states(project, tier, tuple(k for k in ("sparse", "dense") if k in kinds))
         for kind, (state, why) in states.items():
             if state == "damaged" and kind in kinds:
                 log.warning("%s; rebuilding the %s index of tier %s", why, kind, tier.name)

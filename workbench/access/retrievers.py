@@ -22,8 +22,9 @@ from workbench.access.runs import run_key
 
 
 # Part of every run key: bump when search code changes results for the same index
-# (2: dense search is exact up to 100K chunks), so stored runs made by older code are stale.
-SEARCH_VERSION = 2
+# (2: dense search is exact up to 100K chunks; 3: exact dense scores re-scored in float64, the
+# same for batched and per-query search), so stored runs made by older code are stale.
+SEARCH_VERSION = 3
 
 
 class Retriever:
@@ -45,6 +46,17 @@ class Retriever:
 
     def prepare(self, queries: list[str]) -> None:
         """Hook for batch work before many searches (e.g. embedding all queries at once)."""
+
+    def search_many(self, tier: Tier, queries: list[str], depth: int,
+                    progress: Callable[[int], None] | None = None) -> list[list[Hit]]:
+        """:meth:`search` for every query (evaluation); a retriever that can search a batch at
+        once (dense: one matrix product per block of queries) overrides it, with equal results."""
+        out = []
+        for n, query in enumerate(queries, 1):
+            out.append(self.search(tier, query, depth))
+            if progress:
+                progress(n)
+        return out
 
     @classmethod
     def create(cls, project: Project, get: Callable[[str], "Retriever"]) -> "Retriever":
@@ -147,6 +159,18 @@ class DenseRetriever(Retriever):
         self.prepare([query])
         return [Hit(d, float(s)) for d, s in self._index(tier).search(self._qvec[query], depth)]
 
+    def search_many(self, tier: Tier, queries: list[str], depth: int,
+                    progress: Callable[[int], None] | None = None) -> list[list[Hit]]:
+        if not queries:
+            return []
+        import numpy as np
+
+        self.prepare(queries)
+        found = self._index(tier).search_many(np.stack([np.asarray(self._qvec[q]) for q in queries]), depth)
+        if progress:
+            progress(len(queries))
+        return [[Hit(d, float(s)) for d, s in hits] for hits in found]
+
 
 def rrf_fuse(rankings: list[list[Hit]], rrf_k: int, depth: int) -> list[Hit]:
     """Reciprocal rank fusion: score(d) = Σ 1 / (rrf_k + rank_i(d)); ties by DocID."""
@@ -185,6 +209,13 @@ class HybridRetriever(Retriever):
     def search(self, tier: Tier, query: str, depth: int) -> list[Hit]:
         arm = max(depth, self.config.hybrid_depth)
         return rrf_fuse([self.bm25.search(tier, query, arm), self.dense.search(tier, query, arm)], self.config.rrf_k, depth)
+
+    def search_many(self, tier: Tier, queries: list[str], depth: int,
+                    progress: Callable[[int], None] | None = None) -> list[list[Hit]]:
+        arm = max(depth, self.config.hybrid_depth)
+        sparse = self.bm25.search_many(tier, queries, arm)
+        dense = self.dense.search_many(tier, queries, arm, progress)
+        return [rrf_fuse([s, d], self.config.rrf_k, depth) for s, d in zip(sparse, dense, strict=True)]
 
 
 def make_retrievers(project: Project, names: list[str] | None = None) -> dict[str, Retriever]:

@@ -1,0 +1,324 @@
+"""Issue 24 (production scale), run by hand: value, reference, ratio and pass/fail per target.
+
+    python benchmarks/bench_scale.py                       # the small default run (shared machine)
+    python benchmarks/bench_scale.py --sizes 10000,100000 --startup-docs 200000 --pool-docs 4500,45000
+
+1. dense: batched exact search (search_many: one float32 matrix product per block of queries, the
+   evaluation path) vs per-query exact search, over 10K / 100K vectors made from real MiniLM
+   embeddings of the hotpotqa-100 chunks plus small noise, the 100 real hotpotqa queries, depth 100
+   (eval's); the rankings must be identical. Plus, at the smallest size, a tier's dense build with
+   no HNSW graph (what the workbench now does below `hnsw_min_chunks`) vs the same build with one.
+2. start-up: checking every tier's indexes as a repeat `eval --retrievers bm25` does, on a synthetic
+   project (sparse indexes from Tantivy, dense ones from random vectors), vs before (every file of
+   both kinds hashed by every process); then the whole repeat eval in a subprocess vs the issue's
+   0.5 s target (it still parses the whole corpus: not part of this change).
+   Also the client's own cost of reading an endpoint's answer, base64 vs float lists.
+3. pool: the pipeline (import, ladder, sparse and dense indexes with embeddings from a loopback
+   endpoint, eval bm25/dense/hybrid) at each --pool-docs size, wall time, peak RSS and disk per
+   step, so the growth law shows. The issue's 10M-token pool is --pool-docs 45000 (~220 tokens a
+   document); the default run is small because the machine's cores are shared.
+
+MiniLM chunk vectors are cached in $NEARMISS_BENCH_CACHE (default /tmp/nearmiss-bench-cache).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from index import DenseIndex, EmbeddingCache, SentenceTransformerEmbedder, embed_with_cache  # noqa: E402
+from workbench.access import indexing  # noqa: E402
+
+HOTPOT = ROOT.parent / "shared" / "datasets" / "hotpotqa-100"
+CACHE = Path(os.environ.get("NEARMISS_BENCH_CACHE", "/tmp/nearmiss-bench-cache"))
+DEPTH = 100
+
+
+def line(name: str, value: float, reference: float, unit: str, ok: bool, note: str = "") -> None:
+    ratio = reference / value if value else float("inf")
+    print(f"{name:<46} {value:>10.4g} {unit:<6} ref {reference:>10.4g} {unit:<6} "
+          f"ratio {ratio:>7.2f}x  {'PASS' if ok else 'FAIL'}  {note}", flush=True)
+
+
+# --------------------------------------------------------------------------- 1. dense
+def minilm_chunks() -> tuple[np.ndarray, np.ndarray]:
+    """(chunk vectors, query vectors) of hotpotqa-100 with the workbench's default chunking."""
+    emb = SentenceTransformerEmbedder()
+    texts = []
+    for row in (json.loads(x) for x in (HOTPOT / "corpus.jsonl").open(encoding="utf-8")):
+        texts += emb.chunk(f"{row['title']}\n{row['text']}", 200, 32)
+    queries = [json.loads(x)["query"] for x in (HOTPOT / "queries.jsonl").open(encoding="utf-8")]
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with EmbeddingCache(CACHE / "minilm.sqlite", emb.name, emb.dims) as cache:
+        return embed_with_cache(emb, cache, texts), embed_with_cache(emb, cache, queries)
+
+
+def noisy_set(base: np.ndarray, n: int, seed: int = 0, sigma: float = 0.02) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    vecs = base[rng.integers(0, len(base), n)] + rng.normal(0, sigma, (n, base.shape[1])).astype(np.float32)
+    return (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+
+
+def bench_dense(sizes: list[int], tmp: Path) -> None:
+    chunks, queries = minilm_chunks()
+    print(f"# dense: {len(chunks)} real MiniLM chunk vectors of hotpotqa-100, {len(queries)} queries, depth {DEPTH}")
+    for n in sizes:
+        vecs = noisy_set(chunks, n)
+        ids = np.arange(n, dtype=np.int64) // 2  # two chunks a document
+        t = time.perf_counter()
+        DenseIndex.build(tmp / f"exact-{n}", ids, vecs)
+        exact_build = time.perf_counter() - t
+        idx = DenseIndex.open(tmp / f"exact-{n}")
+        idx.exact_search(queries[0], DEPTH)  # unit vectors made once, outside the timings
+        t = time.perf_counter()
+        per_query = [idx.exact_search(q, DEPTH) for q in queries]
+        single = time.perf_counter() - t
+        t = time.perf_counter()
+        batched = idx.search_many(queries, DEPTH)
+        many = time.perf_counter() - t
+        same = batched == per_query
+        line(f"batched exact vs per-query exact, {n // 1000}K", 1e3 * many / len(queries),
+             1e3 * single / len(queries), "ms/q", same and many <= single,
+             f"identical rankings: {same}; path {idx.search_path(batched=True)}")
+        if n == min(sizes):
+            t = time.perf_counter()
+            DenseIndex.build(tmp / f"hnsw-{n}", ids, vecs, hnsw_min_chunks=0)
+            hnsw_build = time.perf_counter() - t
+            line(f"tier build without HNSW vs with, {n // 1000}K", exact_build, hnsw_build, "s",
+                 exact_build < hnsw_build, f"({n / hnsw_build:.0f} vectors/s with the graph)")
+
+
+def bench_decode(batches: int = 40, batch: int = 128, dims: int = 384) -> None:
+    """The client's own cost of reading an embedding answer: base64 vs float lists (JSON parse
+    and decode to float32, as OpenAIEmbedder does per batch; no network)."""
+    from index.embedders import OpenAIEmbedder
+
+    vecs = np.random.default_rng(0).standard_normal((batch, dims)).astype("<f4")
+    bodies = {
+        fmt: json.dumps({"data": [{"index": i, "embedding": base64.b64encode(v.tobytes()).decode() if fmt == "base64"
+                                   else v.tolist()} for i, v in enumerate(vecs)]})
+        for fmt in ("base64", "float")
+    }
+    took = {}
+    for fmt, body in bodies.items():
+        emb = OpenAIEmbedder("bench", "http://127.0.0.1:9/v1")
+        emb._request = lambda texts, body=body: json.loads(body)  # type: ignore[method-assign]
+        texts = ["x"] * batch
+        t = time.perf_counter()
+        for _ in range(batches):
+            out = emb._embed_batch(texts)
+        took[fmt] = (time.perf_counter() - t) / (batches * batch) * 1e6
+        assert out.shape == (batch, dims)
+    line("endpoint answer read: base64 vs float lists", took["base64"], took["float"], "us/vec",
+         took["base64"] < took["float"], f"{dims}-d, batches of {batch}")
+
+
+# --------------------------------------------------------------------------- 2. start-up
+WORDS = [f"w{i}" for i in range(20_000)]
+
+
+def synthetic_files(folder: Path, n_docs: int, n_queries: int = 100, words: int = 110, seed: int = 1) -> tuple[Path, Path]:
+    """Documents of ~words Zipf-ish words (~220 tokens) in four domains; queries from a gold doc's words."""
+    rng = random.Random(seed)
+    weights = [1 / (i + 1) for i in range(len(WORDS))]
+    folder.mkdir(parents=True, exist_ok=True)
+    docs, queries = folder / "docs.jsonl", folder / "queries.jsonl"
+    texts = []
+    with docs.open("w") as fh:
+        for i in range(n_docs):
+            text = " ".join(rng.choices(WORDS, weights, k=words))
+            texts.append(text)
+            fh.write(json.dumps({"doc_id": f"d{i}", "title": f"doc {i}", "text": text, "domain": f"dom{i % 4}"}) + "\n")
+    with queries.open("w") as fh:
+        for q in range(n_queries):
+            gold = rng.randrange(n_docs)
+            fh.write(json.dumps({"query_id": f"q{q}", "query": " ".join(texts[gold].split()[:8]), "answer": "a",
+                                 "gold_doc_ids": [f"d{gold}"], "domain": f"dom{gold % 4}"}) + "\n")
+    return docs, queries
+
+
+def make_project(root: Path, n_docs: int, embedding: str = "") -> tuple[Path, Path]:
+    from workbench.project.files import init_project
+
+    files = synthetic_files(root.parent / f"{root.name}-src", n_docs)
+    init_project(root)
+    pool = n_docs * 220  # tokens (cl100k): ~2 a synthetic word
+    # global tiers between the shared tier (4 bases + mixes, ~30K tokens) and the full pool
+    budgets = [b for b in (pool // 10, pool // 3) if 60_000 <= b <= pool * 0.9]
+    (root / "workbench.toml").write_text(
+        f'name = "{root.name}"\n[ladder]\nseed = 7\nbase_budget = 6000\nprompt_overhead = 200\n'
+        f"mixing_budgets = [12000]\nglobal_budgets = {budgets}\n{embedding}")
+    return files
+
+
+def check_all(project, tiers, kinds) -> float:
+    indexing._verified.clear()  # as a new process starts
+    t = time.perf_counter()
+    for tier in tiers:
+        states = indexing.index_states(project, tier, kinds)
+        assert all(s == "ok" for s, _ in states.values()), states
+    return time.perf_counter() - t
+
+
+def bench_startup(n_docs: int, tmp: Path) -> None:
+    from workbench.access.indexing import ChunkTable, build_dense, build_indexes
+    from workbench.access.ladder import write_ladder
+    from workbench.project.importers import import_dataset
+    from workbench.project.load import load_project
+
+    root = tmp / "startup"
+    docs, queries = make_project(root, n_docs)
+    import_dataset(root, docs, queries)
+    project = load_project(root)
+    tiers = write_ladder(project).tiers
+    build_indexes(project, tiers, kinds=("sparse",))
+    ids = np.asarray(sorted(project.documents), dtype=np.int64)
+    table = ChunkTable(ids, noisy_set(np.eye(384, dtype=np.float32), len(ids)))
+    for tier in tiers:
+        build_dense(project, tier, table)
+    size = sum(p.stat().st_size for p in (root / ".workbench" / "index").rglob("*") if p.is_file())
+    print(f"# start-up: synthetic project, {n_docs:,} docs (~{n_docs * 220 / 1e6:.1f}M tokens), "
+          f"{len(tiers)} tiers, {size / 1e6:.0f} MB of index files")
+    real_read, real_write = indexing._read_verified, indexing._write_verified
+    indexing._read_verified, indexing._write_verified = (lambda folder: {}), (lambda folder, v: None)
+    try:
+        before = check_all(project, tiers, ("sparse", "dense"))  # every file of both kinds hashed
+    finally:
+        indexing._read_verified, indexing._write_verified = real_read, real_write
+    check_all(project, tiers, ("sparse",))  # first check after the build: nothing left to hash
+    after = check_all(project, tiers, ("sparse",))
+    line("index check of a bm25 eval vs hashing all", after, before, "s", after < before)
+    t = time.perf_counter()
+    load_project(root)
+    load = time.perf_counter() - t
+    cmd = [sys.executable, "-m", "workbench", "eval", str(root), "--retrievers", "bm25", "--no-models", "--json"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run(cmd, check=True, capture_output=True, env=env)  # computes and stores the runs
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True, env=env)
+    repeat = time.perf_counter() - t
+    line("repeat `eval --retrievers bm25` (process)", repeat, 0.5, "s", repeat <= 0.5,
+         f"target 0.5 s; of it, loading the project in-process {load:.2f} s (corpus parse, not changed here)")
+
+
+# --------------------------------------------------------------------------- 3. pool
+class LoopbackEmbeddings:
+    """An OpenAI-compatible /v1/embeddings endpoint answering at once with a fixed vector per
+    text (base64 when asked): the workbench's own cost of a dense build, not a model's."""
+
+    def __init__(self, dims: int = 384) -> None:
+        self.dims = dims
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                req = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+                texts = req["input"] if isinstance(req["input"], list) else [req["input"]]
+                b64 = req.get("encoding_format") == "base64"
+                data = []
+                for i, text in enumerate(texts):
+                    seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+                    vec = np.random.default_rng(seed).standard_normal(outer.dims).astype("<f4")
+                    data.append({"index": i, "embedding": base64.b64encode(vec.tobytes()).decode() if b64 else vec.tolist()})
+                body = json.dumps({"object": "list", "data": data}).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+
+# The command's own peak (VmHWM of its memory after exec; ru_maxrss would count the pages it was
+# forked with from this process, which holds the dense sets and the model).
+PEAK = ("import atexit, sys\n"
+        "def peak():\n"
+        "    hwm = [x for x in open('/proc/self/status') if x.startswith('VmHWM')][0].split()[1]\n"
+        "    sys.stderr.write(f'\\nPEAK_KB {hwm}\\n')\n"
+        "atexit.register(peak)\n"
+        "sys.argv = ['workbench', *sys.argv[1:]]\n"
+        "from workbench.cli import main\n"
+        "main()\n")
+
+
+def run_step(args: list[str]) -> tuple[float, float]:
+    """(wall s, peak RSS MiB) of one `workbench` command in its own process."""
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", PEAK, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    wall = time.perf_counter() - t
+    err = proc.stderr.decode(errors="replace")
+    if proc.returncode:
+        raise SystemExit(f"workbench {' '.join(args)} failed:\n{err[-2000:]}")
+    return wall, int(err.rsplit("PEAK_KB", 1)[1].split()[0]) / 1024
+
+
+def bench_pool(sizes: list[int], tmp: Path) -> None:
+    endpoint = LoopbackEmbeddings()
+    embedding = f'[embedding]\nbackend = "openai"\nmodel = "loopback"\nbase_url = "{endpoint.base_url}"\nbatch_size = 128\n'
+    print("# pool: step, wall s, peak RSS MiB, disk MB of .workbench (embeddings from a loopback endpoint)")
+    for n in sizes:
+        root = tmp / f"pool-{n}"
+        docs, queries = make_project(root, n, embedding)
+        steps = [("import", ["import", str(root), "--documents", str(docs), "--queries", str(queries)]),
+                 ("ladder", ["ladder", str(root)]),
+                 ("index sparse", ["index", str(root), "--only", "sparse"]),
+                 ("index dense", ["index", str(root), "--only", "dense"]),
+                 ("eval bm25,dense,hybrid", ["eval", str(root), "--no-models", "--json"])]
+        for name, args in steps:
+            wall, rss = run_step(args)
+            disk = sum(p.stat().st_size for p in (root / ".workbench").rglob("*") if p.is_file()) / 1e6
+            print(f"  {n:>7,} docs (~{n * 220 / 1e6:.2f}M tokens)  {name:<24} {wall:8.2f} s  {rss:8.0f} MiB  {disk:8.1f} MB",
+                  flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="10000,100000", help="dense set sizes (vectors)")
+    ap.add_argument("--startup-docs", type=int, default=20000, help="synthetic project for the start-up check (0: skip)")
+    ap.add_argument("--pool-docs", default="1000,5000", help="pool sizes in documents ('' to skip); 45000 is ~10M tokens")
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    try:
+        if args.sizes:
+            bench_dense([int(x) for x in args.sizes.split(",")], tmp)
+        bench_decode()
+        if args.startup_docs:
+            bench_startup(args.startup_docs, tmp)
+        if args.pool_docs:
+            bench_pool([int(x) for x in args.pool_docs.split(",")], tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -10,6 +10,8 @@ Each request takes the next scripted action from ``script`` (then ``default``), 
   "garbage"            200 with a body that is not JSON
   "no_choices"         200 with JSON that is not a completion
   ("error", code, msg) that status with ``msg`` as the error message
+A POST to a ``…/rerank`` path answers "ok" with ``rerank_body(request)`` when that is set (the
+rerank endpoint's faults: tests/rerank/).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class FaultServer:
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.retry_after_ms = 5
+        self.rerank_body: Callable[[dict], object] | None = None
         self.in_flight = 0  # requests being answered now
         self.max_in_flight = 0
         self.gate = threading.Event()  # opened by release(): "hold" requests answer
@@ -94,7 +97,9 @@ class FaultServer:
                         outer.disconnected.set()  # the client aborted the request: generate nothing
                         return
                     action = "ok"
-                if action == "ok":
+                if action == "ok" and outer.rerank_body is not None and self.path.endswith("/rerank"):
+                    self._send(200, json.dumps(outer.rerank_body(req)).encode())
+                elif action == "ok":
                     content = outer.responder(req.get("messages", []))
                     body = json.dumps({
                         "id": "chatcmpl-fault", "object": "chat.completion", "created": int(time.time()),

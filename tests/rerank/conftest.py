@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import msgspec
 import pytest
 
 from support.llm_project import make_tiny_project
+from support.rerank import configure
 
 
 @pytest.fixture(scope="session")
@@ -16,15 +16,6 @@ def cross_encoder(tmp_path_factory) -> Path:
     from support.rerank import make_cross_encoder
 
     return make_cross_encoder(tmp_path_factory.mktemp("ce") / "minilm-ce")
-
-
-def configure(root: Path, **rerankers: dict) -> None:
-    from workbench.project.files import load_config, write_config
-    from workbench.records import RerankerConfig
-
-    config = load_config(root)
-    made = {name: msgspec.convert(table, RerankerConfig) for name, table in rerankers.items()}
-    write_config(root, msgspec.structs.replace(config, rerankers={**config.rerankers, **made}))
 
 
 @pytest.fixture

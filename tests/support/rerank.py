@@ -43,7 +43,7 @@ class RerankServer:
 
             def do_POST(self):
                 req = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
-                outer.headers.append(dict(self.headers))
+                outer.headers.append({k.lower(): v for k, v in self.headers.items()})
                 if not self.path.endswith("/rerank"):
                     return self._send(404, {"error": "not found"})
                 docs = req.get("documents") or req.get("texts") or []
@@ -75,3 +75,22 @@ class RerankServer:
     def __exit__(self, *exc) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def configure(root: Path, **rerankers: dict) -> None:
+    """Add ``[rerankers.NAME]`` tables to a project's workbench.toml."""
+    import msgspec
+
+    from workbench.project.files import load_config, write_config
+    from workbench.records import RerankerConfig
+
+    config = load_config(root)
+    made = {name: msgspec.convert(table, RerankerConfig) for name, table in rerankers.items()}
+    write_config(root, msgspec.structs.replace(config, rerankers={**config.rerankers, **made}))
+
+
+def texts_of(project, doc_ids: list[int]) -> list[str]:
+    """The texts a reranker read for these documents."""
+    from workbench.rerank.cache import document_text
+
+    return [document_text(project.documents[d]) for d in doc_ids]

@@ -11,14 +11,18 @@ and fails at once. The key is read from the environment variable ``api_key_env``
 
 from __future__ import annotations
 
+import http.client
+import json
 import os
 import random
 import time
+import urllib.error
+import urllib.request
 from typing import Sequence
 
 from workbench.records import RerankerConfig
 from workbench.rerank.errors import RerankEndpointError, RerankError
-from workbench.rerank.scorers import SCORER_VERSION, Scorer
+from workbench.rerank.base import SCORER_VERSION, Scorer
 from workbench.safe_text import redacted
 
 RETRY_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
@@ -78,7 +82,6 @@ class EndpointScorer(Scorer):
         self.url = config.base_url.rstrip("/") + "/rerank"
         self.identity = f"endpoint:{SCORER_VERSION}:{self.url}:{config.model}:{config.max_length}"
         self.requests = 0  # every attempt sent, retries included
-        self._client = None
 
     def _key(self) -> str | None:
         env = self.config.api_key_env
@@ -89,16 +92,6 @@ class EndpointScorer(Scorer):
             raise RerankError(f"reranker {self.name!r}: environment variable {env} (its API key) is not set")
         return key
 
-    @property
-    def client(self):
-        if self._client is None:
-            import httpx
-
-            key = self._key()
-            headers = {"authorization": f"Bearer {key}"} if key else {}
-            self._client = httpx.Client(timeout=self.config.timeout_s, headers=headers)
-        return self._client
-
     def score(self, query: str, documents: Sequence[str]) -> list[float]:
         out: list[float] = []
         size = self.config.batch_size
@@ -107,28 +100,21 @@ class EndpointScorer(Scorer):
         return out
 
     def _call(self, query: str, documents: list[str]) -> list[float]:
-        import httpx
-
         payload = {"query": query, "documents": documents, "texts": documents, "top_n": len(documents),
                    "return_documents": False}
         if self.config.model:
             payload["model"] = self.config.model
+        headers = {"content-type": "application/json"}
+        key = self._key()
+        if key:
+            headers["authorization"] = f"Bearer {key}"
+        data = json.dumps(payload).encode()
         attempt = 0
         while True:
             attempt += 1
             try:
-                self.requests += 1
-                resp = self.client.post(self.url, json=payload)
-                if resp.status_code in RETRY_STATUS:
-                    raise _Retryable(f"HTTP {resp.status_code}: {resp.text[:300]}", _retry_after(resp.headers))
-                if resp.status_code >= 400:
-                    raise RerankEndpointError(self._message(f"HTTP {resp.status_code}: {resp.text[:300]}", attempt))
-                try:
-                    body = resp.json()
-                except ValueError:
-                    raise _Retryable("the body is not JSON") from None
-                return parse_scores(body, len(documents), self.name)
-            except (_Retryable, httpx.TimeoutException, httpx.TransportError) as exc:
+                return parse_scores(self._post(data, headers), len(documents), self.name)
+            except (_Retryable, TimeoutError, OSError, http.client.HTTPException) as exc:
                 if attempt > self.config.max_retries:
                     raise RerankEndpointError(self._message(f"{type(exc).__name__}: {exc}", attempt)) from None
                 wait = exc.wait_s if isinstance(exc, _Retryable) else None
@@ -136,11 +122,24 @@ class EndpointScorer(Scorer):
                     wait = min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2 ** (attempt - 1)) * (0.5 + random.random() / 2)
                 time.sleep(min(wait, BACKOFF_MAX_S))
 
+    def _post(self, data: bytes, headers: dict[str, str]) -> object:
+        """The decoded JSON answer; _Retryable for a retryable status or a body that is not JSON."""
+        self.requests += 1
+        request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=self.config.timeout_s) as resp:
+                raw = resp.read()
+        except urllib.error.HTTPError as exc:
+            text = exc.read()[:300].decode("utf-8", "replace")
+            if exc.code in RETRY_STATUS:
+                raise _Retryable(f"HTTP {exc.code}: {text}", _retry_after(exc.headers)) from None
+            raise RerankEndpointError(self._message(f"HTTP {exc.code}: {text}", 1)) from None
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise _Retryable("the body is not JSON") from None
+
     def _message(self, what: str, attempts: int) -> str:
         secrets = (os.environ.get(self.config.api_key_env, ""),) if self.config.api_key_env else ()
         return redacted(f"reranker {self.name!r} at {self.url}: {what} (after {attempts} attempt(s))", secrets)
 
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None

@@ -15,7 +15,7 @@ from typing import Sequence
 
 from workbench.project.files import Project
 from workbench.records import RerankerConfig
-from workbench.rerank.scorers import SCORER_VERSION, Scorer
+from workbench.rerank.base import SCORER_VERSION, Scorer
 
 PROMPT_VERSION = 1
 SYSTEM = "You judge whether a document helps answer a question. Reply with one word: yes or no."

@@ -15,7 +15,8 @@ from workbench.project.files import Project
 from workbench.records import Tier
 from workbench.rerank.cache import ScoreCache
 from workbench.rerank.errors import RerankError
-from workbench.rerank.scorers import Scorer, make_scorer, reranker_config
+from workbench.rerank.base import Scorer
+from workbench.rerank.scorers import make_scorer, reranker_config
 from workbench.rerank.stage import RerankStats, parse_reranked, rerank_tier
 
 
@@ -87,9 +88,9 @@ class Reranking:
 def rerank(project: Project, tiers: list[Tier], systems: list[str], k: int | None = None,
            progress: Progress | None = None) -> RerankStats:
     """Every reranked system on every tier (stored; current runs reused)."""
+    names = check_systems(project, tiers, systems, k, RunStore(project))  # before anything is opened or written
     job = Reranking(project, progress)
     try:
-        names = check_systems(project, tiers, systems, k, job.store)
         for tier in tiers:
             for name in names:
                 job.stats.runs.append(job.run(tier, name))

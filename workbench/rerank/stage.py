@@ -19,7 +19,8 @@ from workbench.project.files import Project
 from workbench.records import Hit, RankedList, Tier
 from workbench.rerank.cache import ScoreCache, document_text, text_hash
 from workbench.rerank.errors import RerankError
-from workbench.rerank.scorers import Scorer, make_scorer, reranker_config
+from workbench.rerank.base import Scorer
+from workbench.rerank.scorers import make_scorer, reranker_config
 
 RERANK_VERSION = 1  # bump when the stage's ordering changes for the same scores
 

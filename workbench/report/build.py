@@ -22,6 +22,7 @@ from workbench.llm.store import LLMRunStore
 from workbench.project.files import Project
 from workbench.records import ModelConfig, Tier
 from workbench.access.runs import tier_hash
+from workbench.report.fixes import FixEffect, fix_effects
 from workbench.report.sweeps import sweeps_dict
 
 FORMAT_VERSION = 1
@@ -94,6 +95,7 @@ class Report(msgspec.Struct, frozen=True):
     empty_tiers: list[str] = []  # selected, but nothing stored for them yet
     # the latest volume / depth / distribution sweep (workbench.report.sweeps.sweeps_dict); whole-project reports only
     sweeps: dict = {}
+    fixes: list[FixEffect] = []  # tried access fixes against their base (workbench/report/fixes.py)
 
 
 def _provenance(project: Project, tiers: list[Tier], collector: Collector, seed: int) -> Provenance:
@@ -165,6 +167,7 @@ def build_report(project: Project, tiers: list[Tier], query_ids: set[str] | None
         reading_rules=READING_RULES, arms=ARM_LABELS, overview=ov,
         queries=[query_report(project, qv, collector, tiers, q) for q in qids], empty_tiers=qv.empty_tiers,
         sweeps=sweeps_dict(project) if query_ids is None else {},
+        fixes=fix_effects(project, tiers, collector, seed),
     )
 
 

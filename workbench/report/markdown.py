@@ -110,6 +110,7 @@ def report_markdown(r: Report) -> str:
                    f"{fmt(u.judge_mean, 2)}{judge_mark(u.judge_trusted) if u.judge_mean is not None else ''} | "
                    f"{fmt(u.exact, 2)} | {fmt(u.contains, 2)} | {fmt(u.f1, 2)} | {u.from_tui} |")
     out += ["", f"Correct: {md(r.answer_rule)}. * judge failed calibration (its mean is not evidence); † judge not calibrated.", ""]
+    out += (["## Tried fixes", ""] + [f"- {md(f.line)}" for f in r.fixes] + [""]) if r.fixes else []
     out += [f"## Where the curves turn (drop > {r.overview.threshold:.2f}, interval excludes no drop)", ""]
     for t in r.overview.turns:
         out.append(f"- {md(t.curve)}: " + (f"turns at **{md(t.turn.level)}** — {md(t.turn.rule)}" if t.turn else "no turn"))

@@ -55,6 +55,7 @@ SystemKind = Literal["retriever", "model", "run", "rerank"]
 
 MODEL_PREFIX, RUN_PREFIX = "model", "run"
 RERANK_MARK = ">rerank:"  # base system, then this, then <reranker>@<depth>
+TUNED_SUFFIX = "@tuned"  # a retriever over the embedder `workbench tune` fine-tuned: dense@tuned, hybrid@tuned
 _RAG_SOURCE = re.compile(r"^(?P<retriever>.+)@(?P<k>\d+)$")
 _RERANK_TAIL = re.compile(r"^(?P<reranker>[^@>:\s]+)@(?P<depth>\d+)$")
 
@@ -155,9 +156,14 @@ def split_level(side: str) -> tuple[str, str | None]:
     if not at or not head:
         return side, None
     whole = SystemName.parse(side)
-    if level.isdigit() and (whole.kind == "rerank" or whole.retriever):
+    if level.isdigit() and (whole.kind == "rerank" or whole.retriever) or side.endswith(TUNED_SUFFIX):
         return side, None
     return head, level
+
+
+def untuned(system: str) -> str | None:
+    """The base retriever of a tuned one (``dense@tuned`` → ``dense``), else None."""
+    return system[: -len(TUNED_SUFFIX)] if system.endswith(TUNED_SUFFIX) and len(system) > len(TUNED_SUFFIX) else None
 
 
 def task_of(system: str) -> str:

@@ -12,7 +12,7 @@ import logging
 
 import click
 
-from workbench.cli import access, collide, diagnosis, llm, project, report, rerank, sweeps, triage, tui
+from workbench.cli import access, collide, diagnosis, llm, project, report, rerank, sweeps, triage, tui, tune
 from workbench.cli.common import err_console
 from workbench.errors import WorkbenchError
 from workbench.safe_text import markup_escaped, visible
@@ -63,7 +63,7 @@ def _show_recoveries() -> None:
 COMMANDS: list[click.Command] = [
     project.init, project.import_, project.ladder, project.tiers, project.index, project.query_sets_command,
     access.eval_, access.export_trec,
-    rerank.rerank_command,
+    rerank.rerank_command, tune.tune_command,
     llm.run_command, llm.serve_command,
     diagnosis.diagnose_command, diagnosis.compare_command,
     report.report_command,

@@ -16,7 +16,7 @@ from typing import Literal
 
 import msgspec
 
-from workbench.names import SystemName
+from workbench.names import SystemName, untuned
 from workbench.records import Query
 
 Role = Literal["gold", "near_miss"]
@@ -96,9 +96,10 @@ def movement(a: str, b: str, pairs: list[tuple[Query, str, list[int], list[int]]
 
 
 def fix_base(system: str) -> str | None:
-    """The system a fix is judged against: a reranked system's base (None for any other)."""
+    """The system a fix is judged against: a reranked system's base, a tuned retriever's untuned
+    one (``dense@tuned`` → ``dense``); None for any other."""
     name = SystemName.parse(system)
-    return name.base if name.kind == "rerank" else None
+    return name.base if name.kind == "rerank" else untuned(system)
 
 
 def ranks_before(rankings: dict[str, list[int]], system: str) -> dict[int, int] | None:

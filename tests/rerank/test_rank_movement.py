@@ -87,3 +87,15 @@ def test_the_inspector_gets_each_documents_rank_before_the_rerank(rerank_project
     base = RunStore(project).load("bm25", "full").ranking(q)
     assert before == {d: n for n, d in enumerate(base, 1)}
     assert ranks_before(session, q, "full", "bm25") is None
+
+
+def test_the_inspection_carries_each_shown_documents_rank_before(rerank_project):
+    from workbench.inspection.rankings import inspect_stored
+
+    project, full = _reranked(rerank_project)
+    q = project.queries[2]
+    ins = inspect_stored(project, full[0], q, k=3)
+    base = {d: n for n, d in enumerate(RunStore(project).load("bm25", "full").ranking(q.query_id), 1)}
+    mine = ins.system(SYSTEM)
+    assert mine is not None and mine.before == {d: base.get(d) for d in [r.doc_id for r in mine.rows] + sorted(q.gold_doc_ids)}
+    assert ins.system("bm25").before == {}

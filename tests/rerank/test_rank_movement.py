@@ -99,3 +99,17 @@ def test_the_inspection_carries_each_shown_documents_rank_before(rerank_project)
     mine = ins.system(SYSTEM)
     assert mine is not None and mine.before == {d: base.get(d) for d in [r.doc_id for r in mine.rows] + sorted(q.gold_doc_ids)}
     assert ins.system("bm25").before == {}
+
+
+def test_each_access_fix_carries_its_command_its_judge_and_once_run_its_effect(rerank_project):
+    from workbench.diagnosis.fix_commands import runnable_fixes
+
+    project = load_project(rerank_project)
+    tiers = load_tiers(project).tiers
+    fixes = runnable_fixes(project, "bm25", tiers)
+    assert [f.system for f in fixes] == ["hybrid", "bm25>rerank:ce@100", "dense@tuned"]
+    assert all(f.effect is None for f in fixes), "nothing tried yet"
+    assert fixes[1].command.startswith("workbench rerank ") and "compare" in fixes[1].judge
+    rerank(project, tiers, ["bm25>rerank:ce@100"], k=3)
+    tried = runnable_fixes(load_project(rerank_project), "bm25", tiers)[1]
+    assert tried.effect is not None and "p = " in tried.effect and "at full" in tried.effect

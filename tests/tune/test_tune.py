@@ -62,5 +62,8 @@ def test_tune_trains_saves_and_judges_on_held_out_queries_only(project_copy):
     assert doc["tiers"]["full"]["dense@tuned"]["n_queries"] == len(held)
     assert doc["tiers"]["full"]["dense"]["n_queries"] == len([q for q in project.queries if q.gold_doc_ids])
 
+    table = CliRunner().invoke(main, ["eval", str(project_copy), "--tiers", "full", "--retrievers", "dense"])
+    assert "dense@tuned" in table.output and "split seed 3" in table.output, "the split is shown beside its figures"
+
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0 and "trained on" not in again.output, "same settings: the saved model is reused"

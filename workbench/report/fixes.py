@@ -14,8 +14,10 @@ import msgspec
 from workbench.diagnosis.collect import Collector, level_of
 from workbench.diagnosis.movement import MovementCounts, fix_base, movement
 from workbench.display import fmt
+from workbench.names import untuned
 from workbench.project.files import Project
 from workbench.records import Tier
+from workbench.tune.train import load_record
 from workbench.stats import DEFAULT_SEED, Estimate, PairedTest, bootstrap_ci, paired_test
 
 
@@ -29,6 +31,7 @@ class FixEffect(msgspec.Struct, frozen=True):
     test: PairedTest  # after − before, paired by query and tier
     movement: MovementCounts
     line: str
+    split: str = ""  # a tuned system: its training split and seeds (its figures are held-out only)
 
 
 def _interval(e: Estimate) -> str:
@@ -40,9 +43,10 @@ def effect_line(f: FixEffect) -> str:
     verb = "lifted" if diff > 0 else "lowered" if diff < 0 else "left"
     m = f.movement
     which = "multi-source " if f.metric.startswith("FR") else ""
-    return (f"{f.system} {verb} {f.metric} at {f.level} from {_interval(f.before)} ({f.base}) to {_interval(f.after)}, "
+    line = (f"{f.system} {verb} {f.metric} at {f.level} from {_interval(f.before)} ({f.base}) to {_interval(f.after)}, "
             f"p = {fmt(f.test.p_value, 3)} (n = {f.test.n} {which}queries); it demoted {m.near_misses_demoted} near "
             f"miss(es) below their gold and promoted {m.near_misses_promoted}")
+    return line + (f"; {f.split}" if f.split else "")
 
 
 def fix_effects(project: Project, tiers: list[Tier], collector: Collector, seed: int = DEFAULT_SEED) -> list[FixEffect]:
@@ -75,9 +79,11 @@ def fix_effects(project: Project, tiers: list[Tier], collector: Collector, seed:
             continue
         kind = "FR" if values["FR"][0] else "SR"
         before, after = values[kind]
+        record = load_record(project) if untuned(system) else None
         effect = FixEffect(system, base, level, f"{kind}@{collector.k}", bootstrap_ci(before, seed, f"fix-{base}"),
                            bootstrap_ci(after, seed, f"fix-{system}"), paired_test(after, before, seed),
-                           movement(base, system, pairs, collector.k).counts, "")
+                           movement(base, system, pairs, collector.k).counts, "",
+                           record.split.caption() if record else "")
         out.append(msgspec.structs.replace(effect, line=effect_line(effect)))
     return out
 

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 
 from workbench.access.runs import RunStore, SystemRun, run_key, tier_hash
+from workbench.errors import WorkbenchError
 from workbench.names import SystemName
 from workbench.progress import Progress
 from workbench.project.files import Project
@@ -134,7 +135,7 @@ def current_key(project: Project, tier: Tier, run: SystemRun, store: RunStore, i
 def _identity(project: Project, reranker: str) -> str | None:
     try:
         scorer = make_scorer(project, reranker)
-    except RerankError:
+    except WorkbenchError:  # its model or endpoint is gone from the config: its runs are stale
         return None
     scorer.close()
     return scorer.identity

@@ -5,8 +5,9 @@
   prompt builder all read it; adding a task is one line here (see docs/ARCHITECTURE.md).
 - ``SystemName``: the one parser/formatter of system names as stored in run files:
   ``bm25`` (a retriever), ``model:<name>:<task>[-<variant>][:<retriever>@<k>]`` (a model task),
-  ``run:<name>`` (an imported production run). Retriever names and their preference order
-  live with the retrievers (workbench/access/retrievers.py, ``RETRIEVERS``).
+  ``run:<name>`` (an imported production run), ``<base>>rerank:<reranker>@<depth>`` (the top
+  ``depth`` of any ranking system re-scored by ``[rerankers.<reranker>]``). Retriever names and
+  their preference order live with the retrievers (workbench/access/retrievers.py, ``RETRIEVERS``).
 
 Light on purpose (msgspec only): every layer imports it.
 """
@@ -53,10 +54,13 @@ else:
     Variant = Literal[VARIANTS]
 
 Stage = Literal["model", "judge"]  # which call of a query run failed
-SystemKind = Literal["retriever", "model", "run"]
+SystemKind = Literal["retriever", "model", "run", "rerank"]
 
 MODEL_PREFIX, RUN_PREFIX = "model", "run"
+RERANK_MARK = ">rerank:"  # base system, then this, then <reranker>@<depth>
+TUNED_SUFFIX = "@tuned"  # a retriever over the embedder `workbench tune` fine-tuned: dense@tuned, hybrid@tuned
 _RAG_SOURCE = re.compile(r"^(?P<retriever>.+)@(?P<k>\d+)$")
+_RERANK_TAIL = re.compile(r"^(?P<reranker>[^@>:\s]+)@(?P<depth>\d+)$")
 
 
 class SystemName(msgspec.Struct, frozen=True):
@@ -68,6 +72,8 @@ class SystemName(msgspec.Struct, frozen=True):
     variant: str = "standard"  # model QA tasks
     retriever: str = ""  # model rag only: whose stored run gave the documents
     rag_k: int = 0
+    base: str = ""  # rerank only: the ranking system whose top ``depth`` is re-scored
+    depth: int = 0  # rerank only
 
     @classmethod
     def for_retriever(cls, name: str) -> "SystemName":
@@ -85,7 +91,14 @@ class SystemName(msgspec.Struct, frozen=True):
         return cls("run", name)
 
     @classmethod
+    def for_rerank(cls, base: str, reranker: str, depth: int) -> "SystemName":
+        return cls("rerank", reranker, base=base, depth=depth)
+
+    @classmethod
     def parse(cls, text: str) -> "SystemName":
+        base, mark, tail = text.rpartition(RERANK_MARK)
+        if mark and base and (m := _RERANK_TAIL.match(tail)):
+            return cls.for_rerank(base, m["reranker"], int(m["depth"]))
         head, _, rest = text.partition(":")
         if head == RUN_PREFIX and rest:
             return cls.for_run(rest)
@@ -110,6 +123,8 @@ class SystemName(msgspec.Struct, frozen=True):
             return self.name
         if self.kind == "run":
             return f"{RUN_PREFIX}:{self.name}"
+        if self.kind == "rerank":
+            return f"{self.base}{RERANK_MARK}{self.name}@{self.depth}"
         suffix = "" if self.variant == "standard" else f"-{self.variant}"
         tail = f":{self.retriever}@{self.rag_k}" if self.retriever else ""
         return f"{MODEL_PREFIX}:{self.name}:{self.task}{suffix}{tail}"
@@ -135,6 +150,23 @@ class SystemName(msgspec.Struct, frozen=True):
 
 def system_label(system: str) -> str:
     return SystemName.parse(system).short
+
+
+def split_level(side: str) -> tuple[str, str | None]:
+    """``SYSTEM[@LEVEL]`` (compare's sides) → (system, level or None). A trailing ``@<digits>``
+    that belongs to the system's own name (a rerank depth, a rag source's k) is not a level."""
+    head, at, level = side.rpartition("@")
+    if not at or not head:
+        return side, None
+    whole = SystemName.parse(side)
+    if level.isdigit() and (whole.kind == "rerank" or whole.retriever) or side.endswith(TUNED_SUFFIX):
+        return side, None
+    return head, level
+
+
+def untuned(system: str) -> str | None:
+    """The base retriever of a tuned one (``dense@tuned`` → ``dense``), else None."""
+    return system[: -len(TUNED_SUFFIX)] if system.endswith(TUNED_SUFFIX) and len(system) > len(TUNED_SUFFIX) else None
 
 
 def task_of(system: str) -> str:

@@ -160,6 +160,36 @@ class InsightConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     the smallest level's (NoLiMa's 85%)."""
 
 
+RerankBackend = Literal["cross-encoder", "endpoint", "llm"]
+
+
+class RerankerConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``[rerankers.NAME]``: a second stage that re-scores the top documents of any ranking system
+    (workbench/rerank/; a system ``<base>>rerank:NAME@<depth>``)."""
+
+    backend: RerankBackend = "cross-encoder"
+    """"cross-encoder" (sentence-transformers CrossEncoder, local), "endpoint" (an HTTP /rerank API:
+    vLLM, TEI, Infinity, llama.cpp) or "llm" (pointwise yes/no relevance from a chat model)."""
+    model: str = ""
+    """cross-encoder: a local folder or a model name already in the offline Hugging Face cache;
+    endpoint: the model name sent; llm: the name of a ``[models.NAME]`` table (or "local")."""
+    base_url: str | None = None
+    """endpoint only: the server's base (…/v1 for vLLM / Infinity / llama.cpp; the root for TEI)."""
+    api_key_env: str | None = None
+    """endpoint only: name of the environment variable holding the key, never the key itself."""
+    max_length: PositiveInt = 512
+    """cross-encoder: tokens of (query, document) read per pair; longer pairs are truncated.
+    endpoint / llm: the document is cut to 4 × max_length characters."""
+    batch_size: PositiveInt = 16
+    """Pairs per forward pass (cross-encoder) or documents per request (endpoint)."""
+    device: str | None = None
+    """cross-encoder: a torch device ("cpu", "cuda"); None = sentence-transformers' choice."""
+    timeout_s: PositiveFloat = 60.0
+    """endpoint: per request, in seconds."""
+    max_retries: NonNegativeInt = 4
+    """endpoint: retries of a 429, 5xx, timeout or malformed body (0 = one attempt only)."""
+
+
 class ProjectConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The whole of workbench.toml."""
 
@@ -175,6 +205,8 @@ class ProjectConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     judge: str = ""
     """Name of the model in ``models`` used as judge; "" = the same as the model under test."""
     insight: InsightConfig = InsightConfig()
+    rerankers: dict[str, RerankerConfig] = {}
+    """Second-stage rerankers by name: ``[rerankers.NAME]`` tables."""
 
 
 # ---------------------------------------------------------------- derived state

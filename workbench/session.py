@@ -53,7 +53,7 @@ __all__ = [
     "estimate_prompts", "why_not_run", "run_model_task", "run_batch", "calibrate_judge", "export_evidence", "window_budget", "sweep_panels",
     "label_document", "undo_label", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
     "access_line", "index_status", "list_versions", "diagnose", "verdict_systems", "verdict_system",
-    "choose_verdict_system", "figures_system", "diagnosis_after_run", "export_report", "query_sources", "insight_overview",
+    "choose_verdict_system", "figures_system", "diagnosis_after_run", "export_report", "query_sources", "insight_overview", "ranks_before",
     # names and registries
     "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "system_label", "preferred", "salient_changes", "word_diff",
     # records a front end shows
@@ -230,6 +230,15 @@ def inspect(session: Session, query_id: str, tier_name: str) -> QueryInspection:
         while len(session._inspections) > INSPECTION_CACHE:
             session._inspections.popitem(last=False)
     return ins
+
+
+def ranks_before(session: Session, query_id: str, tier_name: str, system: str) -> dict[int, int] | None:
+    """For a reranked system: each document's rank under its base on this tier (``#16 → #3``); None otherwise."""
+    from workbench.diagnosis.movement import ranks_before as before
+    from workbench.inspection.rankings import stored_rankings
+
+    hits = stored_rankings(session.project, session.tier(tier_name), query_id)
+    return before({s: [h.doc_id for h in hs] for s, hs in hits.items()}, system)
 
 
 # ---------------------------------------------------------------- use side

@@ -88,14 +88,23 @@ def fill_ranking(t: DataTable[Text], sr: SystemRanking, ins: QueryInspection, do
         d = ins.diffs.get(r.doc_id)
         values = [visible(v, one_line=True) for v in salient_changes(d)[0]] if d is not None else []
         others = imitators.get(r.doc_id, []) + [g for g in gold_titles if g != title] if r.kind == "gold" else gold_titles
-        t.add_row(Text(str(r.rank), style), Text(str(r.doc_id), style),
+        cell = Text(f"#{r.rank}", style) if sr.before else Text(str(r.rank), style)
+        t.add_row(moved(sr, r.doc_id, cell), Text(str(r.doc_id), style),
                   distinct_title(f"{label} " if label else "", title, others, width, style, values),
                   Text(f"{r.score:.3f}", style), key=f"{r.rank}:{r.doc_id}")
     for g, rank in sr.gold_ranks.items():
         if rank is None or rank > ins.k:
             title = visible(documents[g].title, one_line=True)
-            t.add_row(rank_text(rank, ins.k, sr.depth), Text(str(g), "green"),
+            t.add_row(moved(sr, g, rank_text(rank, ins.k, sr.depth)), Text(str(g), "green"),
                       cut(f"GOLD {title}", width, "green italic"), Text("", ""), key=f"out:{g}")
+
+
+def moved(sr: SystemRanking, doc_id: int, cell: Text) -> Text:
+    """A reranked or tuned system's rank cell with the rank its base gave: "#16 → #3"."""
+    if not sr.before:
+        return cell
+    was = sr.before.get(doc_id)
+    return Text(f"#{was} → " if was is not None else "— → ", "dim") + cell
 
 
 def row_doc(key: str) -> int:

@@ -15,6 +15,8 @@ Each request takes the next scripted action from ``script`` (then ``default``), 
 A request to ``/embeddings`` answered "ok" gets one vector per input (``embedding_vector``), as
 base64 when asked for it, unless ``embeddings_ignore_format`` (then float lists, as servers that
 do not know the parameter answer).
+A POST to a ``…/rerank`` path answers "ok" with ``rerank_body(request)`` when that is set (the
+rerank endpoint's faults: tests/rerank/).
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ class FaultServer:
         self.headers: list[dict] = []
         self.retry_after_ms = 5
         self.embeddings_ignore_format = False
+        self.rerank_body: Callable[[dict], object] | None = None
         self.in_flight = 0  # requests being answered now
         self.max_in_flight = 0
         self.gate = threading.Event()  # opened by release(): "hold" requests answer
@@ -120,7 +123,9 @@ class FaultServer:
                 if isinstance(action, tuple) and action[0] == "trickle":
                     self._trickle(outer._completion(req, text), action[1])
                     return
-                if action == "ok":
+                if action == "ok" and outer.rerank_body is not None and self.path.endswith("/rerank"):
+                    self._send(200, json.dumps(outer.rerank_body(req)).encode())
+                elif action == "ok":
                     content = outer.responder(req.get("messages", []))
                     body = json.dumps({
                         "id": "chatcmpl-fault", "object": "chat.completion", "created": int(time.time()),

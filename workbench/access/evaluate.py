@@ -108,10 +108,15 @@ def _per_query(progress: Progress | None, stage: str, total: int) -> Callable[[i
 
 
 def stored_runs(project: Project, tier: Tier, store: RunStore) -> list[SystemRun]:
-    """Model localization runs and imported production runs (`run:<name>`) on this tier."""
+    """Model localization runs, imported production runs (`run:<name>`), the tuned embedder's runs
+    (`dense@tuned`, `hybrid@tuned`: held-out queries only, made by `workbench tune`) and current
+    reranked runs (`<base>>rerank:<name>@<depth>`, made by `workbench rerank`) on this tier."""
+    from workbench.rerank.stage import reranked_runs
     from workbench.triage.runs import external_runs
+    from workbench.tune.retrieval import tuned_runs
 
-    return model_runs(project, tier, store) + external_runs(project, tier, store)
+    return (model_runs(project, tier, store) + external_runs(project, tier, store) + tuned_runs(project, tier, store)
+            + reranked_runs(project, tier, store))
 
 
 def evaluate(

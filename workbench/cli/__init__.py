@@ -12,7 +12,7 @@ import logging
 
 import click
 
-from workbench.cli import access, collide, diagnosis, insight, llm, project, report, sweeps, triage, tui
+from workbench.cli import access, collide, diagnosis, insight, llm, project, report, rerank, sweeps, triage, tui, tune
 from workbench.cli.common import err_console
 from workbench.errors import WorkbenchError, os_error
 from workbench.safe_text import markup_escaped, visible
@@ -67,6 +67,7 @@ def _show_recoveries() -> None:
 COMMANDS: list[click.Command] = [
     project.init, project.import_, project.ladder, project.tiers, project.index, project.query_sets_command,
     access.eval_, access.export_trec,
+    rerank.rerank_command, tune.tune_command,
     llm.run_command, llm.serve_command,
     diagnosis.diagnose_command, diagnosis.compare_command,
     insight.stealers_command, insight.unjudged_command, insight.positions_command,

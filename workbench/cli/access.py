@@ -60,6 +60,16 @@ def print_use(use: UseTable) -> None:
         console.print("* scored by a judge that failed its calibration: read EM / contains / F1 instead", highlight=False)
 
 
+def print_tuned_caption(project, systems: list[str]) -> None:
+    """Beside every figure of a tuned system: its split and seeds (held-out queries only)."""
+    from workbench.names import TUNED_SUFFIX
+    from workbench.tune.train import load_record
+
+    record = load_record(project) if any(s.endswith(TUNED_SUFFIX) for s in systems) else None
+    if record is not None:
+        console.print(f"*{TUNED_SUFFIX}: {as_text(record.split.caption())}", highlight=False)
+
+
 @click.command("eval")
 @PROJECT_ARG
 @click.option("--retrievers", default=",".join(retriever_names()), show_default=True,
@@ -93,6 +103,7 @@ def eval_(root: Path, retrievers: str, tier_spec: str, k: int | None, as_json: b
     else:
         print_eval(results, k, use, version_caption(project))
         print_effective_sizes(project, tiers, Collector(project, k))  # workbench/cli/insight.py
+        print_tuned_caption(project, [r.system for r in results])
 
 
 @click.command("export-trec")

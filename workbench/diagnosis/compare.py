@@ -4,7 +4,9 @@ A side is `SYSTEM` or `SYSTEM@LEVEL`. A ranking system (bm25, dense, hybrid,
 model:<m>:localize) is scored per query by SR@K; a reading system (hybrid+local, local, …) by
 its verdict: 1 for PASS, 0 for any decided failure (NOT-YET queries are left out of the pairs).
 Without @LEVEL a side covers every selected level and queries pair up on (query, level).
-The test is stats.paired_test (Fisher's randomization test; see there for why).
+The test is stats.paired_test (Fisher's randomization test; see there for why). Two ranking systems
+also get their rank movement (workbench/diagnosis/movement.py): gold promoted into the top K, near
+misses demoted below their gold, and the reverse, per query × tier.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from __future__ import annotations
 import msgspec
 
 from workbench.diagnosis.collect import Collector, collect, level_of
+from workbench.diagnosis.movement import RankMovement, movement
 from workbench.diagnosis.rules import PENDING
 from workbench.errors import BadInput
+from workbench.names import split_level
 from workbench.stats import DEFAULT_SEED, PairedTest, paired_test
 from workbench.project.files import Project
 from workbench.records import Tier
@@ -38,11 +42,11 @@ class Comparison(msgspec.Struct, frozen=True):
     mean_b: float | None
     test: PairedTest
     pairs: list[PairedQuery]
+    movement: RankMovement | None = None  # two ranking systems on the same tiers and labels
 
 
 def _split(side: str) -> tuple[str, str | None]:
-    system, _, level = side.partition("@")
-    return system, level or None
+    return split_level(side)
 
 
 def _outcomes(project: Project, tiers: list[Tier], side: str, collector: Collector, query_ids: set[str] | None) -> tuple[dict[tuple[str, str], float], str]:
@@ -96,4 +100,23 @@ def compare(project: Project, tiers: list[Tier], a: str, b: str, query_ids: set[
     mean = lambda xs: sum(xs) / len(xs) if xs else None  # noqa: E731
     if project_b is not None:  # the sides name their versions
         a, b = f"{a} [{project.queries_version}]", f"{b} [{project_b.queries_version}]"
-    return Comparison(a, b, ma, mean([p.a for p in pairs]), mean([p.b for p in pairs]), test, pairs)
+    moved = None
+    if project_b is None and ma.startswith("SR@") and la == lb:
+        moved = _movement(project, tiers, a, b, la, collector, query_ids)
+    return Comparison(a, b, ma, mean([p.a for p in pairs]), mean([p.b for p in pairs]), test, pairs, moved)
+
+
+def _movement(project: Project, tiers: list[Tier], a: str, b: str, level: str | None, collector: Collector,
+              query_ids: set[str] | None) -> RankMovement:
+    sa, sb = _split(a)[0], _split(b)[0]
+    pairs = []
+    for t in tiers:
+        if level is not None and level_of(t) != level and t.name != level:
+            continue
+        rankings = collector.tier_store(t).rankings
+        ra, rb = rankings.get(sa, {}), rankings.get(sb, {})
+        for qid in project.tier_query_ids(t):
+            q = project.query(qid)
+            if (query_ids is None or qid in query_ids) and q.gold_doc_ids and qid in ra and qid in rb:
+                pairs.append((q, t.name, ra[qid], rb[qid]))
+    return movement(a, b, pairs, collector.k)

@@ -22,6 +22,7 @@ from workbench.access.metrics import unique_in_order
 from workbench.project.files import Project
 from workbench.records import Document, Hit, Query, Tier
 from workbench.access.retrievers import system_order
+from workbench.diagnosis.movement import ranks_before
 from workbench.access.runs import RunStore
 from workbench.inspection.worddiff import WordDiff, word_diff
 
@@ -49,6 +50,8 @@ class SystemRanking(msgspec.Struct, frozen=True):
     depth: int  # how many ranks the stored run kept
     # 1-based rank of each gold DocID in the full stored ranking; None = not retrieved at all.
     gold_ranks: dict[int, int | None]
+    # A reranked or tuned system: each shown document's rank under its base ("#16 → #3"); else empty.
+    before: dict[int, int | None] = {}
 
     @property
     def all_gold_in_top_k(self) -> bool:
@@ -136,7 +139,10 @@ def inspect_query(
                 entry = near.setdefault(h.doc_id, {"ranks": {}, "above": set(), "title": title, "kind": kind})
                 entry["ranks"][system] = n
                 entry["above"].update(beaten)
-        systems.append(SystemRanking(system, rows, len(hits), gold_ranks))
+        base = ranks_before({s: [h.doc_id for h in hs] for s, hs in rankings.items()}, system)
+        shown = [r.doc_id for r in rows] + list(gold)
+        before = {d: base.get(d) for d in shown} if base is not None else {}
+        systems.append(SystemRanking(system, rows, len(hits), gold_ranks, before))
 
     gold_words = {g: _words(project.documents[g]) for g in gold if g in project.documents}
     misses = []

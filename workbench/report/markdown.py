@@ -180,6 +180,7 @@ def report_markdown(r: Report) -> str:
     out += ["", f"Correct: {md(r.answer_rule)}. * judge failed calibration (its mean is not evidence); † judge not calibrated. "
             f"Fewer than {r.min_answers} answers: a count, not a rate.", ""]
     out += capped_lines(r)
+    out += (["## Tried fixes", ""] + [f"- {md(f.line)}" for f in r.fixes] + [""]) if r.fixes else []
     out += [f"## Where the curves turn (drop > {r.overview.threshold:.2f}, interval excludes no drop)", ""]
     small = small_curves(r)
     if all(t.curve in small for t in r.overview.turns):

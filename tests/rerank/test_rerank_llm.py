@@ -1,0 +1,46 @@
+"""The `llm` reranker: a chat model's pointwise yes/no through the project's chat client (its
+retries and response cache); the stub server answers "yes" for documents that name France."""
+
+from __future__ import annotations
+
+import msgspec
+
+from support.rerank import configure
+from workbench.access.ladder import load_tiers
+from workbench.access.runs import RunStore
+from workbench.project.files import load_config, write_config
+from workbench.project.load import load_project
+from workbench.records import ModelConfig
+from workbench.rerank.pointwise import parse_relevance
+from workbench.rerank.run import rerank
+
+
+def _yes_for_france(messages: list[dict]) -> str:
+    document = messages[-1]["content"].split("Document:", 1)[1]
+    return "Yes." if "France" in document else "no"
+
+
+def test_documents_judged_relevant_rise_to_the_top(rerank_project, fault_server):
+    fault_server.responder = _yes_for_france
+    config = load_config(rerank_project)
+    stub = ModelConfig(model="stub", base_url=fault_server.base_url, max_retries=2)
+    write_config(rerank_project, msgspec.structs.replace(config, models={"stub": stub}))
+    configure(rerank_project, judge={"backend": "llm", "model": "stub"})
+    project = load_project(rerank_project)
+    full = [t for t in load_tiers(project).tiers if t.name == "full"]
+    fault_server.script = [500]  # retried by the client
+    rerank(project, full, ["bm25>rerank:judge@6"], k=3)
+    run = RunStore(project).load("bm25>rerank:judge@6", "full")
+    base = RunStore(project).load("bm25", "full")
+    for r in run.rankings:
+        reranked = [h.doc_id for h in r.hits]
+        france = [d for d in reranked if "France" in project.documents[d].text]
+        assert reranked[: len(france)] == france, "every yes before every no"
+        others = [h.doc_id for h in base.hits(r.query_id) if h.doc_id not in france]
+        assert reranked[len(france):] == others, "ties keep the base order"
+    assert len(fault_server.requests) == 1 + sum(len(r.hits) for r in run.rankings)
+
+
+def test_the_answer_is_parsed_leniently():
+    assert parse_relevance("Yes, it does.") == 1.0 and parse_relevance("NO") == 0.0
+    assert parse_relevance("I cannot tell") == 0.5

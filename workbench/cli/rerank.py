@@ -1,0 +1,49 @@
+"""`rerank`: re-score the top documents of a ranking system with a `[rerankers.NAME]` and store the
+result as the system `<base>>rerank:<NAME>@<depth>`, which eval, compare, diagnose, report,
+export-trec and the TUI then list like any other."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from workbench.cli.common import PROJECT_ARG, TIERS_OPT, console, err_console
+
+
+@click.command("rerank")
+@PROJECT_ARG
+@click.argument("systems", nargs=-1, required=True, metavar="SYSTEM...")
+@TIERS_OPT
+@click.option("--k", type=click.IntRange(1, 1000), help="Cut-off K of the figures (default: `[retrievers] k`); depth must reach it.")
+def rerank_command(root: Path, systems: tuple[str, ...], tier_spec: str, k: int | None) -> None:
+    """Rerank systems named BASE>rerank:NAME@DEPTH (e.g. hybrid>rerank:ce@50) on every selected tier.
+
+    Scores are cached by (reranker, query, document content): a bigger tier reuses a smaller one's,
+    and an interrupted rerank resumes where it stopped."""
+    from workbench.access.evaluate import SystemResult, score_run, unlabelled_count
+    from workbench.access.ladder import ensure_tiers, select_tiers
+    from workbench.access.runs import RunStore
+    from workbench.cli.access import print_eval
+    from workbench.cli.project import ensure_indexes
+    from workbench.names import SystemName
+    from workbench.progress import stage_progress
+    from workbench.project.load import load_project
+    from workbench.rerank.run import rerank
+
+    project = load_project(root)
+    k = k or project.config.retrievers.k
+    tiers = select_tiers(ensure_tiers(project), tier_spec)
+    ensure_indexes(project, tiers)
+    with stage_progress(err_console, unit="queries") as progress:
+        stats = rerank(project, tiers, list(systems), k, progress)
+    store, by_tier = RunStore(project), {t.name: t for t in tiers}
+    results = []
+    for run in stats.runs:
+        base = store.load(SystemName.parse(run.system).base, run.tier)
+        for r in ([base] if base is not None else []) + [run]:
+            summary, per_query = score_run(project, r, k)
+            results.append(SystemResult(r.system, r.tier, summary, per_query, True, unlabelled_count(project, by_tier[r.tier])))
+    print_eval(results, k, None)
+    console.print(f"{stats.scored} pairs scored, {stats.cached} from the score cache; "
+                  f"{stats.reused_runs} stored run(s) were current", highlight=False)

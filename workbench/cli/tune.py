@@ -1,0 +1,73 @@
+"""`tune`: fine-tune the project's embedder on hard negatives of a seeded training split, index the
+tiers with it as `dense@tuned` / `hybrid@tuned`, and compare it with the base embedder on the
+held-out queries only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from workbench.cli.common import PROJECT_ARG, SEED_OPT, TIERS_OPT, console, err_console
+from workbench.display import fmt
+from workbench.safe_text import markup_escaped
+
+
+@click.command("tune")
+@PROJECT_ARG
+@TIERS_OPT
+@click.option("--train-share", type=click.FloatRange(0.05, 0.95), default=0.7, show_default=True,
+              help="Share of the labelled queries that train; the rest are held out.")
+@click.option("--split-seed", type=int, default=13, show_default=True, help="Seed of the split and of the trainer.")
+@click.option("--epochs", type=click.IntRange(1, 20), default=1, show_default=True)
+@click.option("--batch-size", type=click.IntRange(2, 256), default=16, show_default=True,
+              help="Triples per step (each also serves as in-batch negatives for the others).")
+@click.option("--negatives", type=click.IntRange(1, 50), default=3, show_default=True, help="Hard negatives per gold document.")
+@click.option("--retrain", is_flag=True, help="Train again even when a tuned model with these settings exists.")
+@SEED_OPT
+def tune_command(root: Path, tier_spec: str, train_share: float, split_seed: int, epochs: int, batch_size: int,
+                 negatives: int, retrain: bool, seed: int) -> None:
+    """Fine-tune the embedder on (query, gold, hard negative) of a seeded training split
+    (MultipleNegativesRankingLoss), then rank the held-out queries with it as dense@tuned and hybrid@tuned."""
+    from workbench.access.evaluate import DEFAULT_DEPTH, retrieve_tier
+    from workbench.access.retrievers import make_retrievers
+    from workbench.access.runs import RunStore
+    from workbench.access.ladder import ensure_tiers, select_tiers
+    from workbench.cli.project import ensure_indexes
+    from workbench.diagnosis.compare import compare
+    from workbench.names import untuned
+    from workbench.progress import stage_progress
+    from workbench.project.load import load_project
+    from workbench.tune.retrieval import TUNED_SYSTEMS, rank_held_out
+    from workbench.tune.split import split_queries
+    from workbench.tune.train import TuneOptions, load_record, train
+
+    project = load_project(root)
+    tiers = select_tiers(ensure_tiers(project), tier_spec)
+    ensure_indexes(project, tiers)
+    options = TuneOptions(train_share, split_seed, epochs, batch_size, negatives_per_gold=negatives)
+    split = split_queries(project.queries, train_share, split_seed)
+    record = load_record(project)
+    with stage_progress(err_console, unit="steps") as progress:
+        if retrain or record is None or record.options != options or record.split != split:
+            record = train(project, split, options, progress)
+            err_console.print(f"trained on {record.examples} triples in {record.seconds:.0f} s "
+                              f"({record.left_out} left out: a held-out query's documents)", highlight=False)
+        rank_held_out(project, tiers, DEFAULT_DEPTH, progress)
+        for name, retriever in make_retrievers(project, [b for s in TUNED_SYSTEMS if (b := untuned(s))]).items():
+            for tier in tiers:  # the base embedder's runs, to compare with
+                retrieve_tier(retriever, tier, project, DEFAULT_DEPTH, RunStore(project))
+    console.print(markup_escaped(record.split.caption()), highlight=False)
+    held = set(record.split.held_out)
+    for tuned in TUNED_SYSTEMS:
+        base = untuned(tuned) or tuned
+        c = compare(project, tiers, base, tuned, held, seed=seed)
+        t = c.test
+        line = (f"{tuned} vs {base} on {t.n} held-out query × level pairs ({c.metric}): {fmt(c.mean_b)} vs {fmt(c.mean_a)}, "
+                f"difference {fmt(-(t.mean_diff or 0.0))} [{fmt(-(t.ci.high or 0.0), 3)}, {fmt(-(t.ci.low or 0.0), 3)}], "
+                f"p = {fmt(t.p_value, 4)}")
+        console.print(markup_escaped(line), highlight=False)
+        if c.movement is not None:
+            from workbench.diagnosis.movement import movement_line
+
+            console.print("  " + markup_escaped(movement_line(c.movement.counts, tuned)), highlight=False)

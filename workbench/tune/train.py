@@ -1,0 +1,131 @@
+"""Fine-tune the embedder: sentence-transformers' SentenceTransformerTrainer with
+MultipleNegativesRankingLoss on (query, gold document, hard negative) triples of the training
+queries. CPU-friendly defaults: one epoch, batch 16, the model's own window; seeded."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import msgspec
+
+from workbench.errors import BadInput
+from workbench.fsutil import atomic_replace_dir, atomic_write_bytes, fresh_temp_dir
+from workbench.progress import Progress
+from workbench.project.files import Project
+from workbench.tune.split import Split, held_out_documents
+
+TUNED_DIR = "tuned"
+MODEL_DIR = "model"
+RECORD_FILE = "tune.json"
+
+
+class TuneError(BadInput):
+    title = "Cannot tune"
+
+
+class TuneOptions(msgspec.Struct, frozen=True):
+    train_share: float = 0.7
+    seed: int = 13  # the split's and the trainer's
+    epochs: int = 1
+    batch_size: int = 16
+    learning_rate: float = 2e-5
+    negatives_per_gold: int = 3
+
+
+class TuneRecord(msgspec.Struct, frozen=True):
+    base_model: str
+    split: Split
+    options: TuneOptions
+    examples: int  # training triples
+    left_out: int  # triples dropped because a document belongs to a held-out query
+    loss: str
+    seconds: float
+
+
+def tuned_root(project: Project) -> Path:
+    return project.state_dir / TUNED_DIR
+
+
+def load_record(project: Project) -> TuneRecord | None:
+    try:
+        return msgspec.json.decode((tuned_root(project) / RECORD_FILE).read_bytes(), type=TuneRecord)
+    except (OSError, msgspec.DecodeError):
+        return None
+
+
+def triples(project: Project, split: Split, negatives_per_gold: int) -> tuple[list[tuple[str, str, str]], int]:
+    """(query, gold text, hard-negative text) of the training queries; none touches a held-out query's documents."""
+    banned = held_out_documents(project.queries, split)
+    text = lambda d: f"{project.documents[d].title}\n{project.documents[d].text}"  # noqa: E731 - as the index embeds it
+    out, left_out = [], 0
+    for qid in split.train:
+        q = project.query(qid)
+        negatives = [n for n in q.hard_negative_ids if n in project.documents]
+        for g in q.gold_doc_ids:
+            for n in negatives[:negatives_per_gold]:
+                if g in banned or n in banned or g not in project.documents:
+                    left_out += 1
+                    continue
+                out.append((q.query, text(g), text(n)))
+    return out, left_out
+
+
+def train(project: Project, split: Split, options: TuneOptions, progress: Progress | None = None) -> TuneRecord:
+    """Fine-tune and save the model and its record under .workbench/tuned/ (whole or not at all)."""
+    if project.config.embedding.backend != "sentence-transformers":
+        raise TuneError("`workbench tune` fine-tunes a sentence-transformers embedder; [embedding] backend is "
+                        f"{project.config.embedding.backend!r}")
+    examples, left_out = triples(project, split, options.negatives_per_gold)
+    if not examples:
+        raise TuneError(f"no training triples: the {len(split.train)} training queries have no hard negatives "
+                        "outside the held-out queries' documents", hint="run `workbench collide` to find hard negatives")
+    from datasets import Dataset
+    from sentence_transformers import SentenceTransformer, SentenceTransformerTrainer, SentenceTransformerTrainingArguments
+    try:  # sentence-transformers ≥ 6 moved them; 3–5 have them here
+        from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
+        from sentence_transformers.sentence_transformer.training_args import BatchSamplers
+    except ImportError:
+        from sentence_transformers.losses import MultipleNegativesRankingLoss
+        from sentence_transformers.training_args import BatchSamplers
+    from transformers import TrainerCallback
+
+    from index.embedders import SentenceTransformerEmbedder
+
+    base = project.config.embedding.model
+    model = SentenceTransformer(SentenceTransformerEmbedder(base)._resolve_path(), device="cpu")
+    data = Dataset.from_dict({"anchor": [a for a, _, _ in examples], "positive": [p for _, p, _ in examples],
+                              "negative": [n for _, _, n in examples]})
+
+    class Report(TrainerCallback):
+        def on_step_end(self, args, state, control, **kwargs):
+            if progress:
+                progress("tune", state.global_step, state.max_steps)
+
+    target = tuned_root(project) / MODEL_DIR
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = fresh_temp_dir(target)
+    start = time.perf_counter()
+    try:
+        args = SentenceTransformerTrainingArguments(
+            output_dir=str(work / "trainer"), num_train_epochs=options.epochs, per_device_train_batch_size=options.batch_size,
+            learning_rate=options.learning_rate, seed=options.seed, data_seed=options.seed,
+            use_cpu=True, save_strategy="no", report_to=[], logging_strategy="no", disable_tqdm=True,
+            batch_sampler=BatchSamplers.NO_DUPLICATES, dataloader_num_workers=0)
+        trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=data,
+                                             loss=MultipleNegativesRankingLoss(model), callbacks=[Report()])
+        for cb in list(trainer.callback_handler.callbacks):  # our progress reports the steps; no prints, no model card
+            if type(cb).__name__ in ("PrinterCallback", "ProgressCallback", "ModelCardCallback"):
+                trainer.remove_callback(cb)
+        trainer.train()
+        shutil.rmtree(work / "trainer", ignore_errors=True)
+        model.save(str(work))
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    atomic_replace_dir(work, target)
+    record = TuneRecord(base, split, options, len(examples), left_out, "MultipleNegativesRankingLoss",
+                        round(time.perf_counter() - start, 1))
+    atomic_write_bytes(tuned_root(project) / RECORD_FILE, msgspec.json.format(msgspec.json.encode(record), indent=1))
+    return record

@@ -108,7 +108,9 @@ class InspectorView(WorkbenchScreen):
         return verdict_line(self.session, self.query_id, self.tier)
 
     def render_rankings(self) -> None:
-        self.run_worker(self._render_rankings(), group="render", exclusive=True, exit_on_error=False)
+        # the method, not a coroutine object: an exclusive worker cancelled before it starts leaves
+        # no coroutine that was never awaited
+        self.run_worker(self._render_rankings, group="render", exclusive=True, exit_on_error=False)
 
     async def _render_rankings(self) -> None:
         box = self.query_one("#ranking-tables", Horizontal)

@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import stat
 import sys
+import threading
 from pathlib import Path
 
 import msgspec
@@ -15,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from workbench.cli import main
-from workbench.fsutil import UnsafePath, append_record, atomic_replace_dir, checked_path, remove_leftovers
+from workbench.fsutil import UnsafePath, append_record, atomic_replace_dir, atomic_write_bytes, checked_path, remove_leftovers
 from workbench.project.load import load_project
 
 
@@ -233,3 +235,18 @@ def test_swapped_out_index_copy_of_a_live_process_is_kept_until_swap(tmp_path):
     target.mkdir()
     atomic_replace_dir(built, target)
     assert target.exists() and not (tmp_path / f".full.old-{os.getpid()}").exists()
+
+
+def test_an_output_path_naming_a_pipe_or_device_is_written_into_not_replaced(tmp_path):
+    # `--out /dev/null` once replaced /dev/null with a regular file (a rename onto a device); a FIFO
+    # stands in for the device here
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    atomic_write_bytes(fifo, b"report")
+    reader.join()
+    assert got == [b"report"]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["out.fifo"]  # no temp file left beside it

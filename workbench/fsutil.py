@@ -40,6 +40,12 @@ def _umask() -> int:
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
+    if path.exists() and not path.is_file() and not path.is_dir():
+        # A device or a pipe the user named (`--out /dev/null`, /dev/stdout): a rename would replace
+        # the device itself with a regular file, so write into it; there is nothing half-written to leave.
+        with open(path, "wb") as fh:
+            fh.write(data)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
     try:

@@ -243,10 +243,10 @@ def test_an_output_path_naming_a_pipe_or_device_is_written_into_not_replaced(tmp
     fifo = tmp_path / "out.fifo"
     os.mkfifo(fifo)
     got: list[bytes] = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
     reader.start()
     atomic_write_bytes(fifo, b"report")
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # before the join: a replaced pipe never gets a writer
     reader.join()
     assert got == [b"report"]
-    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     assert [p.name for p in tmp_path.iterdir()] == ["out.fifo"]  # no temp file left beside it

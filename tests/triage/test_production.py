@@ -208,5 +208,5 @@ def test_production_answers_are_judged_by_the_project_judge(local_server, tiny_p
     stored = LLMRunStore(load_project(tiny_project)).path("run:prod:answers", "full")
     stamp = stored.stat().st_mtime_ns
     again = cli("import-answers", tiny_project, path, "--name", "prod", "--judge-samples", "1")
-    assert again.exit_code == 0 and "n=2 judged" in " ".join(again.output.split())
+    assert again.exit_code == 0 and "of 2 judged" in " ".join(again.output.split())
     assert stored.stat().st_mtime_ns == stamp  # nothing judged again: the run was current

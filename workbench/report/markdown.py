@@ -10,7 +10,8 @@ from collections import Counter
 
 from workbench.diagnosis.nearmiss import Distractor
 from workbench.report.build import QueryReport, Report
-from workbench.report.headline import COLUMNS, access_sentence, small_curves, tally, use_cell, use_sentence, verdict_sentence
+from workbench.report.headline import (COLUMNS, access_sentence, recommended, small_curves, tally, use_cell, use_sentence,
+                                       verdict_sentence)
 from workbench.report.partial import PROVISIONAL_ACCESS, LostGold
 from workbench.report.text import no_autolinks, shown
 from workbench.report.insight import markdown_headline, markdown_section as insight_markdown
@@ -153,8 +154,12 @@ def report_markdown(r: Report) -> str:
     out += [md(line), ""]
     if overall:
         out += [f"Rule: {md(overall.rule)}", ""]
-        if overall.recommendations:
-            out += ["Recommendations, in order:", ""] + [f"{i}. {md(x)}" for i, x in enumerate(overall.recommendations, 1)] + [""]
+    title, recs = recommended(r, overall)
+    if recs:
+        out += [title, ""]
+        for i, rec in enumerate(recs, 1):
+            out += [f"{i}. {md(rec.text)}"] + [f"   - {md(line)}" for line in rec.lines]
+        out += [""]
     out += markdown_headline(r.insight, md)
     if r.empty_tiers:
         out += [f"Nothing stored yet for {len(r.empty_tiers)} tier(s): {md(', '.join(r.empty_tiers))} "

@@ -9,7 +9,7 @@ import msgspec
 
 from workbench.diagnosis.collect import Collector, QueryVerdicts
 from workbench.diagnosis.fix_commands import RunnableFix, fix_lines, runnable_fixes
-from workbench.diagnosis.overview import Reading, system_readings
+from workbench.diagnosis.overview import ACCESS_FIXES, Reading, system_readings
 from workbench.project.files import Project
 from workbench.records import Tier
 
@@ -17,17 +17,19 @@ from workbench.records import Tier
 class Recommendation(msgspec.Struct, frozen=True):
     text: str
     fix: RunnableFix | None = None  # an access fix: its command, judge and effect
+    status: str = ""  # an access fix with nothing to run here, and why
 
     @property
     def lines(self) -> list[str]:
-        return fix_lines(self.fix) if self.fix else []
+        return fix_lines(self.fix) if self.fix else [self.status] if self.status else []
 
 
 def recommendations(project: Project, reading: Reading, access: str | None, tiers: list[Tier],
                     collector: Collector | None = None) -> list[Recommendation]:
     """``reading``'s recommendations in order; ``access`` is the ranking system its verdicts read."""
     fixes = {f.fix: f for f in runnable_fixes(project, access, tiers, collector)} if access else {}
-    return [Recommendation(x, fixes.get(x)) for x in reading.recommendations]
+    done = {ACCESS_FIXES[0]: f"done: {access} is hybrid already"} if access == "hybrid" else {}
+    return [Recommendation(x, fixes.get(x), done.get(x, "")) for x in reading.recommendations]
 
 
 def primary_recommendations(project: Project, qv: QueryVerdicts, tiers: list[Tier], collector: Collector,

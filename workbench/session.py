@@ -593,7 +593,10 @@ def run_fix(session: Session, fix: RunnableFix, progress: Progress = no_progress
     if not fix.runnable:
         raise WorkbenchError(f"{fix.system} does not run from here: {fix.note or fix.command}")
     k = session.diagnosis.qv.k if session.diagnosis else None
-    rerank(session.project, [t for t in session.tiers if t.name in fix.tiers], [fix.system], k, progress)
+    tiers = [t for t in session.tiers if t.name in fix.tiers]
+    # the stage reports once per query; a chat model's first query takes a while, so say it started
+    progress(f"{fix.system} {', '.join(fix.tiers)}", 0, sum(len(session.project.tier_query_ids(t)) for t in tiers))
+    rerank(session.project, tiers, [fix.system], k, progress)
     return load_recommendations(session)
 
 

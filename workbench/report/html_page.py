@@ -227,14 +227,17 @@ def report_html(r: Report) -> str:
     body.append(f"<p class=headline><b>{h(access_sentence(r))}</b><br>{h(use_sentence(r))}<br>{h(line)}"
                 + (f"<br><span class=muted>Rule: {h(overall.rule)}</span>" if overall else "") + "</p>")
     title, recs = recommended(r, overall)
-    if recs:
-        body.append(f"<p>{h(title)}</p><ol>" + "".join(f"<li>{h(x.text)}" + ("<ul class=muted>" + "".join(f"<li><code>{h(line)}</code></li>" for line in x.lines)
-                                                           + "</ul>" if x.lines else "") + "</li>"
-                                     for x in recs) + "</ol>")
+    recs_html = (f"<p>{h(title)}</p><ol>" + "".join(f"<li>{h(x.text)}" + ("<ul class=muted>" + "".join(f"<li><code>{h(line)}</code></li>" for line in x.lines)
+                                                                        + "</ul>" if x.lines else "") + "</li>"
+                                                  for x in recs) + "</ol>") if recs else ""
+    if overall and recs:
+        body.append(recs_html)
     body.append(html_headline(r.insight, h))
     if r.empty_tiers:
         body.append(f"<p class=muted>Nothing stored yet for {len(r.empty_tiers)} tier(s): {h(', '.join(r.empty_tiers))}.</p>")
     body += _access_first(r)
+    if recs and not overall:  # no reading yet: where access loses gold leads, the fixes to try follow
+        body.append(recs_html)
     body.append(f"<h2>Verdict per query and tier <span class=muted>({h(primary)})</span></h2>" + _heat_strip(r))
     access_series: list[Series] = []  # one colour per system: SR solid, FR dashed
     for hue, system in enumerate(dict.fromkeys(a.system for a in r.overview.access)):

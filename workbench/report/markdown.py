@@ -155,16 +155,16 @@ def report_markdown(r: Report) -> str:
     if overall:
         out += [f"Rule: {md(overall.rule)}", ""]
     title, recs = recommended(r, overall)
-    if recs:
-        out += [title, ""]
-        for i, rec in enumerate(recs, 1):
-            out += [f"{i}. {md(rec.text)}"] + [f"   - {md(line)}" for line in rec.lines]
-        out += [""]
+    recs_md = [title, ""] + [x for i, rec in enumerate(recs, 1) for x in [f"{i}. {md(rec.text)}"] + [f"   - {md(line)}" for line in rec.lines]] + [""]
+    if overall and recs:
+        out += recs_md
     out += markdown_headline(r.insight, md)
     if r.empty_tiers:
         out += [f"Nothing stored yet for {len(r.empty_tiers)} tier(s): {md(', '.join(r.empty_tiers))} "
                 f"(`workbench eval {md(p.root)} --tiers …`, `workbench run …`).", ""]
     out += access_section(r)
+    if recs and not overall:  # no reading yet: where access loses gold leads, the fixes to try follow
+        out += recs_md
     out += verdict_table(r)
     out += ["", "Reading rules: " + "; ".join(f"{k} — {md(v)}" for k, v in r.reading_rules.items())
             + f"; a reading needs at least {r.min_decided} decided verdicts.", ""]

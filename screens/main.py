@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
+from textual.worker import Worker
 
 from screens import messages as m
 from screens.base import PaletteCommand, WorkbenchScreen
@@ -214,6 +215,12 @@ class MainScreen(WorkbenchScreen):
     def load_recommendations(self) -> None:
         core.load_recommendations(self.wb.current)
         self.app.call_from_thread(self.refresh_diagnosis)
+
+    @on(Worker.StateChanged)
+    def _worker_state(self, event: Worker.StateChanged) -> None:
+        """This screen's workers (add query, export, fix) go through the app's one place, as the inspector's do."""
+        event.stop()
+        self.wb.track_worker(event.worker, event.state)
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:

@@ -43,6 +43,7 @@ async def _try_the_first_fix(root, system: str) -> str:
         block = after.split("2. a reranker", 1)[1].split("3. ", 1)[0]
         assert "measured: " in block and " at full: " in block and "p = " in block and "not tried yet" not in block, after
         assert "[" in block.split("measured: ", 1)[1], "the interval is shown"
+        assert app.task_state == ("", 0, 0), "the task bar is cleared once the fix ran"
         return after
 
 

@@ -72,3 +72,19 @@ def test_the_report_carries_them_escaped(project):
     assert "<code>try: workbench rerank" in html
     assert re.search(r"(&#x27;|&#39;)bm25&gt;rerank:ce@100(&#x27;|&#39;)", html), "the command is escaped in HTML"
     assert "'bm25>rerank:ce@100'" not in html
+
+
+def test_the_key_runs_an_untried_rerank_first_and_a_hybrid_system_is_told_it_is_hybrid():
+    from workbench.diagnosis.fix_commands import RunnableFix
+    from workbench.diagnosis.recommend import Recommendation, first_runnable
+
+    def rerank(name: str, effect: str | None = None, note: str = "") -> Recommendation:
+        return Recommendation("a reranker", RunnableFix("a reranker", name, "workbench rerank …", "workbench compare …",
+                                                        effect, note, "rerank", ["full"]))
+
+    tune = Recommendation("tuning", RunnableFix("tuning", "dense@tuned", "workbench tune …", "…", None, "", "tune"))
+    assert first_runnable([tune]) is None, "fine-tuning has no key"
+    assert first_runnable([rerank("a", note="configure one first")]) is None
+    tried, untried = rerank("a", effect="SR@10 …"), rerank("b")
+    assert first_runnable([tried, untried]).system == "b" and first_runnable([tried]).system == "a"
+    assert Recommendation("hybrid search", None, "done: hybrid is hybrid already").lines == ["done: hybrid is hybrid already"]

@@ -35,7 +35,7 @@ async def _try_the_first_fix(root, system: str) -> str:
         before = text_of(app.screen.query_one("#diagnosis-body"))
         assert f"t: try {system} on full" in before, before
         assert f"measured: not tried yet ({system} is not stored)" in before
-        assert "fine-tuning has no key" in before
+        assert "fine-tuning has no key" in before and "done: hybrid is hybrid already" in before
         await pilot.press("t")
         await until(pilot, lambda: _effect(app.session, system) is not None, "the fix ran and its effect was read")
         await settle(pilot)

@@ -69,7 +69,7 @@ class WorkbenchApp(App[None]):
         Binding("ctrl+r", "reevaluate", "Re-evaluate", id="app.reevaluate", show=False),
         Binding("x", "cancel", "Cancel task", id="app.cancel", show=False),
     ]
-    LONG_TASKS = frozenset({"build", "eval", "model", "add_query", "batch", "calibrate"})  # shown in the task bar, cancelled by x
+    LONG_TASKS = frozenset({"build", "eval", "model", "add_query", "batch", "calibrate", "fix"})  # shown in the task bar, cancelled by x
 
     task_state: reactive[tuple[str, int, int]] = reactive(("", 0, 0))
 
@@ -154,6 +154,7 @@ class WorkbenchApp(App[None]):
         self.post_message(m.AccessReady(results))
         self.post_message(m.UseReady(core.use_table(s.project, s.tiers)))
         core.diagnose(s)
+        core.load_recommendations(s)  # each access fix's command, judge and measured effect
         self.post_message(m.DiagnosisReady())
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="use")
@@ -224,7 +225,8 @@ class WorkbenchApp(App[None]):
                 "inspect": "Inspecting the query", "estimate": "Counting prompt tokens", "model": "The model run",
                 "export": "Exporting", "use": "Reading use results", "label": "Saving the label",
                 "add_query": "Adding the query", "diagnose": "Diagnosing",
-                "batch": "The batch run", "calibrate": "Calibrating the judge"}.get(group, group)
+                "batch": "The batch run", "calibrate": "Calibrating the judge",
+                "fix": "Trying the fix", "recommend": "Reading the fixes' effects"}.get(group, group)
         text = f"{type(error).__name__}: {error}" if error else "unknown error"
         self.notify(visible(text[:500]), title=f"{what} failed", severity="error", timeout=10, markup=False)
 

@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
+from textual.worker import Worker
 
 from screens import messages as m
 from screens.base import PaletteCommand, WorkbenchScreen
@@ -39,6 +40,7 @@ class MainScreen(WorkbenchScreen):
         Binding("y", "cycle_system", "System", id="main.system"),
         Binding("a", "add_query", "Add query", id="main.add_query"),
         Binding("r", "export_report", "Report", id="main.report"),
+        Binding("t", "try_fix", "Try fix", id="main.try_fix", show=False),
     ]
 
     def __init__(self) -> None:
@@ -94,6 +96,10 @@ class MainScreen(WorkbenchScreen):
             cmds.append((f"Show {tab}", partial(self.action_tab, tab), f"switch to the {tab} tab"))
         cmds.append(("Sort queries by where they break", self.action_cycle_sort, "toggle ladder order / breaks"))
         cmds.append(("Filter: failing multi-source queries", partial(self.palette_filter, "multi fail"), "set the filter"))
+        fix = core.first_runnable_fix(self.session) if self.session else None
+        if fix is not None:
+            cmds.append((f"Try the fix: {fix.system}", self.action_try_fix,
+                         f"{fix.command} — then its measured effect in the Diagnosis tab; x cancels"))
         n = self.query_one("#query-table", DataTable).row_count
         for task in ("oracle", "qa", "rag"):
             cmds.append((f"Batch: {core.TASKS[task].label} on the {n} queries of this filter", partial(self.action_batch, task),
@@ -185,6 +191,36 @@ class MainScreen(WorkbenchScreen):
         paths = core.export_report(s, self.wb.export_dir or (s.root / "reports"))
         self.app.call_from_thread(self.notify, "\n".join(str(p) for p in paths), title="Diagnosis report written",
                                   timeout=8, markup=False)
+
+    def action_try_fix(self) -> None:
+        """Run the Diagnosis tab's first runnable recommendation (a configured rerank) in the background."""
+        fix = core.first_runnable_fix(self.session) if self.session else None
+        if fix is None:
+            self.notify("No recommendation runs from here yet: configure a [rerankers.NAME] (README: Trying a fix), "
+                        "or wait for the diagnosis.", severity="warning", markup=False)
+            return
+        self.action_tab("diagnosis")
+        self.try_fix(fix)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="fix")
+    def try_fix(self, fix: core.RunnableFix) -> None:
+        s = self.wb.current
+        recs = core.run_fix(s, fix, self.wb.progress_reporter(f"trying {fix.system}: "))
+        tried = next((r.fix for r in recs if r.fix is not None and r.fix.system == fix.system), None)
+        self.app.call_from_thread(self.refresh_diagnosis)
+        self.app.call_from_thread(self.notify, (tried.effect if tried else None) or "stored; no paired queries to judge it on yet",
+                                  title=f"{fix.system} measured", timeout=10, markup=False)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="recommend")
+    def load_recommendations(self) -> None:
+        core.load_recommendations(self.wb.current)
+        self.app.call_from_thread(self.refresh_diagnosis)
+
+    @on(Worker.StateChanged)
+    def _worker_state(self, event: Worker.StateChanged) -> None:
+        """This screen's workers (add query, export, fix) go through the app's one place, as the inspector's do."""
+        event.stop()
+        self.wb.track_worker(event.worker, event.state)
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:
@@ -413,6 +449,8 @@ class MainScreen(WorkbenchScreen):
         legend = Text.assemble(("Chart", "bold"), f" ({best_sys}): ", ("SR@10", "cyan"), " · ", ("FR@10", "magenta"),
                                " · ", ("QA/5", "green"), "\n")
         parts: list[RenderableType] = [*verdict_section(s), t, legend, chart]
+        if s.diagnosis is not None and core.shown_recommendations(s) is None:
+            self.load_recommendations()  # the verdict system changed (y) or the diagnosis is new
         if any(_distrusted(row, task) for row in use.values() for task in ("qa", "oracle")):
             parts.append(Text("* judged by a judge that cannot tell right answers from wrong ones (calibration "
                               "failed): treat these QA figures as noise; set a capable `judge` in workbench.toml.",
@@ -486,10 +524,30 @@ def verdict_section(s: Session) -> list[RenderableType]:
     t.add_column("reading")
     for r in readings:
         t.add_row(as_text(r.level, one_line=True), *(str(r.counts.get(v, 0)) for v in core.VERDICTS), r.reading)
-    recs = Text("Recommendations (access first):\n", "bold")
-    for i, x in enumerate(overall.recommendations, 1):
-        recs.append(f"  {i}. {visible(x)}\n", "")
-    if not overall.recommendations:
-        recs.append("  none: nothing decided fails\n", "dim")
+    recs = recommendations_text(s, overall.recommendations)
     recs.append("r: export the report (Markdown, self-contained HTML, JSON)\n", "dim")
     return [head, t, recs]
+
+
+def recommendations_text(s: Session, texts: list[str]) -> Text:
+    """The recommendations in order, each access fix with its command, its judge and, once tried,
+    its measured effect; the key that runs the first runnable one."""
+    shown = core.shown_recommendations(s)
+    recs = Text("Recommendations (access first):\n", "bold")
+    for i, rec in enumerate(shown if shown is not None else [core.Recommendation(x) for x in texts], 1):
+        recs.append(f"  {i}. {visible(rec.text)}\n", "")
+        for line in rec.lines:
+            measured = line.startswith("measured:") and not line.endswith("is not stored)")
+            recs.append(f"     {visible(line)}\n", "bold green" if measured else "dim")
+    if not texts:
+        recs.append("  none: nothing decided fails\n", "dim")
+    fix = core.first_runnable_fix(s)
+    if fix is not None:
+        recs.append("t", "bold")
+        recs.append(f": try {visible(fix.system, one_line=True)} on {visible(', '.join(fix.tiers), one_line=True)} "
+                    f"(at most {core.fix_pairs(s, fix)} scored pairs, cached; x cancels, t resumes)\n")
+    elif shown and any(r.fix is not None and r.fix.kind == "rerank" for r in shown):
+        recs.append("t: runs a rerank once a [rerankers.NAME] is configured in workbench.toml\n", "dim")
+    if shown and any(r.fix is not None and r.fix.kind == "tune" for r in shown):
+        recs.append("fine-tuning has no key: minutes of CPU training; run `workbench tune` in a shell\n", "dim")
+    return recs

@@ -22,7 +22,9 @@ from workbench.access.indexing import IndexKind, build_indexes, index_status
 from workbench.access.ladder import StaleTiersError, load_tiers, write_ladder
 from workbench.access.retrievers import make_retrievers, preferred
 from workbench.access.runs import RunStore
-from workbench.diagnosis.collect import QueryVerdict
+from workbench.diagnosis.collect import Collector, QueryVerdict
+from workbench.diagnosis.fix_commands import RunnableFix
+from workbench.diagnosis.recommend import Recommendation, first_runnable, primary_recommendations
 from workbench.diagnosis.live import FILTER_WORDS, LiveDiagnosis
 from workbench.diagnosis.rules import VERDICTS
 from workbench.errors import WorkbenchError, os_error
@@ -54,11 +56,13 @@ __all__ = [
     "label_document", "undo_label", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
     "access_line", "index_status", "list_versions", "diagnose", "verdict_systems", "verdict_system",
     "choose_verdict_system", "figures_system", "diagnosis_after_run", "export_report", "query_sources", "insight_overview", "ranks_before",
+    "load_recommendations", "shown_recommendations", "first_runnable_fix", "fix_pairs", "run_fix",
     # names and registries
     "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "system_label", "preferred", "salient_changes", "word_diff",
     # records a front end shows
     "Session", "PromptEstimate", "SystemResult", "UseRow", "UseTable", "ModelEvidence", "QueryInspection",
     "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",
+    "Recommendation", "RunnableFix",
     # errors and progress
     "WorkbenchError", "os_error", "Cancelled", "Progress",
 ]
@@ -83,6 +87,8 @@ class Session:
     label_history: list[tuple[str, str]] = field(default_factory=list)
     diagnosis: LiveDiagnosis | None = None  # verdicts per query (diagnose); one query recomputed after a run
     chosen_verdict_system: str | None = None  # the user's choice (y); None: the diagnosis' default
+    # (verdict system, its overall recommendations with command, judge, effect): load_recommendations
+    recommended: tuple[str, list[Recommendation]] | None = None
     _inspections: OrderedDict[tuple, QueryInspection] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -548,6 +554,50 @@ def diagnosis_after_run(session: Session, query_id: str) -> None:
     """A model result for this query was stored: recompute its verdicts (if the diagnosis is loaded)."""
     if session.diagnosis is not None:
         session.diagnosis.update_query(query_id)
+
+
+def load_recommendations(session: Session) -> list[Recommendation]:
+    """The verdict system's recommendations, each access fix with its command, judge and measured
+    effect, read afresh from the stored runs (blocking: a worker's call) and kept on the session."""
+    system = verdict_system(session)
+    if session.diagnosis is None:
+        return []
+    qv = session.diagnosis.qv
+    recs = primary_recommendations(session.project, qv, session.tiers, Collector(session.project, qv.k), system) if system else []
+    session.recommended = (system or "", recs)
+    return recs
+
+
+def shown_recommendations(session: Session) -> list[Recommendation] | None:
+    """The kept recommendations while they are the verdict system's; None: load_recommendations again."""
+    if session.recommended is None or session.recommended[0] != (verdict_system(session) or ""):
+        return None
+    return session.recommended[1]
+
+
+def first_runnable_fix(session: Session) -> RunnableFix | None:
+    return first_runnable(shown_recommendations(session) or [])
+
+
+def fix_pairs(session: Session, fix: RunnableFix) -> int:
+    """(query, document) pairs a rerank fix scores at most: queries of its tiers × its depth."""
+    depth = int(fix.system.rpartition("@")[2] or 0) if fix.kind == "rerank" else 0
+    return depth * sum(len(session.project.tier_query_ids(t)) for t in session.tiers if t.name in fix.tiers)
+
+
+def run_fix(session: Session, fix: RunnableFix, progress: Progress = no_progress) -> list[Recommendation]:
+    """Try a runnable fix on the tiers it is judged on (the score cache resumes an interrupted one),
+    then the recommendations again, with its measured effect."""
+    from workbench.rerank.run import rerank
+
+    if not fix.runnable:
+        raise WorkbenchError(f"{fix.system} does not run from here: {fix.note or fix.command}")
+    k = session.diagnosis.qv.k if session.diagnosis else None
+    tiers = [t for t in session.tiers if t.name in fix.tiers]
+    # the stage reports once per query; a chat model's first query takes a while, so say it started
+    progress(f"{fix.system} {', '.join(fix.tiers)}", 0, sum(len(session.project.tier_query_ids(t)) for t in tiers))
+    rerank(session.project, tiers, [fix.system], k, progress)
+    return load_recommendations(session)
 
 
 def export_report(session: Session, directory: Path, query_id: str | None = None,

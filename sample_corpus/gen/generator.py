@@ -269,7 +269,10 @@ class Generator(QueryBuilder, PaddingBuilder):
             f'prompt_overhead = {PROMPT_OVERHEAD}\n'
             f'mixing_budgets = {MIXING_BUDGETS}\n'
             f'global_budgets = {GLOBAL_BUDGETS}\n\n'
-            '[retrievers]\nk = 10\n'
+            '[retrievers]\nk = 10\n\n'
+            '# the access fix the demo can try offline: pointwise yes/no relevance from the embedded model\n'
+            '# (`workbench rerank`, the Diagnosis tab\'s t); a real cross-encoder does better (README: Trying a fix)\n'
+            '[rerankers.local]\nbackend = "llm"\nmodel = "local"\n'
         )
         return {
             "documents.jsonl": doc_lines,

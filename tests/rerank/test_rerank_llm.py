@@ -44,3 +44,31 @@ def test_documents_judged_relevant_rise_to_the_top(rerank_project, fault_server)
 def test_the_answer_is_parsed_leniently():
     assert parse_relevance("Yes, it does.") == 1.0 and parse_relevance("NO") == 0.0
     assert parse_relevance("I cannot tell") == 0.5
+
+
+def test_a_cancel_stops_between_calls_and_the_rerank_resumes(rerank_project, fault_server):
+    """The job's progress is polled after each pair's call: Cancelled there drops the calls still
+    waiting, stores no run, and the same rerank then completes."""
+    import pytest
+
+    from workbench.progress import Cancelled
+
+    fault_server.responder = _yes_for_france
+    config = load_config(rerank_project)
+    write_config(rerank_project, msgspec.structs.replace(config, models={"stub": ModelConfig(model="stub", base_url=fault_server.base_url)}))
+    configure(rerank_project, judge={"backend": "llm", "model": "stub"})
+    project = load_project(rerank_project)
+    full = [t for t in load_tiers(project).tiers if t.name == "full"]
+    seen: list[tuple[str, int, int]] = []
+
+    def progress(stage: str, done: int, total: int) -> None:
+        seen.append((stage, done, total))
+        if stage.startswith("judge: pairs") and done == 2:
+            raise Cancelled("cancelled")
+
+    with pytest.raises(Cancelled):
+        rerank(project, full, ["bm25>rerank:judge@6"], k=3, progress=progress)
+    assert RunStore(project).load("bm25>rerank:judge@6", "full") is None, "nothing half-stored"
+    assert [s for s in seen if s[0].startswith("judge: pairs")][-1][1] == 2
+    rerank(project, full, ["bm25>rerank:judge@6"], k=3)
+    assert RunStore(project).load("bm25>rerank:judge@6", "full") is not None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import msgspec
@@ -15,6 +16,11 @@ from workbench.cli.common import PROJECT_ARG, QUERIES_OPT, QUERIES_VERSION, SEED
 from workbench.display import fmt
 from workbench.errors import BadInput
 from workbench.safe_text import markup_escaped
+
+if TYPE_CHECKING:
+    from workbench.diagnosis.collect import QueryVerdicts
+    from workbench.project.files import Project
+    from workbench.records import Tier
 
 
 @click.command("diagnose")
@@ -71,12 +77,27 @@ def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | Non
     for spec in qv.systems:
         r = system_readings(qv, spec)[-1]
         console.print(f"[bold]{markup_escaped(spec.name)}[/]: {r.reading} — {markup_escaped(r.rule)}", highlight=False)
+    print_recommendations(project, tiers, qv, chosen)
     print_insight(project, tiers, qv, qids)  # effective corpus size, the near-miss split (workbench/cli/insight.py)
     for word in PENDING:
         pending = [v for v in qv.of(chosen) if v.verdict == word]
         if pending:
             console.print(f"{len(pending)} {word}; e.g. {markup_escaped(pending[0].query_id)} at {markup_escaped(pending[0].tier)}: "
                           f"missing {markup_escaped(pending[0].missing)}: {markup_escaped(pending[0].command)}", highlight=False)
+
+
+def print_recommendations(project: "Project", tiers: "list[Tier]", qv: "QueryVerdicts", system: str) -> None:
+    """The system's overall recommendations, each access fix with its command, judge and effect."""
+    from workbench.diagnosis.collect import Collector
+    from workbench.diagnosis.recommend import primary_recommendations
+
+    recs = primary_recommendations(project, qv, tiers, Collector(project, qv.k), system)
+    if recs:
+        console.print(f"Recommendations for {markup_escaped(system)} (access first):", highlight=False)
+    for i, rec in enumerate(recs, 1):
+        console.print(f"  {i}. {markup_escaped(rec.text)}", highlight=False)
+        for line in rec.lines:
+            console.print(f"     {markup_escaped(line)}", highlight=False, soft_wrap=True)
 
 
 @click.command("compare")

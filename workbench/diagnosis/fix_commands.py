@@ -8,6 +8,7 @@ For the diagnosis's recommendations and the TUI's Diagnosis tab to show beside e
 from __future__ import annotations
 
 import shlex
+from typing import Literal
 
 import msgspec
 
@@ -20,6 +21,10 @@ from workbench.project.files import Project
 from workbench.records import Tier
 
 RERANK_DEPTH = 100  # "a reranker over the top 100 before the top K is cut"
+# a chat model scores one pair per call: twice K is the least depth that can still bring a document
+# into the top K (a reorder inside it moves no set-based figure) at a fifth of the calls
+LLM_DEPTH_PER_K = 2
+FixKind = Literal["hybrid", "rerank", "tune"]
 
 
 class RunnableFix(msgspec.Struct, frozen=True):
@@ -29,6 +34,13 @@ class RunnableFix(msgspec.Struct, frozen=True):
     judge: str  # the compare that judges it
     effect: str | None = None  # measured, once the system is stored
     note: str = ""  # what to do first (e.g. configure a reranker)
+    kind: FixKind = "hybrid"
+    tiers: list[str] = []  # the tiers it is judged on (the ladder's largest level)
+
+    @property
+    def runnable(self) -> bool:
+        """Runs here without a new setting, in minutes: a configured rerank (tuning takes longer)."""
+        return self.kind == "rerank" and not self.note
 
 
 def _effect(project: Project, tiers: list[Tier], base: str, system: str, collector: Collector) -> str | None:
@@ -53,19 +65,34 @@ def runnable_fixes(project: Project, system: str, tiers: list[Tier], collector: 
     """The access fixes for ranking system ``system``, in ACCESS_FIXES order (hybrid left out when it is hybrid)."""
     collector = collector or Collector(project)
     root = shlex.quote(str(project.root))
+    judged = [t.name for t in tiers if level_of(t) == level_of(tiers[-1])] if tiers else []
+    on = f" --tiers {shlex.quote(','.join(judged))}" if judged else ""
     out = []
 
-    def add(fix: str, made: str, command: str, note: str = "") -> None:
-        judge = f"workbench compare {root} {shlex.quote(system)} {shlex.quote(made)}"
-        out.append(RunnableFix(fix, made, command, judge, _effect(project, tiers, system, made, collector), note))
+    def add(kind: FixKind, made: str, command: str, note: str = "") -> None:
+        judge = f"workbench compare {root} {shlex.quote(system)} {shlex.quote(made)}{on}"
+        fix = ACCESS_FIXES[("hybrid", "rerank", "tune").index(kind)]
+        out.append(RunnableFix(fix, made, command, judge, _effect(project, tiers, system, made, collector), note, kind, judged))
 
     if system != "hybrid":
-        add(ACCESS_FIXES[0], "hybrid", f"workbench eval {root} --retrievers hybrid")
+        add("hybrid", "hybrid", f"workbench eval {root} --retrievers hybrid")
     reranker = next(iter(project.config.rerankers), "")
-    made = f"{system}{RERANK_MARK}{reranker or 'NAME'}@{RERANK_DEPTH}"
-    add(ACCESS_FIXES[1], made, f"workbench rerank {root} {shlex.quote(made)}",
+    backend = project.config.rerankers[reranker].backend if reranker else ""
+    depth = LLM_DEPTH_PER_K * collector.k if backend == "llm" else RERANK_DEPTH
+    made = f"{system}{RERANK_MARK}{reranker or 'NAME'}@{depth}"
+    add("rerank", made, f"workbench rerank {root} {shlex.quote(made)}{on}",
         "" if reranker else "add a [rerankers.NAME] table to workbench.toml first (README: Trying a fix)")
     tuned = f"{'hybrid' if system == 'hybrid' else 'dense'}{TUNED_SUFFIX}"
-    add(ACCESS_FIXES[2], tuned, f"workbench tune {root}",
-        "judged on the held-out queries only (the split is printed by the command)")
+    add("tune", tuned, f"workbench tune {root}",
+        "judged on the held-out queries only (the split is printed by the command); "
+        "minutes of CPU training, so not a TUI key")
     return out
+
+
+def fix_lines(fix: RunnableFix) -> list[str]:
+    """What a recommendation carries, one line each: try, judge, and the measured effect."""
+    lines = [f"try: {fix.command}", f"judge: {fix.judge}"]
+    if fix.note:
+        lines.append(f"note: {fix.note}")
+    lines.append(f"measured: {fix.effect}" if fix.effect else f"measured: not tried yet ({fix.system} is not stored)")
+    return lines

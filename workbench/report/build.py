@@ -25,6 +25,7 @@ from workbench.access.runs import tier_hash
 from workbench.report.partial import MIN_ANSWERS, MIN_DECIDED, AccessFirst, access_first, first_decided_failure
 from workbench.report.insight import Insight, insight_section
 from workbench.report.fixes import FixEffect, fix_effects
+from workbench.diagnosis.recommend import Recommendation, primary_recommendations
 from workbench.report.sweeps import sweeps_dict
 
 FORMAT_VERSION = 1
@@ -107,6 +108,7 @@ class Report(msgspec.Struct, frozen=True):
     min_decided: int = MIN_DECIDED  # fewer decided verdicts: no reading
     insight: Insight | None = None  # the sharper diagnosis (workbench/report/insight.py)
     fixes: list[FixEffect] = []  # tried access fixes against their base (workbench/report/fixes.py)
+    recommended: list[Recommendation] = []  # the primary's overall recommendations, each fix with command, judge, effect
 
 
 def capped_answers(project: Project, tiers: list[Tier]) -> list[CappedAnswer]:
@@ -197,6 +199,7 @@ def build_report(project: Project, tiers: list[Tier], query_ids: set[str] | None
         access_first=access_first(project, tiers, qv, collector, query_ids, answers=sum(u.accuracy.n for u in ov.use)),
         insight=insight_section(project, tiers, collector, qv, query_ids, seed),
         fixes=fix_effects(project, tiers, collector, seed),
+        recommended=primary_recommendations(project, qv, tiers, collector),
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 
 from workbench.diagnosis.overview import Reading
+from workbench.diagnosis.recommend import Recommendation
 from workbench.report.build import Report
 from workbench.report.partial import PROVISIONAL_ACCESS, count, shown_verdict
 
@@ -86,3 +87,14 @@ def small_curves(r: Report) -> set[str]:
         if a.n_multi < r.min_answers:
             out.add(f"{a.system} FR@{r.k}")
     return out
+
+
+def recommended(r: Report, overall: Reading | None) -> tuple[str, list[Recommendation]]:
+    """The heading and the recommendations, each access fix with its command, judge and effect: the
+    overall reading's; with too few decided verdicts for one, the primary's (the access fixes while
+    the gold does not reach the reader)."""
+    if overall is None:
+        return "Recommendations while too few verdicts are decided for a reading:", r.recommended
+    if [x.text for x in r.recommended] == overall.recommendations:
+        return "Recommendations, in order:", r.recommended
+    return "Recommendations, in order:", [Recommendation(x) for x in overall.recommendations]

@@ -12,7 +12,7 @@ from collections import Counter
 
 from workbench.diagnosis.nearmiss import Distractor
 from workbench.report.build import QueryReport, Report
-from workbench.report.headline import (COLUMNS, access_sentence, small_curves, tally, use_cell, use_sentence,
+from workbench.report.headline import (COLUMNS, access_sentence, recommended, small_curves, tally, use_cell, use_sentence,
                                        verdict_sentence)
 from workbench.report.markdown import decided_word, judge_mark, ranks
 from workbench.report.partial import PROVISIONAL_ACCESS, LostGold, shown_verdict
@@ -226,12 +226,18 @@ def report_html(r: Report) -> str:
     body = [f"<h1>Diagnosis: {h(p.project)}</h1>", f'<p class=muted>queries {h(p.queries_version)} ({len(r.queries)}) · corpus {h(p.corpus_hash[:16])} · K={r.k} · levels {h(", ".join(r.levels))}</p>']
     body.append(f"<p class=headline><b>{h(access_sentence(r))}</b><br>{h(use_sentence(r))}<br>{h(line)}"
                 + (f"<br><span class=muted>Rule: {h(overall.rule)}</span>" if overall else "") + "</p>")
-    if overall and overall.recommendations:
-        body.append("<ol>" + "".join(f"<li>{h(x)}</li>" for x in overall.recommendations) + "</ol>")
+    title, recs = recommended(r, overall)
+    recs_html = (f"<p>{h(title)}</p><ol>" + "".join(f"<li>{h(x.text)}" + ("<ul class=muted>" + "".join(f"<li><code>{h(line)}</code></li>" for line in x.lines)
+                                                                        + "</ul>" if x.lines else "") + "</li>"
+                                                  for x in recs) + "</ol>") if recs else ""
+    if overall and recs:
+        body.append(recs_html)
     body.append(html_headline(r.insight, h))
     if r.empty_tiers:
         body.append(f"<p class=muted>Nothing stored yet for {len(r.empty_tiers)} tier(s): {h(', '.join(r.empty_tiers))}.</p>")
     body += _access_first(r)
+    if recs and not overall:  # no reading yet: where access loses gold leads, the fixes to try follow
+        body.append(recs_html)
     body.append(f"<h2>Verdict per query and tier <span class=muted>({h(primary)})</span></h2>" + _heat_strip(r))
     access_series: list[Series] = []  # one colour per system: SR solid, FR dashed
     for hue, system in enumerate(dict.fromkeys(a.system for a in r.overview.access)):

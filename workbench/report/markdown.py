@@ -10,7 +10,8 @@ from collections import Counter
 
 from workbench.diagnosis.nearmiss import Distractor
 from workbench.report.build import QueryReport, Report
-from workbench.report.headline import COLUMNS, access_sentence, small_curves, tally, use_cell, use_sentence, verdict_sentence
+from workbench.report.headline import (COLUMNS, access_sentence, recommended, small_curves, tally, use_cell, use_sentence,
+                                       verdict_sentence)
 from workbench.report.partial import PROVISIONAL_ACCESS, LostGold
 from workbench.report.text import no_autolinks, shown
 from workbench.report.insight import markdown_headline, markdown_section as insight_markdown
@@ -153,13 +154,17 @@ def report_markdown(r: Report) -> str:
     out += [md(line), ""]
     if overall:
         out += [f"Rule: {md(overall.rule)}", ""]
-        if overall.recommendations:
-            out += ["Recommendations, in order:", ""] + [f"{i}. {md(x)}" for i, x in enumerate(overall.recommendations, 1)] + [""]
+    title, recs = recommended(r, overall)
+    recs_md = [title, ""] + [x for i, rec in enumerate(recs, 1) for x in [f"{i}. {md(rec.text)}"] + [f"   - {md(line)}" for line in rec.lines]] + [""]
+    if overall and recs:
+        out += recs_md
     out += markdown_headline(r.insight, md)
     if r.empty_tiers:
         out += [f"Nothing stored yet for {len(r.empty_tiers)} tier(s): {md(', '.join(r.empty_tiers))} "
                 f"(`workbench eval {md(p.root)} --tiers …`, `workbench run …`).", ""]
     out += access_section(r)
+    if recs and not overall:  # no reading yet: where access loses gold leads, the fixes to try follow
+        out += recs_md
     out += verdict_table(r)
     out += ["", "Reading rules: " + "; ".join(f"{k} — {md(v)}" for k, v in r.reading_rules.items())
             + f"; a reading needs at least {r.min_decided} decided verdicts.", ""]

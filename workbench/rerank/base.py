@@ -5,7 +5,7 @@ survives a change of those."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 # Part of every identity: bump when a scorer's text preparation or scoring changes.
 SCORER_VERSION = 1
@@ -14,6 +14,9 @@ SCORER_VERSION = 1
 class Scorer:
     name = ""
     identity = ""
+    # called as (pairs scored, pairs) by a scorer that makes one call per pair; the job's progress
+    # protocol raises Cancelled there, so a cancel stops between calls, not after a whole query
+    poll: Callable[[int, int], None] | None = None
 
     def score(self, query: str, documents: Sequence[str]) -> list[float]:
         raise NotImplementedError

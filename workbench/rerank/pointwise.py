@@ -52,6 +52,16 @@ class LLMScorer(Scorer):
         from workbench.llm.providers import open_client
 
         async with open_client(self.project, self.model_name, self.model) as client:
-            answers = await asyncio.gather(*(client.complete(relevance_prompt(query, d), max_tokens=3, temperature=0.0)
-                                             for d in documents))
-        return [parse_relevance(a.text) for a in answers]
+            tasks = [asyncio.ensure_future(client.complete(relevance_prompt(query, d), max_tokens=3, temperature=0.0))
+                     for d in documents]
+            try:
+                for n, answer in enumerate(asyncio.as_completed(tasks), 1):
+                    await answer
+                    if self.poll is not None:
+                        self.poll(n, len(tasks))  # may raise Cancelled: the calls still waiting are dropped
+            except BaseException:
+                for t in tasks:
+                    t.cancel()  # aborts their HTTP requests: the server stops generating
+                await asyncio.gather(*tasks, return_exceptions=True)
+                raise
+        return [parse_relevance(t.result().text) for t in tasks]

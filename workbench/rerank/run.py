@@ -57,7 +57,10 @@ class Reranking:
 
     def scorer(self, reranker: str) -> Scorer:
         if reranker not in self.scorers:
-            self.scorers[reranker] = make_scorer(self.project, reranker)
+            self.scorers[reranker] = scorer = make_scorer(self.project, reranker)
+            if self.progress is not None:
+                progress = self.progress
+                scorer.poll = lambda done, total: progress(f"{reranker}: pairs of one query", done, total)
         return self.scorers[reranker]
 
     def base_run(self, tier: Tier, base: str, depth: int) -> SystemRun:

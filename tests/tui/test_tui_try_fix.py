@@ -1,0 +1,62 @@
+"""The Diagnosis tab's key `t` runs its first runnable recommendation (a configured rerank) as a
+worker, and the tab then shows the fix's measured effect: interval and p-value. On the tiny
+project with K = 1 (its multi-source query fails access, so the access fixes are recommended)."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Static
+
+from screens.app import make_app
+from support.recommend import failing_project
+from support.tui import settle, until
+
+SIZE = (120, 40)
+
+
+def text_of(widget: Static) -> str:
+    from rich.console import Console
+
+    console = Console(width=200, record=True, file=open("/dev/null", "w"))
+    console.print(widget.content)
+    return console.export_text()
+
+
+def _effect(session, system: str) -> str | None:
+    recs = session.recommended[1] if session.recommended else []
+    return next((r.fix.effect for r in recs if r.fix is not None and r.fix.system == system), None)
+
+
+async def _try_the_first_fix(root, system: str) -> str:
+    app = make_app(root, auto_build=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, rounds=8)
+        await pilot.press("3")
+        before = text_of(app.screen.query_one("#diagnosis-body"))
+        assert f"t: try {system} on full" in before, before
+        assert f"measured: not tried yet ({system} is not stored)" in before
+        assert "fine-tuning has no key" in before and "done: hybrid is hybrid already" in before
+        await pilot.press("t")
+        await until(pilot, lambda: _effect(app.session, system) is not None, "the fix ran and its effect was read")
+        await settle(pilot)
+        after = text_of(app.screen.query_one("#diagnosis-body"))
+        block = after.split("2. a reranker", 1)[1].split("3. ", 1)[0]
+        assert "measured: " in block and " at full: " in block and "p = " in block and "not tried yet" not in block, after
+        assert "[" in block.split("measured: ", 1)[1], "the interval is shown"
+        assert app.task_state == ("", 0, 0), "the task bar is cleared once the fix ran"
+        return after
+
+
+async def test_t_runs_the_rerank_and_the_tab_shows_its_effect(tmp_path):
+    from support.rerank import make_cross_encoder
+
+    ce = make_cross_encoder(tmp_path / "ce")
+    root = failing_project(tmp_path / "tiny", ce={"backend": "cross-encoder", "model": str(ce), "batch_size": 2})
+    await _try_the_first_fix(root, "hybrid>rerank:ce@100")
+
+
+@pytest.mark.llm
+async def test_t_runs_the_embedded_models_rerank_offline(tmp_path, local_server):
+    """The demo's choice: the `llm` reranker over the embedded model (depth 2·K: few calls)."""
+    root = failing_project(tmp_path / "tiny", local={"backend": "llm", "model": "local"})
+    await _try_the_first_fix(root, "hybrid>rerank:local@2")

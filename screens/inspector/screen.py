@@ -51,7 +51,7 @@ class QueryScreen(InspectorView):
         Binding("d", "document", "Whole document", id="inspector.document", show=False),
         *task_bindings(),
         Binding("e", "export", "Export", id="inspector.export"),
-        # labelling the highlighted document (each change is a new query-set version at once)
+        # labelling the highlighted document (one query-set version per visit; u undoes inside it)
         Binding("G", "mark('gold')", "Gold", id="inspector.mark_gold", show=False),
         Binding("H", "mark('hard_negative')", "Hard neg", id="inspector.mark_hard_negative", show=False),
         Binding("N", "mark('not_relevant')", "Not relevant", id="inspector.mark_not_relevant", show=False),
@@ -130,6 +130,14 @@ class QueryScreen(InspectorView):
     def on_unmount(self) -> None:
         # Leaving the inspector cancels its model run (what finished is saved; the same key resumes).
         self.wb.node_closed(self)
+        self.close_visit()
+
+    def close_visit(self) -> None:
+        """The visit's labelling version is closed (leaving, or another query): the next change makes the next one."""
+        name = core.close_visit(self.session)
+        if name is not None:
+            self.wb.refresh_header()
+            self.app.notify(f"{name} closed: the next label makes a new version", timeout=3)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="label")
     def relabel(self, change: str, arg: object = None) -> None:
@@ -138,7 +146,7 @@ class QueryScreen(InspectorView):
         if change == "undo":
             result = core.undo_label(s, self.query_id, progress)
             if result is None:
-                self.app.call_from_thread(self.notify, "nothing to undo in this session", timeout=3)
+                self.app.call_from_thread(self.notify, "nothing to undo", timeout=3)
                 return
         elif change == "answer":
             result = core.edit_reference_answer(s, self.query_id, str(arg), progress)
@@ -382,7 +390,8 @@ class QueryScreen(InspectorView):
         self.load()
 
     def show_query(self, query_id: str) -> None:
-        """Another query in this inspector (j/k): the same tier where it has it."""
+        """Another query in this inspector (j/k): the same tier where it has it; a new labelling visit."""
+        self.close_visit()
         self.query_id = query_id
         self.tiers = [t.name for t in self.session.tiers_for(query_id)]
         if self.tier not in self.tiers:

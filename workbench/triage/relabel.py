@@ -63,7 +63,7 @@ def mark_in_visit(root: Path, visit, query_id: str, doc_id: int, mark: str, by: 
 
     if mark not in MARKS:
         raise BadInput(f"unknown mark {mark!r}; known: {list(MARKS)}")
-    name = visits.mark(visit, root, query_id, doc_id, mark, by)  # type: ignore[arg-type]
+    name = visits.mark(visit, root, query_id, doc_id, mark, by)
     return None if name is None else LabelChange(name, _visit_note(root, visit, f"{query_id}: document {doc_id} marked {mark}"))
 
 

@@ -252,8 +252,10 @@ def ranks_before(session: Session, query_id: str, tier_name: str, system: str) -
 def _task_options(task: str, query_id: str, rag_retriever: str):
     from workbench.llm.tasks import TaskOptions
 
+    # the inspector's runs keep the exact messages sent: d on the model tab shows them beside the reply
     return TaskOptions(task=task, query_ids=(query_id,),
-                       retriever=rag_retriever if TASKS[task].context == "retrieved" else None, judge_samples=1)
+                       retriever=rag_retriever if TASKS[task].context == "retrieved" else None, judge_samples=1,
+                       keep_prompts=True)
 
 
 def why_not_run(session: Session, query_id: str, tier: str, task: str) -> str | None:

@@ -17,6 +17,7 @@ from textual.worker import Worker, WorkerState
 
 from screens import messages as m
 from screens.base import PaletteCommand
+from screens.inspector.model_panel import replies_text
 from screens.inspector.rankings import LABEL_KEYS
 from screens.inspector.view import InspectorView
 from workbench.safe_text import visible
@@ -327,7 +328,7 @@ class QueryScreen(InspectorView):
         return v.command if v is not None and v.verdict == "NOT-YET" and v.command else ""
 
     def action_document(self) -> None:
-        """d: the highlighted document whole (on the model tab: the model replies whole)."""
+        """d: the highlighted document whole (on the model tab: each exact prompt and raw reply)."""
         from screens.modals import TextModal
 
         if self.query_one("#inspector-tabs", TabbedContent).active == "model":
@@ -335,9 +336,8 @@ class QueryScreen(InspectorView):
             if not results:
                 self.notify("no model reply on this tier yet", timeout=3)
                 return
-            body = "\n\n".join(f"{name} ({ev.task}, {ev.prompt_tokens:,} prompt tokens):\n{ev.answer}"
-                                 for name, ev in sorted(results.items()))
-            self.app.push_screen(TextModal(f"Raw replies of {self.query_id} on {self.tier}", body))
+            self.app.push_screen(TextModal(f"Prompts and raw replies of {self.query_id} on {self.tier}",
+                                           replies_text(results)))
             return
         doc = self.highlighted_doc()
         ins = self.inspection

@@ -535,7 +535,7 @@ def access_line(session: Session, query_id: str, tier: str) -> str:
     exists): FR@10 for multi-source, SR@10 / R@1 otherwise; unlabelled queries say so."""
     q = session.project.query(query_id)
     if not q.is_labelled:
-        return f"unlabelled: no access figures until a document is marked gold (queries {session.project.queries_version})"
+        return f"unlabelled: no access figures until a document is marked gold (queries {version_shown(session)})"
     parts = []
     for system in session.systems:
         a = session.access(system, tier, query_id)
@@ -544,7 +544,7 @@ def access_line(session: Session, query_id: str, tier: str) -> str:
         found = sum(r is not None and r <= 10 for r in a.gold_ranks.values())
         parts.append(f"{system_label(system)} {found}/{a.n_gold}")
     return (f"gold in top 10 at {tier}: " + ", ".join(parts) if parts else f"no stored ranking at {tier} yet") + \
-        f"  (queries {session.project.queries_version})"
+        f"  (queries {version_shown(session)})"
 
 
 # ---------------------------------------------------------------- diagnosis

@@ -47,6 +47,7 @@ async def test_three_marks_in_one_visit_make_one_version_and_undo_stays_inside_i
             assert app.session.project.queries_version == "labels-1"
         assert [v.name for v in list_versions(root)] == ["original", "labels-1"]  # three marks, one version
         assert "queries labels-1 (open)" in app.sub_title
+        assert "(queries labels-1 (open))" in text_of(qs.query_one("#q-head"))  # in view at 80 columns too
         labelled = app.session.project.query(q.query_id)
         assert not set(free) & set(labelled.hard_negative_ids) and free[1] in labelled.gold_doc_ids
         assert [(r.doc_id, r.by) for r in read_labels(root, "labels-1") if r.action == "remove_hard_negative"] == [
@@ -63,6 +64,7 @@ async def test_three_marks_in_one_visit_make_one_version_and_undo_stays_inside_i
         await pilot.press("j")  # another query: the visit closes
         await settle(pilot)
         assert qs.query_id != q.query_id and "(open)" not in app.sub_title
+        assert "(queries labels-1)" in text_of(qs.query_one("#q-head"))
         other = app.session.project.query(qs.query_id)
         table = qs.query("#ranking-tables DataTable").first(DataTable)
         doc = next(d for d in (doc_of(k) for k in table.rows) if d in other.hard_negative_ids)

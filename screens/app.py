@@ -52,6 +52,8 @@ TaskBar #task-progress { width: 30; }
 .dialog.help { width: 90; }
 .dialog-title { text-style: bold; margin-bottom: 1; }
 .dialog-scroll { height: auto; max-height: 30; }
+.dialog.text { height: 90%; }  /* a long text: the dialog fills the screen, its text scrolls, its last line in view at 24 rows */
+.dialog.text .dialog-scroll { height: 1fr; max-height: 100%; }
 .dialog-buttons { height: auto; margin-top: 1; }
 .dialog-buttons Button { margin-right: 2; }
 ModalScreen { align: center middle; }

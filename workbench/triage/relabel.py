@@ -36,16 +36,6 @@ def _note(info) -> str:
     return f"{info.name}: {info.description} — {info.made_by}, {info.created}"
 
 
-def mark_document(project: Project, query_id: str, doc_id: int, mark: str, by: str) -> LabelChange | None:
-    """Mark a document gold / hard_negative / not_relevant for a query (None: it already was that)."""
-    from workbench.project.labels import MARKS, label
-
-    if mark not in MARKS:
-        raise BadInput(f"unknown mark {mark!r}; known: {list(MARKS)}")
-    info = label(project, query_id, doc_id, mark, by)
-    return None if info is None else LabelChange(info.name, _note(info), undo=(project.queries_version, info.name))
-
-
 def _visit_note(root: Path, visit, what: str) -> str:
     from workbench.project.versions import version_info
 
@@ -91,13 +81,6 @@ def undo_change(project: Project, target: str, undone: str, by: str) -> LabelCha
 
     info = undo(project, target, undone, by)
     return LabelChange(info.name, _note(info), undone=True)
-
-
-def edit_reference_answer(root: Path, version: str, query_id: str, answer: str, by: str) -> LabelChange:
-    from workbench.project.labels import edit_answer
-
-    new = edit_answer(root, version, query_id, answer, by)
-    return LabelChange(new, f"{query_id}: reference answer saved (queries.jsonl; version {new})", rebuilt=True)
 
 
 def add_logged_query(root: Path, version: str, text: str, answer: str, gold: list[str], by: str,

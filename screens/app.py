@@ -52,6 +52,8 @@ TaskBar #task-progress { width: 30; }
 .dialog.help { width: 90; }
 .dialog-title { text-style: bold; margin-bottom: 1; }
 .dialog-scroll { height: auto; max-height: 30; }
+.dialog.text { height: 90%; }  /* a long text: the dialog fills the screen, its text scrolls, its last line in view at 24 rows */
+.dialog.text .dialog-scroll { height: 1fr; max-height: 100%; }
 .dialog-buttons { height: auto; margin-top: 1; }
 .dialog-buttons Button { margin-right: 2; }
 ModalScreen { align: center middle; }
@@ -335,8 +337,11 @@ class WorkbenchApp(App[None]):
         system = core.verdict_system(s)
         ranking = core.figures_system(s) if system else ""
         # what changes first (it stays in view at 80 columns), the project's name last
-        shown = f"verdicts {system}{f' ({ranking} rankings)' if ranking != system else ''} · " if system else ""
-        self.sub_title = visible(f"{shown}queries {p.queries_version} ({len(p.queries)}) · {p.config.name}", one_line=True)
+        # the verdict system and the query-set version before the rest: both stay in view at 80 columns
+        shown = f"verdicts {system} · " if system else ""
+        rankings = f"{ranking} rankings · " if system and ranking != system else ""
+        self.sub_title = visible(f"{shown}queries {core.version_shown(s)} ({len(p.queries)}) · {rankings}{p.config.name}",
+                                 one_line=True)
 
     def refresh_verdicts(self) -> None:
         """Every view of the verdicts: the query list, the Diagnosis tab, an open inspector's head."""

@@ -91,7 +91,7 @@ class TextModal(ModalScreen[None]):
         self.title_text, self.body = title, body
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog help"):
+        with Vertical(classes="dialog help text"):
             yield Static(self.title_text, markup=False, classes="dialog-title")
             with VerticalScroll(classes="dialog-scroll", id="text-scroll"):
                 yield Static(visible(self.body), markup=False, id="text-body")

@@ -41,6 +41,7 @@ from workbench.project.files import Project
 from workbench.project.labels import MARKS
 from workbench.project.load import load_project
 from workbench.project.versions import VersionInfo, list_versions
+from workbench.project.visit import LabelVisit
 from workbench.records import Document, ModelConfig, Query, QueryAccess, Tier, TierSet
 from workbench.triage import relabel
 from workbench.triage.queries import who
@@ -53,7 +54,7 @@ __all__ = [
     # operations
     "open_session", "build", "evaluate_all", "use_table", "inspect", "known_results",
     "estimate_prompts", "why_not_run", "run_model_task", "run_batch", "calibrate_judge", "export_evidence", "window_budget", "sweep_panels",
-    "label_document", "undo_label", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
+    "label_document", "undo_label", "close_visit", "version_shown", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
     "access_line", "index_status", "list_versions", "diagnose", "verdict_systems", "verdict_system",
     "choose_verdict_system", "figures_system", "diagnosis_after_run", "export_report", "query_sources", "insight_overview", "ranks_before",
     "load_recommendations", "shown_recommendations", "first_runnable_fix", "fix_pairs", "run_fix",
@@ -83,8 +84,12 @@ class Session:
     use: UseTable | None = None
     # (query_id, tier) -> {system: ModelEvidence} produced or loaded in this session
     model_results: dict[tuple[str, str], dict[str, ModelEvidence]] = field(default_factory=dict)
-    # labelling undo stack: (version before, version made) per change, newest last
+    # labelling undo stack: (version before, version made) per closed visit's version, newest last
     label_history: list[tuple[str, str]] = field(default_factory=list)
+    visit: LabelVisit | None = None  # the inspector visit's labelling: its one open version
+    _worked_on: str | None = None  # the version the last labelling change left (before the front end installs it)
+    _label_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)  # one labelling change at a time
+    _visit_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)  # held only while one is written
     diagnosis: LiveDiagnosis | None = None  # verdicts per query (diagnose); one query recomputed after a run
     chosen_verdict_system: str | None = None  # the user's choice (y); None: the diagnosis' default
     # (verdict system, its overall recommendations with command, judge, effect): load_recommendations
@@ -253,8 +258,10 @@ def ranks_before(session: Session, query_id: str, tier_name: str, system: str) -
 def _task_options(task: str, query_id: str, rag_retriever: str):
     from workbench.llm.tasks import TaskOptions
 
+    # the inspector's runs keep the exact messages sent: d on the model tab shows them beside the reply
     return TaskOptions(task=task, query_ids=(query_id,),
-                       retriever=rag_retriever if TASKS[task].context == "retrieved" else None, judge_samples=1)
+                       retriever=rag_retriever if TASKS[task].context == "retrieved" else None, judge_samples=1,
+                       keep_prompts=True)
 
 
 def why_not_run(session: Session, query_id: str, tier: str, task: str) -> str | None:
@@ -447,15 +454,33 @@ def _relabelled(session: Session, change: relabel.LabelChange, query_id: str, pr
                              progress=progress)
 
 
+def _in_visit(session: Session, write: Callable[[LabelVisit], relabel.LabelChange | None], query_id: str,
+              progress: Progress) -> Relabelled | None:
+    """One labelling change of the inspector visit (opened by its first change), written, then its
+    figures recomputed; changes run one at a time, so a quick second key waits for the first."""
+    with session._label_lock:
+        with session._visit_lock:
+            if session.visit is None:
+                session.visit = LabelVisit(parent=session._worked_on or session.project.queries_version)
+            change = write(session.visit)
+            session._worked_on = session.visit.current
+        return None if change is None else _relabelled(session, change, query_id, progress)
+
+
 def label_document(session: Session, query_id: str, doc_id: int, mark: str, progress: Progress = no_progress) -> Relabelled | None:
-    """Mark a document gold / hard_negative / not_relevant for a query: a new query-set version at
-    once (None: it already was that)."""
-    change = relabel.mark_document(session.project, query_id, doc_id, mark, who())
-    return None if change is None else _relabelled(session, change, query_id, progress)
+    """Mark a document gold / hard_negative / not_relevant for a query, in the visit's one version
+    (made by its first change, amended by the others; None: it already was that)."""
+    return _in_visit(session, lambda v: relabel.mark_in_visit(session.root, v, query_id, doc_id, mark, who()),
+                     query_id, progress)
 
 
 def undo_label(session: Session, query_id: str, progress: Progress = no_progress) -> Relabelled | None:
-    """Undo the newest labelling change of this session: one more version, equal to the one before it."""
+    """Undo the visit's newest mark (out of its open version); with none, the newest closed visit's
+    version: one more version, equal to the one before it. None: nothing to undo."""
+    with session._visit_lock:
+        in_visit = session.visit is not None and bool(session.visit.steps)
+    if in_visit:
+        return _in_visit(session, lambda v: relabel.undo_in_visit(session.root, v, who()), query_id, progress)
     if not session.label_history:
         return None
     target, undone = session.label_history[-1]
@@ -463,8 +488,29 @@ def undo_label(session: Session, query_id: str, progress: Progress = no_progress
 
 
 def edit_reference_answer(session: Session, query_id: str, answer: str, progress: Progress = no_progress) -> Relabelled:
-    change = relabel.edit_reference_answer(session.root, session.project.queries_version, query_id, answer, who())
-    return _relabelled(session, change, query_id, progress)
+    change = _in_visit(session, lambda v: relabel.answer_in_visit(session.root, v, query_id, answer, who()),
+                       query_id, progress)
+    assert change is not None  # an answer edit always changes something
+    return change
+
+
+def close_visit(session: Session) -> str | None:
+    """Leaving the inspector (or its query): the visit's version is closed, never amended again;
+    its name (None: the visit changed nothing)."""
+    with session._visit_lock:
+        visit, session.visit = session.visit, None
+        if visit is None or visit.name is None:
+            return None
+        session.label_history.append((visit.parent, visit.name))
+        session._worked_on = visit.name
+        return visit.name
+
+
+def version_shown(session: Session) -> str:
+    """The query-set version the views show, and whether a visit holds it open."""
+    name = session.project.queries_version
+    visit = session.visit
+    return f"{name} (open)" if visit is not None and visit.name == name else name
 
 
 def add_query_from_log(session: Session, text: str, answer: str = "", gold: list[str] | None = None,
@@ -495,7 +541,7 @@ def access_line(session: Session, query_id: str, tier: str) -> str:
     exists): FR@10 for multi-source, SR@10 / R@1 otherwise; unlabelled queries say so."""
     q = session.project.query(query_id)
     if not q.is_labelled:
-        return f"unlabelled: no access figures until a document is marked gold (queries {session.project.queries_version})"
+        return f"unlabelled: no access figures until a document is marked gold (queries {version_shown(session)})"
     parts = []
     for system in session.systems:
         a = session.access(system, tier, query_id)
@@ -504,7 +550,7 @@ def access_line(session: Session, query_id: str, tier: str) -> str:
         found = sum(r is not None and r <= 10 for r in a.gold_ranks.values())
         parts.append(f"{system_label(system)} {found}/{a.n_gold}")
     return (f"gold in top 10 at {tier}: " + ", ".join(parts) if parts else f"no stored ranking at {tier} yet") + \
-        f"  (queries {session.project.queries_version})"
+        f"  (queries {version_shown(session)})"
 
 
 # ---------------------------------------------------------------- diagnosis

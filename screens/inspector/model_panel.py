@@ -83,3 +83,17 @@ def model_results(results: Mapping[str, ModelEvidence], gold: set[int]) -> Group
             t.append(f"{visible(ev.note)}\n", "yellow")
         parts.append(t)
     return Group(*parts)
+
+
+def replies_text(results: Mapping[str, ModelEvidence]) -> str:
+    """d on the model tab: per system, the exact prompt sent (where it was stored) and the raw reply."""
+    parts = []
+    for name, ev in sorted(results.items()):
+        head = f"── {name} ({ev.task}, {ev.prompt_tokens:,} prompt tokens) ──"
+        if ev.prompt:
+            cut = ", cut to max_stored_chars: its start and end" if ev.prompt_cut else ""
+            prompt = f"prompt as sent ({len(ev.prompt):,} characters{cut}):\n{ev.prompt}"
+        else:
+            prompt = "prompt: not stored (a full-tier run, or one from before prompts were kept: run it here to keep it)"
+        parts.append(f"{head}\n{prompt}\n\nraw reply:\n{ev.answer}")
+    return "\n\n\n".join(parts)

@@ -17,6 +17,7 @@ from textual.worker import Worker, WorkerState
 
 from screens import messages as m
 from screens.base import PaletteCommand
+from screens.inspector.model_panel import replies_text
 from screens.inspector.rankings import LABEL_KEYS
 from screens.inspector.view import InspectorView
 from workbench.safe_text import visible
@@ -51,7 +52,7 @@ class QueryScreen(InspectorView):
         Binding("d", "document", "Whole document", id="inspector.document", show=False),
         *task_bindings(),
         Binding("e", "export", "Export", id="inspector.export"),
-        # labelling the highlighted document (each change is a new query-set version at once)
+        # labelling the highlighted document (one query-set version per visit; u undoes inside it)
         Binding("G", "mark('gold')", "Gold", id="inspector.mark_gold", show=False),
         Binding("H", "mark('hard_negative')", "Hard neg", id="inspector.mark_hard_negative", show=False),
         Binding("N", "mark('not_relevant')", "Not relevant", id="inspector.mark_not_relevant", show=False),
@@ -130,6 +131,14 @@ class QueryScreen(InspectorView):
     def on_unmount(self) -> None:
         # Leaving the inspector cancels its model run (what finished is saved; the same key resumes).
         self.wb.node_closed(self)
+        self.close_visit()
+
+    def close_visit(self) -> None:
+        """The visit's labelling version is closed (leaving, or another query): the next change makes the next one."""
+        name = core.close_visit(self.session)
+        if name is not None:
+            self.wb.refresh_header()
+            self.app.notify(f"{name} closed: the next label makes a new version", timeout=3)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="label")
     def relabel(self, change: str, arg: object = None) -> None:
@@ -138,7 +147,7 @@ class QueryScreen(InspectorView):
         if change == "undo":
             result = core.undo_label(s, self.query_id, progress)
             if result is None:
-                self.app.call_from_thread(self.notify, "nothing to undo in this session", timeout=3)
+                self.app.call_from_thread(self.notify, "nothing to undo", timeout=3)
                 return
         elif change == "answer":
             result = core.edit_reference_answer(s, self.query_id, str(arg), progress)
@@ -319,7 +328,7 @@ class QueryScreen(InspectorView):
         return v.command if v is not None and v.verdict == "NOT-YET" and v.command else ""
 
     def action_document(self) -> None:
-        """d: the highlighted document whole (on the model tab: the model replies whole)."""
+        """d: the highlighted document whole (on the model tab: each exact prompt and raw reply)."""
         from screens.modals import TextModal
 
         if self.query_one("#inspector-tabs", TabbedContent).active == "model":
@@ -327,9 +336,8 @@ class QueryScreen(InspectorView):
             if not results:
                 self.notify("no model reply on this tier yet", timeout=3)
                 return
-            body = "\n\n".join(f"{name} ({ev.task}, {ev.prompt_tokens:,} prompt tokens):\n{ev.answer}"
-                                 for name, ev in sorted(results.items()))
-            self.app.push_screen(TextModal(f"Raw replies of {self.query_id} on {self.tier}", body))
+            self.app.push_screen(TextModal(f"Prompts and raw replies of {self.query_id} on {self.tier}",
+                                           replies_text(results)))
             return
         doc = self.highlighted_doc()
         ins = self.inspection
@@ -382,7 +390,8 @@ class QueryScreen(InspectorView):
         self.load()
 
     def show_query(self, query_id: str) -> None:
-        """Another query in this inspector (j/k): the same tier where it has it."""
+        """Another query in this inspector (j/k): the same tier where it has it; a new labelling visit."""
+        self.close_visit()
         self.query_id = query_id
         self.tiers = [t.name for t in self.session.tiers_for(query_id)]
         if self.tier not in self.tiers:

@@ -35,4 +35,5 @@ async def test_the_filter_shows_the_traced_queries_and_the_inspector_the_prompt(
     s, _ = core.open_session(evaluated_copy)
     q = traced[0]
     ev = core.known_results(s, s.tier("full"), q.query_id)["run:prod:answers"]
-    assert "prompt as sent" in ev.note and f"Question: {q.query}" in ev.note and "production trace " in ev.note
+    assert "prompt as sent" in ev.note and "production trace " in ev.note
+    assert f"Question: {q.query}" in ev.prompt and f"Question: {q.query}" not in ev.note  # d shows it, not the panel

@@ -1,5 +1,6 @@
 """Production triage in the TUI (Textual pilot): a query added from the command line without gold is
-listed, opened, labelled key by key (each change a new query-set version), undone, given an answer;
+listed, opened, labelled key by key (one query-set version per inspector visit), undone inside the
+visit, given an answer; a later visit makes the next version;
 and a query added from the add-query form opens in the inspector."""
 
 from __future__ import annotations
@@ -57,19 +58,21 @@ async def test_label_an_unlabelled_query_in_the_inspector(evaluated, tmp_path, m
         bm25 = screen.query("#ranking-tables DataTable").first(DataTable)
         assert bm25.row_count >= 10  # listed with its rankings although it has no gold
 
-        for n, doc in enumerate(gold, 1):
+        for doc in gold:
             await move_to(pilot, screen.query("#ranking-tables DataTable").first(DataTable), doc)
             await pilot.press("G")
             await settle(pilot)
-            assert app.session.project.queries_version == f"labels-{n}"
+            assert app.session.project.queries_version == "labels-1"  # the visit's one version, amended
+            assert "queries labels-1 (open)" in app.sub_title
         head = text_of(screen.query_one("#q-head"))
         assert f"gold in top 10 at {screen.tier}: bm25 2/2" in head  # figures recomputed for this query at once
         verdict = app.session.diagnosis.at("log-1", screen.tier) if app.session.diagnosis else None
         assert verdict is not None and f"verdict {verdict.verdict}" in head  # and its verdict, under the new labels
-        assert [v.name for v in list_versions(root)] == ["original", "labels-1", "labels-2"]
-        record = read_labels(root, "labels-2")[0]
-        assert (record.action, record.doc_id, record.by, record.method) == ("add_gold", gold[1], "user:pilot", "tui")
-        assert record.created
+        assert [v.name for v in list_versions(root)] == ["original", "labels-1"]
+        records = read_labels(root, "labels-1")
+        assert [(r.action, r.doc_id, r.by, r.method) for r in records] == [
+            ("add_gold", d, "user:pilot", "tui") for d in gold]
+        assert all(r.created for r in records)
 
         bm25 = screen.query("#ranking-tables DataTable").first(DataTable)
         other = next(int(k.value.rsplit(":", 1)[1]) for k in bm25.rows if int(k.value.rsplit(":", 1)[1]) not in gold)
@@ -81,7 +84,8 @@ async def test_label_an_unlabelled_query_in_the_inspector(evaluated, tmp_path, m
         await settle(pilot)
         assert app.session.project.query("log-1").hard_negative_ids == []
         assert app.session.project.query("log-1").gold_doc_ids == gold
-        assert app.session.project.queries_version == "labels-4"
+        assert app.session.project.queries_version == "labels-1"  # undone inside the visit: no new version
+        assert len(read_labels(root, "labels-1")) == len(gold)
 
         await pilot.press("A")
         await pilot.pause()
@@ -91,6 +95,23 @@ async def test_label_an_unlabelled_query_in_the_inspector(evaluated, tmp_path, m
         assert load_project(root).query("log-1").answer == source.answer  # queries.jsonl, logged
         assert app.session.project.query("log-1").answer == source.answer
         assert app.session.project.query("log-1").gold_doc_ids == gold  # the labels survive the edit
+        assert [v.name for v in list_versions(root)] == ["original", "labels-1"]  # the answer joined the visit's version
+        records = read_labels(root, "labels-1")
+        assert [r.label for r in records] == ["answer", *["gold"] * len(gold)]
+
+        await pilot.press("escape")  # leaving closes the visit: the next one makes the next version
+        await settle(pilot)
+        assert "queries labels-1 (" in app.sub_title and "(open)" not in app.sub_title
+        app.open_query("log-1")  # labelled now: the "unlabelled" filter no longer lists it
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, QueryScreen)
+        await move_to(pilot, screen.query("#ranking-tables DataTable").first(DataTable), gold[0])
+        await pilot.press("N")
+        await settle(pilot)
+        assert [v.name for v in list_versions(root)] == ["original", "labels-1", "labels-2"]
+        assert app.session.project.queries_version == "labels-2" and "queries labels-2 (open)" in app.sub_title
+        assert read_labels(root, "labels-1") == records  # the closed version is never changed
 
 
 async def test_add_query_form_adds_runs_and_opens_it(evaluated, tmp_path, monkeypatch):

@@ -48,6 +48,8 @@ class ModelEvidence(msgspec.Struct, frozen=True):
     doc_ids: list[int] = []
     cached: bool = False
     note: str = ""
+    prompt: str = ""  # the exact prompt sent, as text (one-query runs of the TUI, trace imports); "" = not stored
+    prompt_cut: bool = False  # longer than max_stored_chars: its start and end are kept
 
 
 def _rank(r: int | None, depth: int) -> str:

@@ -19,6 +19,11 @@ if TYPE_CHECKING:
     from workbench.llm.store import LLMRunStore
 
 
+def prompt_text(messages) -> str:
+    """Stored chat messages as one text: each under its role, in the order sent."""
+    return "\n\n".join(f"[{m.role}]\n{m.content}" for m in messages)
+
+
 def evidence_from_run(run: "TierRun", query_id: str, project: Project | None = None) -> ModelEvidence | None:
     """The part of a stored/streamed TierRun that concerns one query, provider-neutral. With the
     project, a judged answer also carries its deterministic matches and the diagnosis' decision."""
@@ -34,7 +39,7 @@ def evidence_from_run(run: "TierRun", query_id: str, project: Project | None = N
         if r is None:
             return None
         return msgspec.structs.replace(base, answer=r.output, doc_ids=list(r.doc_ids), cached=r.cached,
-                                       note=f"{r.out_of_tier} DocID(s) not in the tier" if r.out_of_tier else "")
+                                       prompt=prompt_text(r.prompt), prompt_cut=r.prompt_cut, note=f"{r.out_of_tier} DocID(s) not in the tier" if r.out_of_tier else "")
     q = next((x for x in run.qa if x.query_id == query_id), None)
     if q is None:
         return None
@@ -44,7 +49,8 @@ def evidence_from_run(run: "TierRun", query_id: str, project: Project | None = N
     ev = msgspec.structs.replace(
         base, answer=q.answer, judge_score=q.judge_median, judge_scores=list(q.judge_scores),
         judge_reason=judge_reason(q.judge_raw)[:300],
-        doc_ids=list(q.context_doc_ids) if TASKS[run.task].context == "retrieved" else [], cached=q.cached, note=note)
+        doc_ids=list(q.context_doc_ids) if TASKS[run.task].context == "retrieved" else [], cached=q.cached, note=note,
+        prompt=prompt_text(q.prompt), prompt_cut=q.prompt_cut)
     check = check_stored(project, run, query_id) if project is not None else None
     if check is None:
         return ev

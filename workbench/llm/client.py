@@ -33,6 +33,7 @@ from index.http_deadline import async_transport
 from workbench.errors import BAD_INPUT, ExternalError
 from workbench.fsutil import checked_database, sha256_bytes
 from workbench.records import ModelConfig
+from workbench.llm.records import SentMessage
 from workbench.safe_text import redacted
 
 CACHE_DIR = "llm_cache"
@@ -71,6 +72,23 @@ def stored_form(c: Completion, max_chars: int, secrets: tuple[str, ...]) -> Comp
     if len(text) > max_chars:
         return msgspec.structs.replace(c, text=text[:max_chars], cut=True)
     return c if text == c.text else msgspec.structs.replace(c, text=text)
+
+
+def stored_messages(messages: list[dict], max_chars: int, secrets: tuple[str, ...]) -> tuple[list[SentMessage], bool]:
+    """The exact messages of a request as they may be stored and shown: the configured key's value
+    never, and at most ``max_chars`` characters in all (and whether they were cut). A long message
+    keeps its start and its end (where the question is), the middle said to be cut."""
+    out = [SentMessage(str(m.get("role", "")), redacted(str(m.get("content", "")), secrets, bearer=False)) for m in messages]
+    total = sum(len(m.content) for m in out)
+    if total <= max_chars:
+        return out, False
+    cut = []
+    for m in out:
+        keep = max(0, max_chars * len(m.content) // total - 40)
+        n = len(m.content) - keep
+        cut.append(m if n <= 0 else SentMessage(
+            m.role, f"{m.content[:keep // 2]}\n… [{n:,} characters cut] …\n{m.content[len(m.content) - keep // 2:]}"))
+    return cut, True
 
 
 # ---------------------------------------------------------------- cache
@@ -251,6 +269,10 @@ class ChatClient:
 
     async def __aexit__(self, *exc) -> None:
         await self.aclose()
+
+    def stored_prompt(self, messages: list[dict]) -> tuple[list[SentMessage], bool]:
+        """The messages of a request, redacted and capped (max_stored_chars) like its completion."""
+        return stored_messages(messages, self.config.max_stored_chars, self._secrets())
 
     def key(self, messages: list[dict], params: dict) -> str:
         return cache_key(self.endpoint_id, self.config.model, messages, params)

@@ -7,6 +7,13 @@ import msgspec
 from workbench.names import Stage, TaskName, Variant
 
 
+class SentMessage(msgspec.Struct, frozen=True):
+    """One chat message of a prompt as sent (redacted, capped: workbench.llm.client.stored_messages)."""
+
+    role: str
+    content: str
+
+
 class LocalizeResult(msgspec.Struct, frozen=True):
     query_id: str
     output: str  # the model's raw text
@@ -17,6 +24,8 @@ class LocalizeResult(msgspec.Struct, frozen=True):
     latency_s: float
     cached: bool = False
     cut: bool = False  # the completion was longer than max_stored_chars and is stored cut
+    prompt: list[SentMessage] = []  # the exact messages sent (kept by the TUI's one-query runs)
+    prompt_cut: bool = False  # the messages were longer than max_stored_chars: start and end kept
 
 
 class QAResult(msgspec.Struct, frozen=True):
@@ -41,6 +50,8 @@ class QAResult(msgspec.Struct, frozen=True):
     cached: bool = False
     judged: bool = False  # answers are all produced first (keeps the server's prefix cache warm), then judged
     cut: bool = False  # the answer was longer than max_stored_chars and is stored cut
+    prompt: list[SentMessage] = []  # the exact messages sent (kept by the TUI's one-query runs)
+    prompt_cut: bool = False  # the messages were longer than max_stored_chars: start and end kept
 
 
 class QueryFailure(msgspec.Struct, frozen=True):

@@ -60,6 +60,7 @@ class TaskOptions:
     rag_k: int = 5
     judge_samples: int = 3
     query_ids: tuple[str, ...] | None = None
+    keep_prompts: bool = False  # store each query's exact messages with its result (the TUI's one-query runs)
 
     def __post_init__(self):
         if self.task not in TASKS:
@@ -302,7 +303,7 @@ async def run_tier(
     # Phase 1: answers (consecutive calls share the context prefix); phase 2: judging.
     answered = {r.query_id for r in state.run.qa}
     todo = [p for p in prepared if p.query.query_id not in answered]
-    await asyncio.gather(*(_answer_one(client, p, state) for p in todo))
+    await asyncio.gather(*(_answer_one(client, p, state, opts.keep_prompts) for p in todo))
     await _judge_pending(project, judge_client, opts, state)  # type: ignore[arg-type]
     state.order_by([p.query.query_id for p in prepared])
     complete = len(state.run.qa) == len(prepared) and all(r.judged for r in state.run.qa)
@@ -380,14 +381,15 @@ async def _localize_one(client: ChatClient, p: _Prepared, tier: Tier, opts: Task
         state.fail(p.query.query_id, "model", str(exc))
         return
     ids = extract_docids(c.text, opts.k)
+    sent, sent_cut = client.stored_prompt(p.messages) if opts.keep_prompts else ([], False)
     state.add_localize(LocalizeResult(
         query_id=p.query.query_id, output=c.text, doc_ids=ids, out_of_tier=out_of_tier(ids, tier.doc_ids),
         prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens, latency_s=c.latency_s, cached=c.cached,
-        cut=c.cut,
+        cut=c.cut, prompt=sent, prompt_cut=sent_cut,
     ))
 
 
-async def _answer_one(client: ChatClient, p: _Prepared, state: _State) -> None:
+async def _answer_one(client: ChatClient, p: _Prepared, state: _State, keep_prompt: bool = False) -> None:
     from workbench.llm.prompts import is_refusal
 
     try:
@@ -397,6 +399,7 @@ async def _answer_one(client: ChatClient, p: _Prepared, state: _State) -> None:
         return
     answer = c.text.strip()
     short = short_answer(p.query.answer)
+    sent, sent_cut = client.stored_prompt(p.messages) if keep_prompt else ([], False)
     state.put_qa(QAResult(
         query_id=p.query.query_id, answer=answer, refusal=is_refusal(answer),
         judge_scores=[], judge_median=None, judge_spread=None, judge_failures=0, judge_failure=False,
@@ -404,6 +407,7 @@ async def _answer_one(client: ChatClient, p: _Prepared, state: _State) -> None:
         contains=contains_match(answer, p.query.answer) if short else None,
         prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens, latency_s=c.latency_s,
         context_doc_ids=[d.doc_id for d in p.docs], dropped_doc_ids=p.dropped, cached=c.cached, cut=c.cut,
+        prompt=sent, prompt_cut=sent_cut,
     ))
 
 

@@ -4,6 +4,8 @@ A mark on one (query, document): `gold`, `hard_negative` or `not_relevant` (neit
 is written at once, atomically, as a new version whose parent is the version labelled from, with
 a LabelRecord per effect saying who (user:<name>) and when; versions are never overwritten, so
 undo is one more version (the one before the change, re-made as a child) and the history stays.
+The inspector batches: the changes of one visit go into one version it holds open
+(workbench.project.visit, built on marked / mark_of here); label and undo are the one-change forms.
 A reference answer is not a label (it defines the query, see query_sets): it is changed in
 queries.jsonl (workbench.triage.queries.edit_original_answer) and the labelled version re-made on top of it.
 """

@@ -16,7 +16,11 @@ is evaluated on the original set's tiers and compared on the same documents. (To
 queries themselves, re-import: that makes a new ``original``.)
 
 Writing is atomic: the folder is built aside and renamed into place, and an existing version is
-never replaced (a name is used once). The API (stable; other modules build on it):
+never replaced (a name is used once). The one exception is the version a labelling visit of the
+inspector still holds open (workbench.project.visit): its further changes amend it in place
+(amend_version: built aside and swapped in) and an undo that empties it removes it
+(remove_version); once the visit ends it is closed like every other. The API (stable; other
+modules build on it):
 
   list_versions(root)                      every version, ``original`` first
   version_info(root, name)                 one VersionInfo (ProjectError if unknown)
@@ -25,6 +29,8 @@ never replaced (a name is used once). The API (stable; other modules build on it
   lineage(root, name)                      [name, parent, …, "original"]
   new_version_name(root, stem)             the next free "<stem>-N"
   write_version(project, queries, labels, parent=…, made_by=…, …)   a new version, atomically
+  amend_version(project, name, queries, labels, description=…)   an open version re-written
+  remove_version(root, name)               an open version that became empty, removed
   load_project(root, queries_version=name) (workbench/project/load.py) a Project over that version
 """
 
@@ -39,7 +45,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from workbench.fsutil import fresh_temp_dir, project_lock, sha256_bytes
+from workbench.fsutil import atomic_replace_dir, fresh_temp_dir, project_lock, sha256_bytes
 from workbench.project.files import ORIGINAL_VERSION, QUERIES_FILE, Problem, Project, ProjectError, encode_jsonl, iter_jsonl, validate
 from workbench.records import Query
 
@@ -274,6 +280,12 @@ def _write_version(
         settings=settings or {}, original_sha256=sha256_bytes(queries_path(root, ORIGINAL).read_bytes()),
         queries_sha256=sha256_bytes(data), n_queries=len(queries), excluded=excluded,
     )
+    # a non-empty folder of the same name (another writer) makes the rename fail
+    _write_folder(target, data, labels, info, lambda tmp: os.rename(tmp, target))
+    return info
+
+
+def _write_folder(target: Path, data: bytes, labels: list[LabelRecord], info: VersionInfo, install) -> None:
     tmp = fresh_temp_dir(target)
     try:
         (tmp / QUERIES_NAME).write_bytes(data)
@@ -283,8 +295,38 @@ def _write_version(
         for f in tmp.iterdir():
             with open(f, "rb") as fh:
                 os.fsync(fh.fileno())
-        os.rename(tmp, target)  # a non-empty folder of the same name (another writer) makes this fail
+        install(tmp)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return info
+
+
+def amend_version(project: Project, name: str, queries: list[Query], labels: list[LabelRecord], *,
+                  description: str) -> VersionInfo:
+    """Re-write the version a labelling visit holds open with its queries and labels now (built
+    aside, swapped in under the project lock); its name, parent, maker and creation time stay,
+    settings["amended"] says when it last changed. ``project``: the original (checks the set)."""
+    root = project.root
+    with project_lock(root):
+        old = version_info(root, name)
+        target = versions_dir(root) / name
+        problems = check_relabelling(project, queries, str(target / QUERIES_NAME))
+        if problems:
+            raise ProjectError(problems)
+        data = encode_jsonl(queries)
+        info = msgspec.structs.replace(old, description=description, queries_sha256=sha256_bytes(data),
+                                       n_queries=len(queries), settings={**old.settings, "amended": now_utc()},
+                                       original_sha256=sha256_bytes(queries_path(root, ORIGINAL).read_bytes()))
+        _write_folder(target, data, labels, info, lambda tmp: atomic_replace_dir(tmp, target))
+        return info
+
+
+def remove_version(root: Path | str, name: str) -> None:
+    """Remove a version a labelling visit held open and emptied (undo of its every change)."""
+    root = Path(root)
+    with project_lock(root):
+        version_info(root, name)  # an unknown name is an error, never a silent no-op
+        target = versions_dir(root) / name
+        aside = target.with_name(f".{name}.removed-{os.getpid()}")
+        os.replace(target, aside)  # gone from list_versions at once; the files after
+        shutil.rmtree(aside, ignore_errors=True)

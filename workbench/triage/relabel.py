@@ -1,5 +1,6 @@
 """The triage loop's labelling changes (a mark, an undo, an edited answer, a query added from a
-log), each written as a new query-set version (LabelChange), and the figures and verdicts under
+log), written as a query-set version (LabelChange): those of one inspector visit into the one
+version the visit holds open (workbench.project.visit), and the figures and verdicts under
 that version, recomputed from the stored rankings in the caller's worker thread (Relabelled). Labels change no ranking; when queries.jsonl itself changed, tiers and rankings
 are brought up to date first (indexes depend on documents only, unchanged queries keep theirs)."""
 
@@ -35,14 +36,43 @@ def _note(info) -> str:
     return f"{info.name}: {info.description} — {info.made_by}, {info.created}"
 
 
-def mark_document(project: Project, query_id: str, doc_id: int, mark: str, by: str) -> LabelChange | None:
-    """Mark a document gold / hard_negative / not_relevant for a query (None: it already was that)."""
-    from workbench.project.labels import MARKS, label
+def _visit_note(root: Path, visit, what: str) -> str:
+    from workbench.project.versions import version_info
+
+    if visit.name is None:
+        return f"{what}: back to {visit.parent} (the visit's version is removed: nothing left in it)"
+    info = version_info(root, visit.name)
+    n = len(visit.steps) + len(visit.kept)
+    return f"{what} — {visit.name} (open: {n} change{'s' * (n != 1)} this visit), {info.made_by}, {info.created}"
+
+
+def mark_in_visit(root: Path, visit, query_id: str, doc_id: int, mark: str, by: str) -> LabelChange | None:
+    """A mark written into the visit's version (None: the document already had it)."""
+    from workbench.project import visit as visits
+    from workbench.project.labels import MARKS
 
     if mark not in MARKS:
         raise BadInput(f"unknown mark {mark!r}; known: {list(MARKS)}")
-    info = label(project, query_id, doc_id, mark, by)
-    return None if info is None else LabelChange(info.name, _note(info), undo=(project.queries_version, info.name))
+    name = visits.mark(visit, root, query_id, doc_id, mark, by)
+    return None if name is None else LabelChange(name, _visit_note(root, visit, f"{query_id}: document {doc_id} marked {mark}"))
+
+
+def undo_in_visit(root: Path, visit, by: str) -> LabelChange | None:
+    """The visit's newest mark taken back (None: nothing to undo in this visit)."""
+    from workbench.project import visit as visits
+
+    step = visit.steps[-1] if visit.steps else None
+    name = visits.undo(visit, root, by)
+    if name is None or step is None:
+        return None
+    return LabelChange(name, _visit_note(root, visit, f"undone: {step.query_id}: document {step.doc_id} {step.before} again"))
+
+
+def answer_in_visit(root: Path, visit, query_id: str, answer: str, by: str) -> LabelChange:
+    from workbench.project import visit as visits
+
+    new = visits.edit_answer(visit, root, query_id, answer, by)
+    return LabelChange(new, f"{query_id}: reference answer saved (queries.jsonl; version {new})", rebuilt=True)
 
 
 def undo_change(project: Project, target: str, undone: str, by: str) -> LabelChange:
@@ -51,13 +81,6 @@ def undo_change(project: Project, target: str, undone: str, by: str) -> LabelCha
 
     info = undo(project, target, undone, by)
     return LabelChange(info.name, _note(info), undone=True)
-
-
-def edit_reference_answer(root: Path, version: str, query_id: str, answer: str, by: str) -> LabelChange:
-    from workbench.project.labels import edit_answer
-
-    new = edit_answer(root, version, query_id, answer, by)
-    return LabelChange(new, f"{query_id}: reference answer saved (queries.jsonl; version {new})", rebuilt=True)
 
 
 def add_logged_query(root: Path, version: str, text: str, answer: str, gold: list[str], by: str,

@@ -112,7 +112,8 @@ def cached_query_sources(project: Project) -> dict[str, set[str]]:
 
 def with_trace(project: Project, query_id: str, results: dict) -> dict:
     """The inspector's model results, with each trace import's answer carrying its trace: the exact
-    prompt production's LLM was sent and the latencies (as the evidence's note)."""
+    prompt production's LLM was sent (the evidence's prompt, shown by d beside the reply as for the
+    TUI's own runs) and the latencies (its note)."""
     import msgspec
 
     out = dict(results)
@@ -123,7 +124,7 @@ def with_trace(project: Project, query_id: str, results: dict) -> dict:
             continue
         times = " · ".join(f"{what} {s:.2f} s" for what, s in (("LLM", q.llm_latency_s), ("trace", q.trace_latency_s)) if s is not None)
         note = f"production trace {q.trace_id}" + (f" · {times}" if times else "") + \
-            (f"\nprompt as sent ({len(q.prompt)} characters):\n{q.prompt}" if q.prompt else "\n(no prompt in the trace)")
+            (f" · prompt as sent: {len(q.prompt):,} characters (d shows it)" if q.prompt else " · no prompt in the trace")
         ev = out[system]
-        out[system] = msgspec.structs.replace(ev, note=f"{ev.note}\n{note}" if ev.note else note)
+        out[system] = msgspec.structs.replace(ev, note=f"{ev.note}\n{note}" if ev.note else note, prompt=q.prompt)
     return out

@@ -395,7 +395,7 @@ def test_a_not_yet_names_the_tiers_where_the_task_fits_by_the_window_check(diag_
 
 
 def test_the_chosen_verdict_system_stays_through_refreshes_and_runs(diag_copy):
-    """LiveDiagnosis (what workbench/session.py holds for a front end): the systems, the one shown
+    """LiveDiagnosis (what workbench/session/ holds for a front end): the systems, the one shown
     (the default: verdict_system), a choice that a refresh and a new one-query answer keep."""
     from workbench.diagnosis.live import LiveDiagnosis
 

@@ -1,4 +1,4 @@
-"""The sharper diagnosis in a few lines, for the TUI's overview (through workbench/session.py)."""
+"""The sharper diagnosis in a few lines, for the TUI's overview (through workbench/session/)."""
 
 from __future__ import annotations
 

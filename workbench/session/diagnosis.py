@@ -1,0 +1,142 @@
+"""The live diagnosis a screen shows: the verdict system, recommendations and the fix they try, the report, the sharper views."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from workbench.diagnosis.collect import Collector
+from workbench.diagnosis.fix_commands import RunnableFix
+from workbench.diagnosis.recommend import Recommendation, first_runnable, primary_recommendations
+from workbench.diagnosis.live import LiveDiagnosis
+from workbench.errors import WorkbenchError
+from workbench.progress import Progress, no_progress
+from workbench.project.files import Project
+from workbench.session.state import Session
+
+if TYPE_CHECKING:
+    pass
+
+# ---------------------------------------------------------------- diagnosis
+
+
+def verdict_systems(session: Session) -> list[str]:
+    """The systems the diagnosis has verdicts of (y cycles through them)."""
+    return [spec.name for spec in session.diagnosis.qv.systems] if session.diagnosis else []
+
+
+def verdict_system(session: Session) -> str | None:
+    """The one system whose verdicts and figures every view shows: the user's choice (y) while the
+    diagnosis has it, else the diagnosis' default (workbench/diagnosis decides it)."""
+    d = session.diagnosis
+    if d is None:
+        return None
+    if session.chosen_verdict_system in verdict_systems(session):
+        return session.chosen_verdict_system
+    return d.primary
+
+
+def choose_verdict_system(session: Session, name: str | None) -> None:
+    session.chosen_verdict_system = name
+
+
+def figures_system(session: Session) -> str:
+    """The retriever whose access figures go with the verdict system: its access side (the
+    ranking its verdicts read), else the best retriever evaluated."""
+    name = verdict_system(session)
+    spec = next((x for x in session.diagnosis.qv.systems if x.name == name), None) if session.diagnosis else None
+    if spec is not None and spec.access in session.per_query:
+        return spec.access
+    return session.best_retriever
+
+
+def diagnose(session: Session) -> LiveDiagnosis:
+    """Verdicts of every query from every stored result (blocking): built on first use, re-read
+    after ``ctrl+r`` or a tier run. Kept on the session for the query list and the inspector."""
+    if session.diagnosis is None:
+        session.diagnosis = LiveDiagnosis(session.project, session.tiers)
+    else:
+        session.diagnosis.refresh()
+    return session.diagnosis
+
+
+def diagnosis_after_run(session: Session, query_id: str) -> None:
+    """A model result for this query was stored: recompute its verdicts (if the diagnosis is loaded)."""
+    if session.diagnosis is not None:
+        session.diagnosis.update_query(query_id)
+
+
+def load_recommendations(session: Session) -> list[Recommendation]:
+    """The verdict system's recommendations, each access fix with its command, judge and measured
+    effect, read afresh from the stored runs (blocking: a worker's call) and kept on the session."""
+    system = verdict_system(session)
+    if session.diagnosis is None:
+        return []
+    qv = session.diagnosis.qv
+    recs = primary_recommendations(session.project, qv, session.tiers, Collector(session.project, qv.k), system) if system else []
+    session.recommended = (system or "", recs)
+    return recs
+
+
+def shown_recommendations(session: Session) -> list[Recommendation] | None:
+    """The kept recommendations while they are the verdict system's; None: load_recommendations again."""
+    if session.recommended is None or session.recommended[0] != (verdict_system(session) or ""):
+        return None
+    return session.recommended[1]
+
+
+def first_runnable_fix(session: Session) -> RunnableFix | None:
+    return first_runnable(shown_recommendations(session) or [])
+
+
+def fix_pairs(session: Session, fix: RunnableFix) -> int:
+    """(query, document) pairs a rerank fix scores at most: queries of its tiers × its depth."""
+    depth = int(fix.system.rpartition("@")[2] or 0) if fix.kind == "rerank" else 0
+    return depth * sum(len(session.project.tier_query_ids(t)) for t in session.tiers if t.name in fix.tiers)
+
+
+def run_fix(session: Session, fix: RunnableFix, progress: Progress = no_progress) -> list[Recommendation]:
+    """Try a runnable fix on the tiers it is judged on (the score cache resumes an interrupted one),
+    then the recommendations again, with its measured effect."""
+    from workbench.rerank.run import rerank
+
+    if not fix.runnable:
+        raise WorkbenchError(f"{fix.system} does not run from here: {fix.note or fix.command}")
+    k = session.diagnosis.qv.k if session.diagnosis else None
+    tiers = [t for t in session.tiers if t.name in fix.tiers]
+    # the stage reports once per query; a chat model's first query takes a while, so say it started
+    progress(f"{fix.system} {', '.join(fix.tiers)}", 0, sum(len(session.project.tier_query_ids(t)) for t in tiers))
+    rerank(session.project, tiers, [fix.system], k, progress)
+    return load_recommendations(session)
+
+
+def export_report(session: Session, directory: Path, query_id: str | None = None,
+                  formats: tuple[str, ...] = ("md", "html", "json")) -> list[Path]:
+    """The diagnosis report of the whole project (diagnosis.*) or of one query (report-<query>.*)."""
+    from workbench.fsutil import safe_name
+    from workbench.report import export_reports
+
+    if query_id is None:
+        return export_reports(session.project, session.tiers, directory, formats=formats)
+    return export_reports(session.project, session.tiers_for(query_id), directory, {query_id},
+                          stem=f"report-{safe_name(query_id)}", formats=formats)
+
+
+# ---------------------------------------------------------------- production traces
+
+
+def query_sources(project: Project) -> dict[str, set[str]]:
+    """query id → `run:NAME` (each imported run or trace import that ranked it) and `from:traces`:
+    the query list's filter words (workbench/triage/traces/store.py)."""
+    from workbench.triage.traces.store import cached_query_sources
+
+    return cached_query_sources(project)
+
+
+def insight_overview(session: Session) -> list[str]:
+    """The overview's lines of the sharper diagnosis (workbench/insight/), from stored results: the
+    effective corpus size per system (FR@K, else SR@K; and answers), and, when long-context runs
+    exist, recall and correctness by the gold's depth. Reads every tier's runs: call it from a worker."""
+    from workbench.insight.overview import overview_lines
+
+    return overview_lines(session.project, session.tiers)

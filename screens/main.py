@@ -20,10 +20,12 @@ from screens.render import VERDICT_STYLE, bar, figure_glyph, fmt
 from workbench.safe_text import as_text, visible
 from screens.widgets import TaskBar
 from workbench import session as core
-from workbench.session import Session, UseRow
+from workbench.session import FILTER_WORDS, Session, UseRow
 
 SORTS = ("ladder", "breaks")
 NO_SWEEPS = "No sweeps yet: run `workbench sweep volume PROJECT` (or depth, distribution; --dry-run first) and reopen."
+
+VERDICT_FILTERS = "v:" + "|".join(w for w in FILTER_WORDS if w != "notyet")  # every v: word, from its one home
 
 
 class MainScreen(WorkbenchScreen):
@@ -68,7 +70,7 @@ class MainScreen(WorkbenchScreen):
                     yield Static("", id="insight-body")  # effective corpus size, position effects (refresh_insight)
             with TabPane("Queries", id="queries"):
                 with Vertical():
-                    yield Input(placeholder="filter: words  d:domain  multi|single|unlabelled  fail:TIER  fail  v:access|use|both|pass|not-yet",
+                    yield Input(placeholder="filter: words  d:domain  multi|single|unlabelled  fail:TIER  fail  v:access|access?|use|both|pass|lost|… (f1: every word)",
                                 id="filter")
                     yield Static("", id="query-legend")
                     yield DataTable(id="query-table", cursor_type="row", zebra_stripes=True)
@@ -402,7 +404,7 @@ class MainScreen(WorkbenchScreen):
             ("tiers " + " ".join(f"{i + 1}={visible(t.name, one_line=True)}" for i, t in enumerate(tiers))
              if self.app.size.height >= 32 else f"tiers 1–{len(tiers)} in ladder order (1: Overview names them)"),
             ("  ● all gold in top 10 ◐ some ○ none", "dim"),
-            (f" · verdicts of {core.verdict_system(s)} (v:access v:use v:both v:pass v:not-yet)" if s.diagnosis else "", "dim"),
+            (f" · verdicts of {core.verdict_system(s)} ({VERDICT_FILTERS})" if s.diagnosis else "", "dim"),
             (f"\nuntil {self.system} is ready there: " + stand_in_text(stand_ins, [t.name for t in tiers])
              if stand_ins else "", "yellow"),
         )

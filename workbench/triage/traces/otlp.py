@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from workbench.project.files import Problem
-from workbench.triage.traces.spans import Skipped, Span, flatten, hex_id
+from workbench.triage.traces.spans import Skipped, Span, flatten, hex_id, json_lines
 
 
 def any_value(v: Any) -> Any:
@@ -69,20 +69,7 @@ def documents(path: Path, raw: bytes, problems: list[Problem]) -> list[tuple[int
         whole = None
     if is_otlp(whole):
         return [(1, whole)]
-    out = []
-    for lineno, line in enumerate(raw.split(b"\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            doc = msgspec.json.decode(line)
-        except msgspec.DecodeError as exc:
-            problems.append(Problem(str(path), lineno, None, f"malformed JSON: {exc}"))
-            continue
-        if not is_otlp(doc):
-            problems.append(Problem(str(path), lineno, None, "not an OTLP JSON document (no resourceSpans)"))
-            continue
-        out.append((lineno, doc))
-    return out
+    return json_lines(path, raw, problems, is_otlp, "not an OTLP JSON document (no resourceSpans)")
 
 
 def _list(doc: dict, *keys: str) -> list:

@@ -19,11 +19,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
-import msgspec
 
 from workbench.errors import ExternalError
 from workbench.project.files import Problem, ProjectError
-from workbench.triage.traces.spans import Skipped, Span, flatten, hex_id
+from workbench.triage.traces.spans import Skipped, Span, flatten, hex_id, json_lines
 
 PAGE = 1000
 TIMEOUT_S = 30.0
@@ -85,19 +84,8 @@ def spans_of(rows: Iterable[tuple[str, Any]], skipped: list[Skipped]) -> list[Sp
 
 
 def read_phoenix_jsonl(path: Path, raw: bytes, problems: list[Problem], skipped: list[Skipped]) -> list[Span]:
-    rows = []
-    for lineno, line in enumerate(raw.split(b"\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = msgspec.json.decode(line)
-        except msgspec.DecodeError as exc:
-            problems.append(Problem(str(path), lineno, None, f"malformed JSON: {exc}"))
-            continue
-        if not is_phoenix_row(row):
-            problems.append(Problem(str(path), lineno, None, "not a Phoenix span (no context.span_id / context)"))
-            continue
-        rows.append((f"{path}:{lineno}", row))
+    lines = json_lines(path, raw, problems, is_phoenix_row, "not a Phoenix span (no context.span_id / context)")
+    rows = [(f"{path}:{lineno}", row) for lineno, row in lines]
     return [] if problems else spans_of(rows, skipped)
 
 

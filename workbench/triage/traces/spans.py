@@ -8,7 +8,8 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
 import msgspec
 
@@ -88,3 +89,23 @@ def problem(where: str, message: str) -> Problem:
     if file and line.isdigit():
         return Problem(file, int(line), None, message)
     return Problem(where, None, None, message)
+
+
+def json_lines(path: Path, raw: bytes, problems: list[Problem], accept: Callable[[Any], bool],
+               not_accepted: str) -> list[tuple[int, Any]]:
+    """(line, document) of a JSON-lines file: a line that does not decode, or that `accept` refuses,
+    is a problem at its line (the caller refuses the file whole when there is any)."""
+    out = []
+    for lineno, line in enumerate(raw.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            doc = msgspec.json.decode(line)
+        except msgspec.DecodeError as exc:
+            problems.append(Problem(str(path), lineno, None, f"malformed JSON: {exc}"))
+            continue
+        if not accept(doc):
+            problems.append(Problem(str(path), lineno, None, not_accepted))
+            continue
+        out.append((lineno, doc))
+    return out

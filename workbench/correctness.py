@@ -264,6 +264,8 @@ def answer_span(text: str, gold: str) -> tuple[int, int] | None:
       a number at either end not continued ("Apollo 11" is not in "Apollo 11.5")."""
     gold_q = _one_quantity(gold)
     if gold_q is not None and (gold_q[1] or not normalize(_QUANTITY.sub(" ", gold))):  # not "Apollo 11"
+        if str(int(gold_q[0]))[-3:] not in (text or ""):  # the cheap test first: most documents fail it
+            return None
         for m in _QUANTITY.finditer(text or ""):
             value, unit = _quantities(m.group(0))[0]
             start = m.start() if m["pre"] else m.start("num")

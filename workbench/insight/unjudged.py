@@ -111,6 +111,7 @@ def unjudged(project: Project, tiers: list[Tier], k: int | None = None, query_id
     k = k or project.config.retrievers.k
     judged = judged_elsewhere(project)
     names: dict[str, list[str]] = {}
+    bearing: dict[tuple[str, int], tuple[str, bool, int, int] | None] = {}  # the same pair on many tiers and systems
     rows = []
     for tier in tiers:
         for run in sorted(RunStore(project).runs(tier), key=lambda r: system_order(r.system)):
@@ -125,7 +126,7 @@ def unjudged(project: Project, tiers: list[Tier], k: int | None = None, query_id
                 top = unique_in_order([h.doc_id for h in ranked.hits])[:k]
                 slots += len(top)
                 alias_list = names.setdefault(q.query_id, answer_forms(q))
-                docs += [_doc(project, q, d, rank, alias_list) for rank, d in enumerate(top, 1)
+                docs += [_doc(project, q, d, rank, alias_list, bearing) for rank, d in enumerate(top, 1)
                          if _unjudged(q, d, judged.get(q.query_id, set())) and d in project.documents]
             rows.append(UnjudgedRow(run.system, tier.name, k, n, slots, len(docs), sum(d.answer_bearing for d in docs), docs))
     return rows
@@ -135,9 +136,13 @@ def _unjudged(q: Query, doc_id: int, elsewhere: set[int]) -> bool:
     return doc_id not in q.gold_doc_ids and doc_id not in q.hard_negative_ids and doc_id not in elsewhere
 
 
-def _doc(project: Project, q: Query, doc_id: int, rank: int, forms: list[str]) -> UnjudgedDoc:
+def _doc(project: Project, q: Query, doc_id: int, rank: int, forms: list[str],
+         memo: dict[tuple[str, int], tuple[str, bool, int, int] | None]) -> UnjudgedDoc:
     title = project.documents[doc_id].title
-    found = bearing_form(project, doc_id, forms)
+    key = (q.query_id, doc_id)
+    if key not in memo:
+        memo[key] = bearing_form(project, doc_id, forms)
+    found = memo[key]
     if found is None:
         return UnjudgedDoc(q.query_id, doc_id, title, rank, False)
     form, in_title, start, end = found

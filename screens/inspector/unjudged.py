@@ -24,8 +24,8 @@ from workbench.safe_text import visible
 from workbench.session import Document, StepperDoc, system_label
 
 PANE_ID = "unjudged"
-KEYS = "G gold · H hard neg · N not relevant · n/p next/prev · d whole document · u undo"
-PASSAGE = 240  # characters of context on each side of the answer
+KEYS = "G gold · H hard neg · N not relevant · n/p next/prev · d document · u undo"
+BEFORE, AFTER = 100, 400  # characters of context around the answer: its line in view at 80×24
 ANSWER_STYLE = "bold black on yellow"
 CSS = f"""
 #{PANE_ID}-head {{ height: auto; padding: 0 1; }}
@@ -47,11 +47,11 @@ def passage(doc: Document, found: StepperDoc | None) -> Text:
     else:
         out.append(title + "\n", "bold")
     if d is None or not d.answer_bearing or d.in_title:
-        out.append(visible(text[:2 * PASSAGE]) + ("…" if len(text) > 2 * PASSAGE else ""))
+        out.append(visible(text[:BEFORE + AFTER]) + ("…" if len(text) > BEFORE + AFTER else ""))
         return out
-    lo = max(0, d.start - PASSAGE)
+    lo = max(0, d.start - BEFORE)
     lo = lo if lo == 0 else text.rfind(" ", 0, lo) + 1  # whole words at the edges
-    hi = text.find(" ", min(len(text), d.end + PASSAGE))
+    hi = text.find(" ", min(len(text), d.end + AFTER))
     hi = len(text) if hi < 0 else hi
     out.append(("…" if lo else "") + visible(text[lo:d.start]))
     out.append(visible(text[d.start:d.end]), ANSWER_STYLE)
@@ -91,7 +91,8 @@ class UnjudgedPane(Vertical):
         table: DataTable[Text] = DataTable(cursor_type="row", id=f"{PANE_ID}-list")
         table.add_columns("", "DocID", "title", "rank")
         yield table
-        with VerticalScroll(id=f"{PANE_ID}-scroll"):
+        with VerticalScroll(id=f"{PANE_ID}-scroll") as scroll:
+            scroll.border_subtitle = KEYS  # the keys where they act, off the footer (it must fit 80 columns)
             yield Static(id=f"{PANE_ID}-passage")
 
     @property
@@ -116,9 +117,12 @@ class UnjudgedPane(Vertical):
         self.shown_for = (qs.query_id, qs.tier)
         table = self.table
         table.clear()
+        width = max(16, self.app.size.width - 52)  # the ranks stay in view at 80 columns
         for s in self.docs:
             mark = Text("ANSWER", "bold black on yellow") if s.doc.answer_bearing else Text("")
-            table.add_row(mark, Text(str(s.doc.doc_id)), Text(visible(s.doc.title, one_line=True)),
+            title = visible(s.doc.title, one_line=True)
+            title = title if len(title) <= width else title[:width - 1] + "…"
+            table.add_row(mark, Text(str(s.doc.doc_id)), Text(title),
                           Text(ranks_text(s), "yellow"), key=str(s.doc.doc_id))
         if self.docs:
             table.move_cursor(row=min(row, len(self.docs) - 1))
@@ -133,7 +137,7 @@ class UnjudgedPane(Vertical):
             head.update(Text.assemble(
                 (f"No unjudged document on {visible(qs.tier)}: ", "bold"),
                 "every document in the systems' top K is gold, a hard negative or labelled not relevant.\n",
-                (f"[ ] another tier · j/k another query · u undo · {KEYS.split(' · n/p')[0]}", "dim")))
+                ("[ ] another tier · j/k another query · u undo", "dim")))
             body.update("")
             return
         i = self.docs.index(s)
@@ -147,8 +151,6 @@ class UnjudgedPane(Vertical):
                              "likely missing gold", one_line=True), "yellow")
         else:
             t.append(f"does not state the answer ({bearing} of {len(self.docs)} do)", "dim")
-        t.append(f"\n{KEYS}", "dim")
-        t.no_wrap, t.overflow = False, "fold"
         head.update(t)
         body.update(passage(qs.session.project.documents[s.doc.doc_id], s))
         self.query_one(f"#{PANE_ID}-scroll", VerticalScroll).scroll_home(animate=False)

@@ -155,6 +155,12 @@ class UnjudgedPane(Vertical):
         body.update(passage(qs.session.project.documents[s.doc.doc_id], s))
         self.query_one(f"#{PANE_ID}-scroll", VerticalScroll).scroll_home(animate=False)
 
+    def on_show(self) -> None:
+        """Shown by its tab rather than by U: read for what the inspector shows now, if it is not."""
+        qs = self.inspector
+        if self.shown_for != (qs.query_id, qs.tier):
+            self.reload()
+
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
         self.render_current()

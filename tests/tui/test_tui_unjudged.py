@@ -80,6 +80,14 @@ async def test_the_stepper_lists_answer_bearing_first_and_a_label_takes_the_docu
         await settle(pilot)
         assert listed(pane) == [2]
 
+        qs = app.screen
+        await pilot.press("1", "right_square_bracket")  # another tier from the rankings, then the tab itself
+        await settle(pilot)
+        assert qs.tier != "full"
+        qs.query_one("#inspector-tabs", TabbedContent).active = "unjudged"
+        await settle(pilot)
+        assert pane.shown_for == ("q1", qs.tier) and f"on {qs.tier}" in text_of(pane.query_one("#unjudged-head", Static))
+
 
 async def test_the_filter_word_finds_the_query_with_an_answer_bearing_unjudged_document(insight_project):
     app = make_app(insight_project)

@@ -326,7 +326,7 @@ class MainScreen(WorkbenchScreen):
                 out.append(f"no tier matches {w[5:]!r} (tiers: {', '.join(t.name for t in s.tiers)})")
             elif lw.startswith("v:") and lw[2:] not in core.FILTER_WORDS:
                 out.append(f"no verdict word {w[2:]!r} (v: takes {', '.join(sorted(core.FILTER_WORDS))})")
-            elif lw.startswith("v:") and s.diagnosis is None:
+            elif lw.startswith("v:") and s.diagnosis is None and lw[2:] != core.UNJUDGED_WORD:
                 out.append("no verdicts yet: v: filters once the diagnosis is computed")
         return [visible(x, one_line=True) for x in out]
 
@@ -347,6 +347,9 @@ class MainScreen(WorkbenchScreen):
                     return False
             elif lw == "fail":
                 if s.breaks_at(self.system, q) is None:
+                    return False
+            elif lw == f"v:{core.UNJUDGED_WORD}":  # not a verdict: an answer-bearing unjudged document
+                if not core.has_answer_bearing_unjudged(s, q.query_id):
                     return False
             elif lw.startswith("v:"):
                 v = s.diagnosis.summary(q.query_id, core.verdict_system(s)) if s.diagnosis else None

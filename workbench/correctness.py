@@ -27,6 +27,10 @@ candidate has) are.
 The sweeps' planted facts are short and often numeric, so their deterministic match also accepts
 the one number of a gold answer like "4 weeks" stated in other words (answer_match), and a
 refusal is right exactly when the fact is absent (faithfulness; sweep_correct).
+
+Whether a *document* states the gold (the unjudged documents that are likely missing gold) is
+stricter, since documents state many numbers: answer_span reads a one-number gold's number whole
+and with the gold's unit, any other gold on word boundaries.
 """
 
 from __future__ import annotations
@@ -240,6 +244,50 @@ def decide_answer(query: Query, answer: str, refusal: bool, judge_score: float |
     """(correct, exact, contains, f1, basis): `decide` as a tuple (undecided is not correct)."""
     d = decide(query, answer, refusal, judge_score, trusted, judge)
     return d.correct, d.exact, d.contains, d.f1, d.basis
+
+
+# ---------------------------------------------------------------- a document stating the gold answer
+
+_TOKEN = re.compile(rf"[^\s{re.escape(string.punctuation)}]+")  # normalize's words, with where they are
+_NUMBER_GOES_ON_BEFORE = re.compile(r"\d[.,]$")
+_NUMBER_GOES_ON_AFTER = re.compile(r"^[.,]\d")
+
+
+def answer_span(text: str, gold: str) -> tuple[int, int] | None:
+    """Where ``text`` states the gold answer (start, end), else None; stricter than contains_match,
+    for documents (which state many numbers) rather than answers:
+
+    - a gold that is one number with at most one word of unit ("5", "$300", "4.0%", "25 kg") is
+      stated by the same number read whole ("5" is not in "2015", "2.5" or "5,000"; "1,500" is
+      "1500") with the same unit where the gold has one ("$300" is not "300 requests");
+    - any other gold by its normalised words in sequence on word boundaries (contains_match),
+      a number at either end not continued ("Apollo 11" is not in "Apollo 11.5")."""
+    gold_q = _one_quantity(gold)
+    if gold_q is not None and (gold_q[1] or not normalize(_QUANTITY.sub(" ", gold))):  # not "Apollo 11"
+        if str(int(gold_q[0]))[-3:] not in (text or ""):  # the cheap test first: most documents fail it
+            return None
+        for m in _QUANTITY.finditer(text or ""):
+            value, unit = _quantities(m.group(0))[0]
+            start = m.start() if m["pre"] else m.start("num")
+            if value != gold_q[0] or (gold_q[1] and unit != gold_q[1]) or (start and text[start - 1].isalnum()):
+                continue  # another number, another unit, or inside a word ("A5")
+            return start, m.end() if gold_q[1] not in ("", "$", "€", "£") and m["post"] else m.start("num") + len(m["num"].rstrip(","))
+        return None
+    words = normalize(gold).split()
+    if not words or not contains_match(text, gold):  # the cheap test first: most documents fail it
+        return None
+    tokens = [t for t in _TOKEN.finditer(text) if t.group(0).lower() not in ("a", "an", "the")]
+    n = len(words)
+    for i in range(len(tokens) - n + 1):
+        if [t.group(0).lower() for t in tokens[i:i + n]] != words:
+            continue
+        start, end = tokens[i].start(), tokens[i + n - 1].end()
+        if words[0][0].isdigit() and _NUMBER_GOES_ON_BEFORE.search(text[max(0, start - 2):start]):
+            continue
+        if words[-1][-1].isdigit() and _NUMBER_GOES_ON_AFTER.match(text[end:end + 2]):
+            continue
+        return start, end
+    return None
 
 
 # ---------------------------------------------------------------- sweeps

@@ -58,6 +58,8 @@ class QueryScreen(InspectorView):
         Binding("N", "mark('not_relevant')", "Not relevant", id="inspector.mark_not_relevant", show=False),
         Binding("A", "edit_answer", "Answer", id="inspector.edit_answer", show=False),
         Binding("u", "undo_label", "Undo label", id="inspector.undo_label", show=False),
+        Binding("U", "unjudged(1)", "Unjudged documents, answer-bearing first (label them G/H/N)", id="inspector.unjudged",
+                show=False),
     ]
 
     def on_mount(self) -> None:
@@ -358,6 +360,12 @@ class QueryScreen(InspectorView):
 
     def action_undo_label(self) -> None:
         self.relabel("undo")
+
+    async def action_unjudged(self, step: int) -> None:
+        """U: the Unjudged pane (screens.inspector.unjudged); again there, the next document."""
+        from screens.inspector.unjudged import show_unjudged
+
+        await show_unjudged(self, step)
 
     # The labelling keys are off the footer (it must fit 120 columns with f1 in view): the
     # ranking table that has focus, whose highlighted row they act on, names them instead.

@@ -51,3 +51,28 @@ def judge_not_relevant(root: Path, query_id: str = "q1", doc_id: int = 2) -> str
     info = write_version(project, list(project.queries), [LabelRecord(query_id, "none", doc_id, label="not_relevant", by="user:test")],
                          made_by="user:test", name="judged")
     return info.name
+
+
+def make_indexed_insight_project(root: Path) -> Path:
+    """The same project with real indexes built (labelling recomputes the figures, which opens them)
+    and the fixed rankings stored under each retriever's current key, so evaluating reuses them
+    rather than ranking anew: dense ranks as hybrid does."""
+    from workbench.access.indexing import build_indexes
+    from workbench.access.ladder import load_tiers
+    from workbench.access.retrievers import make_retrievers
+    from workbench.access.runs import RunStore, SystemRun, query_text_hash, tier_hash
+    from workbench.records import Hit, RankedList
+
+    make_insight_project(root)
+    project = load_project(root)
+    tiers = list(load_tiers(project).tiers)
+    build_indexes(project, tiers)
+    retrievers = make_retrievers(project)
+    store = RunStore(project)
+    for tier in tiers:
+        texts = {q: query_text_hash(project.query(q).query) for q in tier.query_ids}
+        for system, table in {**RANKINGS, "dense": RANKINGS["hybrid"]}.items():
+            lists = [RankedList(q, [Hit(d, float(10 - i)) for i, d in enumerate(table[q]) if d in tier.doc_ids])
+                     for q in tier.query_ids]
+            store.save(SystemRun(system, tier.name, tier_hash(project, tier), retrievers[system].key(tier), 100, lists, texts))
+    return root

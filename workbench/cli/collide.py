@@ -62,12 +62,16 @@ def print_summary(s) -> None:
 @click.option("--on-conflict", "policy", type=click.Choice(["any", "majority"]), default="any", show_default=True,
               help="Exclude a query on any CONFLICT, or only when more than half its candidates conflict.")
 @click.option("--keep-unsuitable", is_flag=True, help="Keep queries with no plausible candidate in the version (flagged).")
+@click.option("--from", "start", type=click.Choice(["mined", "unjudged"]), default="mined", show_default=True,
+              help="Candidates: mined from the pool (dense, --bm25), or the answer-bearing unjudged documents "
+                   "(`workbench unjudged`: in some stored ranking's top K on full, stating the answer, judged by "
+                   "nobody); queries without one are carried over unchanged.")
 @click.option("--name", default=None, help="Name of the new version (default collide-N).")
 @click.option("--no-cache", is_flag=True, help="Bypass the model response cache.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def collide_command(root: Path, queries_version, candidates, floor, margin, pool, seed, bm25, model_name, concurrency,
-                    parse_retries, policy, keep_unsuitable, name, no_cache, as_json) -> None:
-    """Collision testing: mine near-miss candidates, verify each with a model, write a new query-set version."""
+                    parse_retries, policy, keep_unsuitable, start, name, no_cache, as_json) -> None:
+    """Collision testing: mine near-miss candidates (or start from the answer-bearing unjudged documents), verify each with a model, write a new query-set version."""
     import asyncio
 
     import msgspec
@@ -79,11 +83,14 @@ def collide_command(root: Path, queries_version, candidates, floor, margin, pool
     from workbench.progress import stage_progress
     from workbench.project.load import load_project
 
+    if start == "unjudged":
+        _no_mining_options()
     project = load_project(root, queries_version)
     model, cfg = resolve_model(project, model_name)
     tier = _full_tier(project)
     settings = CollideSettings(
-        mining=MiningOptions(candidates=candidates, floor=floor, margin=margin, pool=pool, seed=seed, bm25=bm25, tier=tier.name),
+        mining=MiningOptions(candidates=candidates, floor=floor, margin=margin, pool=pool, seed=seed, bm25=bm25, tier=tier.name,
+                             start=start),
         model=model, model_identity=[endpoint(cfg)[1], *model_identity(cfg)], parse_retries=parse_retries,
         conflict_policy=policy, keep_unsuitable=keep_unsuitable,
     )
@@ -102,10 +109,29 @@ def collide_command(root: Path, queries_version, candidates, floor, margin, pool
         click.echo(json.dumps(msgspec.to_builtins(summary), indent=1))
     else:
         print_summary(summary)
+        if start == "unjudged":
+            console.print(as_text(f"from the unjudged: {summary.queries_in} queries with answer-bearing unjudged documents on "
+                                  f"{tier.name}; the other {len(project.queries) - summary.queries_in} carried over unchanged"))
+    if summary.version is None and summary.candidates == 0 and not summary.failed_calls:
+        err_console.print(f"nothing to verify: no answer-bearing unjudged document in a stored ranking's top K on {tier.name} "
+                          f"(`workbench unjudged {root}` lists them); no version written", highlight=False, markup=False)
+        return
     if summary.version is None:
         err_console.print(f"[red]{summary.failed_calls} candidate(s) could not be verified (calls failed)[/]: "
                           "no version written; rerun the same command to retry them (finished verdicts are kept)")
         raise SystemExit(1)
+
+
+MINING_ONLY = ("candidates", "floor", "margin", "pool", "bm25")
+
+
+def _no_mining_options() -> None:
+    """--from unjudged mines nothing: an option that shapes mining would be silently ignored."""
+    ctx = click.get_current_context()
+    given = [p for p in MINING_ONLY if ctx.get_parameter_source(p) is not click.core.ParameterSource.DEFAULT]
+    if given:
+        raise click.UsageError(f"--{given[0]} shapes mining; --from unjudged takes the answer-bearing unjudged documents "
+                               "instead: leave it out, or use --from mined")
 
 
 @click.command("collide-score")

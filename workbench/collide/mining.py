@@ -22,6 +22,11 @@ A document scores as its best chunk (cosine similarity). Options (MiningOptions)
               sample (per query) instead of taking the top ones
   bm25        extra candidates per query from BM25 (labelled source "bm25"; "dense+bm25" when
               both found it)
+  start       "mined" (the above), or "unjudged": no mining, the candidates are the documents
+              some stored ranking of the tier holds in its top K that nobody judged and that
+              state the query's answer (workbench/insight/unjudged.py: likely missing gold, or
+              near misses close enough to carry the answer's words); only queries with one are
+              verified, the others are carried into the version unchanged
 """
 
 from __future__ import annotations
@@ -31,10 +36,12 @@ from typing import Callable, Literal
 
 import msgspec
 
+from workbench.errors import BadInput
 from workbench.project.files import Project
 from workbench.records import Query, Tier
 
-Source = Literal["dense", "bm25", "dense+bm25"]
+Source = Literal["dense", "bm25", "dense+bm25", "unjudged"]
+Start = Literal["mined", "unjudged"]
 SCAN_DEPTH = 1000  # dense ranks read per query (gold similarities come from the same scan)
 
 
@@ -46,6 +53,7 @@ class MiningOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     seed: int = 13
     bm25: int = 0
     tier: str = "full"
+    start: Start = "mined"
 
 
 class Candidate(msgspec.Struct, frozen=True):
@@ -120,8 +128,12 @@ def mine(
     opts: MiningOptions,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[MinedQuery]:
-    """Candidates for every query of the loaded version, searched over ``tier`` (default the full pool)."""
+    """Candidates for every query of the loaded version, searched over ``tier`` (default the full pool);
+    with start "unjudged", for the queries with an answer-bearing unjudged document on it."""
     from workbench.access.retrievers import BM25Retriever, DenseRetriever
+
+    if opts.start == "unjudged":
+        return unjudged_candidates(project, tier, progress)
 
     dense = DenseRetriever(project)
     bm25 = BM25Retriever(project) if opts.bm25 > 0 else None
@@ -136,3 +148,29 @@ def mine(
         if progress:
             progress(n, len(queries))
     return out
+
+
+def unjudged_candidates(project: Project, tier: Tier, progress: Callable[[int, int], None] | None = None) -> list[MinedQuery]:
+    """Per query with one, its answer-bearing unjudged documents in the top K of the tier's stored
+    rankings, each once (no similarity or dense rank: they were not mined)."""
+    from workbench.access.runs import RunStore
+    from workbench.insight.unjudged import query_unjudged
+
+    if not RunStore(project).runs(tier):
+        raise NoRankings(f"no stored ranking on tier {tier.name!r}: `collide --from unjudged` starts from the systems' top K; "
+                         f"run `workbench eval {project.root} --tiers {tier.name}` first")
+    out = []
+    ids = [qid for qid in project.tier_query_ids(tier) if project.query(qid).is_labelled]
+    for n, qid in enumerate(ids, 1):
+        found = [s.doc for s in query_unjudged(project, tier, qid) if s.doc.answer_bearing]
+        if found:
+            q = project.query(qid)
+            out.append(MinedQuery(qid, [Candidate(qid, d.doc_id, "unjudged", None, None) for d in found],
+                                  {g: None for g in q.gold_doc_ids}))
+        if progress:
+            progress(n, len(ids))
+    return out
+
+
+class NoRankings(BadInput):
+    title = "No rankings to start from"

@@ -199,7 +199,8 @@ async def run_collide(
     progress: Progress | None = None,
 ) -> CollideSummary:
     """Mine, verify, decide and write the version (once: a rerun of a finished run reports the
-    version it wrote). Raises nothing for failed calls: the summary has ``version`` None.
+    version it wrote). Raises nothing for failed calls: the summary has ``version`` None (so has
+    a run from the unjudged documents that found none: ``candidates`` 0).
     ``progress`` gets stages "mine" and "verify"; raising Cancelled from it stops the run
     (finished verdicts are kept)."""
     started = time.perf_counter()
@@ -210,6 +211,8 @@ async def run_collide(
     if mined is None:
         mined = mine(project, tier, settings.mining, progress=(lambda n, t: progress("mine", n, t)) if progress else None)
         atomic_write_bytes(mined_path, msgspec.json.encode(mined))
+    if not mined and settings.mining.start == "unjudged":  # nothing to verify: no version equal to its parent
+        return summarize(project.queries_version, None, mined, {}, None, 0, 0, client, time.perf_counter() - started)
     log = VerificationLog(sdir / "verifications.jsonl", project.root)
     verdicts, resumed, failed = await verify_all(project, mined, client, settings, log, progress)
     wall = lambda: time.perf_counter() - started  # noqa: E731
@@ -247,12 +250,22 @@ def write_collide_version(
     project: Project, results: list[QueryOutcome], settings: CollideSettings, *, name: str | None, description: str,
     key: str,
 ) -> VersionInfo:
-    queries = [o.query for o in results if o.query is not None]
+    decided = {o.query_id: o for o in results}
+    queries = []
+    for q in project.queries:  # mined: every query has an outcome; from the unjudged, only those with a candidate
+        o = decided.get(q.query_id)
+        if o is None:
+            queries.append(q)  # carried over as it is
+        elif o.query is not None:
+            queries.append(o.query)
     labels = [rec for o in results for rec in o.labels]
     excluded = {o.query_id: o.reason for o in results if o.query is None}
     return write_version(
         project, queries, labels, made_by="collide", name=name, stem="collide",
-        description=description or f"collide: {settings.mining.candidates} candidates/query verified by {settings.model}",
+        description=description or (
+            f"collide: the answer-bearing unjudged documents of {settings.mining.tier} verified by {settings.model}"
+            if settings.mining.start == "unjudged" else
+            f"collide: {settings.mining.candidates} candidates/query verified by {settings.model}"),
         settings={**msgspec.to_builtins(settings), "run_key": key,
                   "labels_sha256": sha256_bytes(msgspec.json.encode(labels))},
         excluded=excluded,

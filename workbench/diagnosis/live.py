@@ -17,6 +17,9 @@ from workbench.records import Tier
 
 FAILURES = ("ACCESS", "USE", "USE-UNDER-DISTRACTORS", "BOTH")
 PROVISIONAL = ("ACCESS?",)  # a failure access shows, waiting for the oracle answer that confirms it
+# v:unjudged: a retrieved document nobody judged states the answer (workbench/session/unjudged.py;
+# the inspector's U steps through them)
+UNJUDGED_WORD = "unjudged"
 # `v:WORD` in the query list filter: WORD → the verdicts it matches
 FILTER_WORDS: dict[str, tuple[str, ...]] = {
     **{short: (name,) for name, short in VERDICT_SHORT.items()},
@@ -24,6 +27,7 @@ FILTER_WORDS: dict[str, tuple[str, ...]] = {
     "fail": FAILURES,
     "notyet": ("NOT-YET",),
     "lost": ("ACCESS", "ACCESS?", "BOTH"),  # the gold did not reach the reader, confirmed or not
+    UNJUDGED_WORD: (),  # no verdict: the session answers it
 }
 
 

@@ -67,12 +67,17 @@ def _write(visit: LabelVisit, root: Path, queries: list[Query], by: str, descrip
     return visit.name
 
 
-def mark(visit: LabelVisit, root: Path, query_id: str, doc_id: int, mark_: Mark, by: str, note: str = "") -> str | None:
+def mark(visit: LabelVisit, root: Path, query_id: str, doc_id: int, mark_: Mark, by: str, note: str = "",
+         judged: bool = False) -> str | None:
     """Mark one document in the visit's version (made by this first change, amended after); the
-    version's name, or None when the mark changes nothing."""
+    version's name, or None when the mark changes nothing. ``judged``: a mark that changes no list
+    (an unjudged document marked not relevant) is still recorded, as the judgement it is (the
+    unjudged count of workbench/insight/unjudged.py reads it)."""
     queries = load_queries(root, visit.current)
     query = next(q for q in queries if q.query_id == query_id)
     new, actions = marked(query, doc_id, mark_)
+    if not actions and judged:
+        actions = ["none"]
     if not actions:
         return None
     created = now_utc()

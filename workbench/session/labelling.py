@@ -36,10 +36,12 @@ def _in_visit(session: Session, write: Callable[[LabelVisit], relabel.LabelChang
         return None if change is None else _relabelled(session, change, query_id, progress)
 
 
-def label_document(session: Session, query_id: str, doc_id: int, mark: str, progress: Progress = no_progress) -> Relabelled | None:
+def label_document(session: Session, query_id: str, doc_id: int, mark: str, progress: Progress = no_progress,
+                   judged: bool = False) -> Relabelled | None:
     """Mark a document gold / hard_negative / not_relevant for a query, in the visit's one version
-    (made by its first change, amended by the others; None: it already was that)."""
-    return _in_visit(session, lambda v: relabel.mark_in_visit(session.root, v, query_id, doc_id, mark, who()),
+    (made by its first change, amended by the others; None: it already was that). ``judged`` (the
+    unjudged stepper): not relevant is recorded even where it changes no list, as a judgement."""
+    return _in_visit(session, lambda v: relabel.mark_in_visit(session.root, v, query_id, doc_id, mark, who(), judged=judged),
                      query_id, progress)
 
 

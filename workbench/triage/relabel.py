@@ -46,14 +46,15 @@ def _visit_note(root: Path, visit, what: str) -> str:
     return f"{what} — {visit.name} (open: {n} change{'s' * (n != 1)} this visit), {info.made_by}, {info.created}"
 
 
-def mark_in_visit(root: Path, visit, query_id: str, doc_id: int, mark: str, by: str) -> LabelChange | None:
-    """A mark written into the visit's version (None: the document already had it)."""
+def mark_in_visit(root: Path, visit, query_id: str, doc_id: int, mark: str, by: str, judged: bool = False) -> LabelChange | None:
+    """A mark written into the visit's version (None: the document already had it; ``judged``:
+    see workbench/project/visit.py's mark)."""
     from workbench.project import visit as visits
     from workbench.project.labels import MARKS
 
     if mark not in MARKS:
         raise BadInput(f"unknown mark {mark!r}; known: {list(MARKS)}")
-    name = visits.mark(visit, root, query_id, doc_id, mark, by)
+    name = visits.mark(visit, root, query_id, doc_id, mark, by, judged=judged)
     return None if name is None else LabelChange(name, _visit_note(root, visit, f"{query_id}: document {doc_id} marked {mark}"))
 
 

@@ -318,14 +318,22 @@ class DenseIndex:
             if len(index) != len(ids):
                 raise ValueError(f"{path}: {len(index)} vectors but {len(ids)} chunk doc ids")
             index.expansion_search = graph.expansion_search  # type: ignore[misc]  # settable; usearch's stub says read-only
-        if rows is None:
-            return cls(path, index, ids, dims, exact_max_chunks=exact_max_chunks, vectors=vectors, graph=graph)
-        rows = np.asarray(rows, dtype=np.int64)
-        if len(rows) and (rows.min() < 0 or rows.max() >= len(ids) or np.any(np.diff(rows) <= 0)):
-            raise ValueError(f"{path}: rows must be sorted, distinct positions below {len(ids)}")
-        store = vectors if vectors is not None else cls(path, index, ids, dims).vectors()
-        return cls(path, index, ids[rows], dims, exact_max_chunks=exact_max_chunks, graph=graph, rows=rows,
-                   store_vectors=store)
+        opened = cls(path, index, ids, dims, exact_max_chunks=exact_max_chunks, vectors=vectors, graph=graph)
+        return opened if rows is None else opened.subset(rows)
+
+    def subset(self, rows: np.ndarray) -> DenseIndex:
+        """The index of these chunk rows alone (sorted, distinct): it shares this one's graph
+        (searched with the subset as filter) and memory-mapped vectors, and its results equal
+        those of an index built on the rows' vectors alone."""
+        if self._rows is not None:
+            raise ValueError("a subset of a subset: take rows of the store")
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        n = self.num_chunks
+        if len(rows) and (rows.min() < 0 or rows.max() >= n or np.any(np.diff(rows) <= 0)):
+            raise ValueError(f"{self.path}: rows must be sorted, distinct positions below {n}")
+        return DenseIndex(self.path, self._index, self.chunk_doc_ids[rows], self.dims,
+                          exact_max_chunks=self.exact_max_chunks, graph=self.graph, rows=rows,
+                          store_vectors=self.vectors())
 
     @property
     def num_chunks(self) -> int:

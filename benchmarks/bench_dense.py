@@ -87,11 +87,11 @@ def line(name: str, value: float, reference: float, unit: str, ok: bool, note: s
           f"{'PASS' if ok else 'FAIL'}  {note}", flush=True)
 
 
-def bench(n: int, chunks: np.ndarray, queries: np.ndarray, rebuild: bool) -> None:
+def bench(n: int, chunks: np.ndarray, queries: np.ndarray, rebuild: bool, ef: int | None) -> None:
     vecs = noisy_vectors(chunks, n)
     path, build_s = built(n, vecs, rebuild)
     before = rss_mb()
-    idx = DenseIndex.open(path, exact_max_chunks=0)  # the graph's path at every size
+    idx = DenseIndex.open(path, exact_max_chunks=0, expansion_search=ef)  # the graph's path at every size
     idx.search(queries[0], K)
     graph_mb = rss_mb() - before
     idx.exact_search(queries[0], K)  # the exact path's unit-vector copy, made outside the timings
@@ -117,7 +117,7 @@ def bench(n: int, chunks: np.ndarray, queries: np.ndarray, rebuild: bool) -> Non
           f"RSS after open + first search: graph path +{graph_mb:.0f} MB, exact path's unit copy +{exact_mb:.0f} MB")
     print(f"  p95 approx {1e3 * np.percentile(approx_t, 95):.2f} ms, exact {1e3 * np.percentile(exact_t, 95):.2f} ms; "
           f"rankings identical to exact (docs and scores): {same}/{len(queries)}")
-    line(f"single-query approx vs exact, {n // 1000}K", approx_ms, exact_ms, "ms", exact_ms >= 5 * approx_ms and recall >= 0.99,
+    line(f"single-query approx vs exact, {n // 1000}K, ef {g.expansion_search}", approx_ms, exact_ms, "ms", exact_ms >= 5 * approx_ms and recall >= 0.99,
          f"recall@10 {recall:.4f} (target: >= 5x, recall >= 0.99)")
 
 
@@ -125,12 +125,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="100000,1000000")
     ap.add_argument("--rebuild", action="store_true", help="rebuild cached indexes")
+    ap.add_argument("--ef", default="", help="comma list of expansion_search values to try (default: GraphSettings')")
     args = ap.parse_args()
     CACHE.mkdir(parents=True, exist_ok=True)
     chunks, queries = minilm_chunks()
     print(f"# {len(chunks)} real MiniLM chunk vectors of hotpotqa-100 (noise sigma 0.02 per component), GraphSettings {GRAPH}")
+    efs = [int(x) for x in args.ef.split(",")] if args.ef else [None]
     for n in (int(x) for x in args.sizes.split(",")):
-        bench(n, np.asarray(chunks), np.asarray(queries), args.rebuild)
+        for ef in efs:
+            bench(n, np.asarray(chunks), np.asarray(queries), args.rebuild, ef)
     print(f"# peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
 
 

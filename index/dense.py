@@ -376,9 +376,9 @@ class DenseIndex:
         return self._unit
 
     def _store_rows(self, keys: np.ndarray) -> np.ndarray:
-        """f32 vectors of the graph's keys (store rows), read from the memory-mapped file."""
+        """f32 vectors of sorted store rows, read from the memory-mapped file."""
         store = self._store_vectors if self._store_vectors is not None else self.vectors()
-        return np.asarray(store[np.sort(keys)], dtype=np.float32)
+        return np.asarray(store[keys], dtype=np.float32)
 
     # ----------------------------------------------------------------- search
     def search(self, qvec: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -428,12 +428,16 @@ class DenseIndex:
         return self._rescore_keys(q, mine, k)
 
     def _rescore_keys(self, q: np.ndarray, keys: np.ndarray, k: int) -> list[tuple[int, float]]:
-        """Rank the docs of the graph's candidate ``keys`` on exact scores: float64 dot products
-        of the f32 unit vectors, the numbers the exact path computes for the same chunks."""
-        keys = np.sort(keys)
-        unit = _unit_rows(self._store_rows(keys))
+        """Rank the docs of the graph's candidate ``keys`` on exact scores: every chunk of every
+        candidate doc (a doc found through a lesser chunk still scores as its best one) re-scored
+        as the exact path does (float64 dot products of the f32 unit vectors)."""
+        local = keys if self._local is None else self._local[keys]
+        at = np.searchsorted(self._unique_ids, np.unique(self.chunk_doc_ids[local]))
+        ends = np.r_[self._starts[1:], len(self._order)]
+        rows = np.sort(np.concatenate([self._order[self._starts[i]:ends[i]] for i in at]))  # own rows
+        unit = _unit_rows(self._store_rows(rows if self._rows is None else self._rows[rows]))
         exact = (unit.astype(np.float64) * q.astype(np.float64)).sum(axis=1)
-        docs = self.chunk_doc_ids[keys if self._local is None else self._local[keys]]
+        docs = self.chunk_doc_ids[rows]
         order = np.argsort(docs, kind="stable")
         docs, exact = docs[order], exact[order]
         starts = np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]])

@@ -475,9 +475,9 @@ def _build_dense_tiers(project: Project, tiers: list[Tier], todo: list[Tier], fo
     import numpy as np
 
     built = []
-    usable = None if force else _usable_store(project)
+    usable = _usable_store(project)
     want = set().union(*(t.doc_ids for t in tiers))
-    if usable is None or not want <= set(usable[1]):
+    if force or usable is None or not want <= set(usable[1]):
         # a store never shrinks while usable: a build of one tier keeps the others' rows valid
         keep = set(usable[1]) & set(project.documents) if usable else set()
         table = embed_pool(project, sorted(want | keep), progress)

@@ -12,6 +12,11 @@ the approximate path (graph candidates re-scored exactly) against exact search (
 numpy path) measured in the same run, alternating query by query, doc-level recall@10 against
 exact, and pass/fail for the issue's target (>= 5x faster, recall@10 >= 0.99).
 
+--store N: nested tiers (N/8, N/4, N/2, N chunks; as a ladder's global tiers) over N of those
+vectors, as per-tier indexes (before) and as one store with per-tier rows (now): disk, build
+time, peak RSS of opening every tier and ranking the 100 queries in each (eval's path, each in
+its own process), and whether the rankings are identical.
+
 --index-vs-encode: `workbench index` of a fresh hotpotqa-100 project (empty embedding cache;
 sparse indexes, the pool's dense store and every tier's rows) against a raw sentence-transformers
 encode of the same chunk texts in its own process (start and model load included), CPU time of
@@ -24,6 +29,7 @@ a rerun only searches. Delete the folder (or pass --rebuild) after changing Grap
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import resource
@@ -40,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from index import DenseIndex  # noqa: E402
-from index.dense import GRAPH  # noqa: E402
+from index.dense import GRAPH, GraphSettings  # noqa: E402
 from bench_scale import minilm_chunks  # noqa: E402
 
 CACHE = Path(os.environ.get("NEARMISS_BENCH_DENSE", "/tmp/nearmiss-bench-dense"))
@@ -73,15 +79,16 @@ def noisy_vectors(base: np.ndarray, n: int, sigma: float = 0.02, seed: int = 0) 
     return np.load(path, mmap_mode="r")
 
 
-def built(n: int, vecs: np.ndarray, rebuild: bool) -> tuple[Path, float]:
-    """The index over ``vecs`` (cached with its build time)."""
-    path = CACHE / f"index-{n}"
-    record = CACHE / f"index-{n}.json"
+def built(n: int, vecs: np.ndarray, rebuild: bool, graph: GraphSettings = GRAPH) -> tuple[Path, float]:
+    """The index over ``vecs`` (cached with its build time; one per graph setting tried)."""
+    tag = "" if graph == GRAPH else "-" + "-".join(f"{k}{v}" for k, v in graph.as_meta().items() if getattr(GRAPH, k[6:]) != v)
+    path = CACHE / f"index-{n}{tag}"
+    record = CACHE / f"index-{n}{tag}.json"
     if not rebuild and record.is_file() and (path / "dense.json").is_file():
         return path, json.loads(record.read_text())["build_s"]
     ids = np.arange(n, dtype=np.int64) // 2  # two chunks a document
     t = time.perf_counter()
-    DenseIndex.build(path, ids, vecs, hnsw_min_chunks=0,
+    DenseIndex.build(path, ids, vecs, hnsw_min_chunks=0, graph=graph,
                      progress=lambda done: print(f"  built {done:,}/{n:,} ({time.perf_counter() - t:.0f} s)", flush=True))
     took = time.perf_counter() - t
     record.write_text(json.dumps({"build_s": took}))
@@ -94,9 +101,9 @@ def line(name: str, value: float, reference: float, unit: str, ok: bool, note: s
           f"{'PASS' if ok else 'FAIL'}  {note}", flush=True)
 
 
-def bench(n: int, chunks: np.ndarray, queries: np.ndarray, rebuild: bool, ef: int | None) -> None:
+def bench(n: int, chunks: np.ndarray, queries: np.ndarray, rebuild: bool, ef: int | None, graph: GraphSettings = GRAPH) -> None:
     vecs = noisy_vectors(chunks, n)
-    path, build_s = built(n, vecs, rebuild)
+    path, build_s = built(n, vecs, rebuild, graph)
     before = rss_mb()
     idx = DenseIndex.open(path, exact_max_chunks=0, expansion_search=ef)  # the graph's path at every size
     idx.search(queries[0], K)
@@ -171,20 +178,73 @@ def bench_index_vs_encode() -> None:
          f"index = {idx_cpu / raw_cpu:.2f}x the raw encode (target: <= 1.2x)")
 
 
+STORE_CHILD = """
+import resource, sys, numpy as np
+from index import DenseIndex
+mode, root, queries = sys.argv[1], sys.argv[2], np.load(sys.argv[3])
+tiers = [int(x) for x in sys.argv[4].split(",")]
+store = DenseIndex.open(root + "/store", view=True) if mode == "store" else None
+out = []
+for n in tiers:
+    idx = store.subset(np.arange(n)) if store is not None else DenseIndex.open(root + f"/tier-{n}")
+    out.append(idx.search_many(queries, 100))
+np.save(root + f"/{mode}-ranks.npy", np.asarray([[d for d, _ in r] for rs in out for r in rs]))
+np.save(root + f"/{mode}-scores.npy", np.asarray([[x for _, x in r] for rs in out for r in rs]))
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def bench_store(n: int, chunks: np.ndarray, queries: np.ndarray) -> None:
+    vecs = np.asarray(noisy_vectors(chunks, n))
+    ids = np.arange(n, dtype=np.int64) // 2
+    tiers = [n // 8, n // 4, n // 2, n]  # nested: each tier the first rows of the next
+    with tempfile.TemporaryDirectory(prefix="bench-dense-store-") as d:
+        t = time.perf_counter()
+        for m in tiers:
+            DenseIndex.build(Path(d) / f"tier-{m}", ids[:m], vecs[:m])
+        per_tier_s = time.perf_counter() - t
+        t = time.perf_counter()
+        DenseIndex.build(Path(d) / "store", ids, vecs)
+        for m in tiers:
+            np.save(Path(d) / f"rows-{m}.npy", np.arange(m, dtype=np.int64))
+        store_s = time.perf_counter() - t
+        disk_old = sum(p.stat().st_size for m in tiers for p in (Path(d) / f"tier-{m}").iterdir())
+        disk_new = sum(p.stat().st_size for p in (Path(d) / "store").iterdir()) + sum(
+            (Path(d) / f"rows-{m}.npy").stat().st_size for m in tiers)
+        np.save(Path(d) / "q.npy", queries)
+        rss = {}
+        for mode in ("tiers", "store"):
+            got = subprocess.run([sys.executable, "-c", STORE_CHILD, mode, d, str(Path(d) / "q.npy"), ",".join(map(str, tiers))],
+                                 check=True, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+            rss[mode] = float(got.stdout.split()[-1])
+        same = all(np.array_equal(np.load(Path(d) / f"tiers-{x}.npy"), np.load(Path(d) / f"store-{x}.npy")) for x in ("ranks", "scores"))
+    total = sum(tiers)
+    print(f"# dense store: pool {n:,} chunks, nested tiers {', '.join(f'{m:,}' for m in tiers)} (T = {total / n:.3g} C)")
+    line("dense files: one store vs per-tier indexes", disk_new / 1e6, disk_old / 1e6, "MB", disk_new < disk_old)
+    line("dense build: one store vs per-tier indexes", store_s, per_tier_s, "s", store_s <= per_tier_s)
+    line("peak RSS, eval every tier: store vs per tier", rss["store"], rss["tiers"], "MB", rss["store"] <= rss["tiers"],
+         f"rankings and scores identical: {same}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="100000,1000000")
     ap.add_argument("--rebuild", action="store_true", help="rebuild cached indexes")
+    ap.add_argument("--connectivity", type=int, default=GRAPH.connectivity, help="build with another M (cached apart)")
+    ap.add_argument("--store", type=int, default=0, help="pool size of the dense store vs per-tier indexes check")
     ap.add_argument("--index-vs-encode", action="store_true", help="also time `workbench index` against a raw encode")
     ap.add_argument("--ef", default="", help="comma list of expansion_search values to try (default: GraphSettings')")
     args = ap.parse_args()
     CACHE.mkdir(parents=True, exist_ok=True)
-    chunks, queries = minilm_chunks() if args.sizes else ([], [])
+    chunks, queries = minilm_chunks() if args.sizes or args.store else ([], [])
     print(f"# {len(chunks)} real MiniLM chunk vectors of hotpotqa-100 (noise sigma 0.02 per component), GraphSettings {GRAPH}")
     efs = [int(x) for x in args.ef.split(",")] if args.ef else [None]
     for n in (int(x) for x in args.sizes.split(",") if x):
         for ef in efs:
-            bench(n, np.asarray(chunks), np.asarray(queries), args.rebuild, ef)
+            bench(n, np.asarray(chunks), np.asarray(queries), args.rebuild, ef,
+                  dataclasses.replace(GRAPH, connectivity=args.connectivity))
+    if args.store:
+        bench_store(args.store, np.asarray(chunks), np.asarray(queries))
     if args.index_vs_encode:
         bench_index_vs_encode()
     print(f"# peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")

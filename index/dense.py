@@ -379,8 +379,14 @@ class DenseIndex:
 
     def _unit_vectors(self) -> np.ndarray:
         if self._unit is None:
-            # Rows grouped by doc (self._order), so similarities need no gather before reduceat.
-            self._unit = np.ascontiguousarray(_unit_rows(self.vectors())[self._order], dtype=np.float32)
+            # Rows grouped by doc (self._order), so similarities need no gather before reduceat. A
+            # subset gathers its rows from the store's file straight into that order (one copy
+            # held: the unit vectors, not also the raw rows).
+            if self._vectors is None and self._rows is not None and self._store_vectors is not None:
+                grouped = self._store_vectors[self._rows[self._order]]
+            else:
+                grouped = self.vectors()[self._order]
+            self._unit = np.ascontiguousarray(_unit_rows(grouped), dtype=np.float32)
         return self._unit
 
     def _store_rows(self, keys: np.ndarray) -> np.ndarray:

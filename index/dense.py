@@ -1,34 +1,45 @@
 """Dense retrieval over chunk vectors with USearch (HNSW, cosine), aggregated to documents.
 
 Files in the index directory:
-  vectors.usearch     the HNSW graph + f32 vectors (keys 0..n-1 = chunk rows), for an "hnsw" index
-  vectors.npy         the f32 vectors alone, for an "exact" index (no graph: nothing would use it)
+  vectors.npy         the f32 vectors (every index: exact search, and the exact re-scoring of
+                      the graph's candidates, read memory-mapped)
+  vectors.usearch     an "hnsw" index's graph over int8 copies of the vectors (keys = chunk rows)
   chunk_doc_ids.npy   int64 doc id of each chunk row
-  dense.json          dims, counts, which index ("exact"/"hnsw") and its HNSW parameters
+  dense.json          dims, counts, which index ("exact"/"hnsw") and its HNSW settings
 A document scores as its best chunk (cosine similarity = 1 - cosine distance).
 
 Build policy: an HNSW graph is built only above ``hnsw_min_chunks`` chunks (default
 ``EXACT_MAX_CELLS // dims``): below that no search would use it, and building it is most of the
-cost of indexing (214 s for 100K MiniLM vectors here).
+cost of indexing.
 
 Search policy: an index of at most ``EXACT_MAX_CELLS`` floats (chunks x dims; 100K chunks at
-384-d) is searched exactly (one single-threaded numpy matrix-vector product: recall 1.0 and, at
-that size, about as fast as an HNSW search deep enough for recall 0.99); a larger one goes through
-HNSW with ``EXPANSION_SEARCH``. :meth:`DenseIndex.search_many` (evaluation: every query of a tier
-at once) is exact up to ``BATCH_EXACT_MAX_CELLS``: one matrix product per block of queries costs
-a few ms a query at 100K chunks, less than one HNSW search deep enough for recall 0.99.
+384-d) is searched exactly (one single-threaded numpy matrix-vector product); a larger one
+through the graph: ``rescore x k`` candidate chunks found in the int8 graph, then re-scored
+exactly from the f32 vectors, so every score it returns is the exact one and the ranking is
+the exact ranking whenever the candidates hold the top-k docs (recall and speed-up per size:
+:class:`GraphSettings`, benchmarks/bench_dense.py). :meth:`DenseIndex.search_many` (evaluation: every
+query of a tier at once) is exact up to ``BATCH_EXACT_MAX_CELLS``: one matrix product per block
+of queries.
 
 Exact scores are the float64 dot products of the best candidates (chosen by the float32 product
 with a margin that bounds its rounding): the same numbers whichever BLAS kernel (matrix-vector
-for one query, matrix-matrix for a block) found them, so the batched and per-query paths give
-identical rankings. Numbers: benchmarks/bench_index.py, benchmarks/bench_batched_dense.py.
+for one query, matrix-matrix for a block) or the graph's re-scoring found them, so every path
+gives identical scores. Numbers: benchmarks/bench_dense.py, benchmarks/bench_index.py.
+
+A store over a pool can be opened for a subset of its rows (``DenseIndex.open(path, rows=…)``):
+the tier's vectors are gathered from the memory-mapped file, the pool's graph is searched with
+the tier as a filter (over-fetch, keep the tier's rows), and results equal those of an index
+built on the tier's vectors alone.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
+import os
 from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,15 +56,47 @@ EXACT_VECTORS_FILE = "vectors.npy"
 DOC_IDS_FILE = "chunk_doc_ids.npy"
 META_FILE = "dense.json"
 
-CONNECTIVITY = 16  # HNSW "M"
-EXPANSION_ADD = 128  # efConstruction
-# ef (per query; raised automatically to the fetch count). On the benchmark's clustered 100K
-# set (M=16, efC=128) recall@10 is 0.72 / 0.89 / 0.977 / 0.992 / 0.9975 at ef 256 / 512 / 1024 /
-# 1536 / 2048, and latency grows about linearly (~7.5 us per unit of ef on this machine).
-EXPANSION_SEARCH = 2048
+
+@dataclass(frozen=True)
+class GraphSettings:
+    """How an HNSW graph is built and searched (recorded in dense.json). int8 (each vector scaled
+    by 127 / its largest component, which leaves cosines unchanged and uses the whole int8 range)
+    is 4x smaller than f32 and faster to compare; its ranking errors are removed by re-scoring
+    every chunk of the candidates' docs exactly from the f32 vectors.
+
+    Measured (benchmarks/bench_dense.py: hotpotqa MiniLM chunks resampled with noise, 100 real
+    queries, 2 shared cores under load; recall@10 against exact, speed-up of p50 vs exact):
+      100K M=16: ef 256 0.990 at 14.8x, ef 512 1.000 at 6.7x
+      300K M=16: ef 512 0.978 at 21.5x, ef 2048 0.999 at 8.7x
+      1M   M=16: ef 256 0.766 at 43.6x, ef 512 0.842 at 42.9x, ef 1024 0.896 at 29.5x: the set's
+                 1127 tight clusters of ~890 near-copies are poorly linked at M=16; a few queries
+                 never reach their cluster, whatever ef (the exact top-10 is otherwise within the
+                 graph's top 11). The graph is searched only for tiers above 100K chunks."""
+
+    connectivity: int = 16  # "M"
+    expansion_add: int = 128  # efConstruction
+    expansion_search: int = 2048  # ef (raised to the fetch count when that is larger)
+    dtype: str = "i8"  # the graph's copy of the vectors: "i8" (scaled), "f16" or "f32"
+    rescore: int = 4  # candidate chunks re-scored exactly per doc asked for (plus 16)
+    threads: int = 0  # add() workers; 0: every core
+
+    def as_meta(self) -> dict[str, Any]:
+        return {f"graph_{k}": v for k, v in asdict(self).items() if k != "threads"}
+
+    @classmethod
+    def from_meta(cls, meta: dict[str, Any]) -> GraphSettings:
+        """Settings of a built index; one built before they were recorded: an f32 graph."""
+        got = {k[len("graph_"):]: v for k, v in meta.items() if k.startswith("graph_")}
+        if not got:
+            got = {"connectivity": meta.get("connectivity", 16), "expansion_add": meta.get("expansion_add", 128),
+                   "expansion_search": 2048, "dtype": "f32", "rescore": 4}
+        return cls(**{k: v for k, v in got.items() if k in cls.__dataclass_fields__})
+
+
+GRAPH = GraphSettings()
 # search() is exact when chunks x dims is at most this (100K x 384: p50 ~13 ms, p95 ~15 ms).
 EXACT_MAX_CELLS = 100_000 * 384
-ADD_BATCH = 10_000
+ADD_BATCH = 50_000
 # search_many() is batched-exact when chunks x dims is at most this (1M x 384: 1.5 GB of f32).
 BATCH_EXACT_MAX_CELLS = 1_000_000 * 384
 # Similarity matrix held per block of queries in search_many (floats): 64 MB.
@@ -107,6 +150,31 @@ def default_hnsw_min_chunks(dims: int) -> int:
     return EXACT_MAX_CELLS // max(dims, 1)
 
 
+def _unit_rows(vecs: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (a zero row stays zero): row by row the same bits whether the
+    whole matrix or a few of its rows are given, so exact and re-scored scores agree."""
+    v = np.asarray(vecs, dtype=np.float32)
+    norms = np.linalg.norm(v, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return v / norms
+
+
+def _graph_rows(vecs: np.ndarray, dtype: str) -> np.ndarray:
+    """The graph's copy of ``vecs``: for "i8" each row scaled by 127 / its largest |component|
+    (a cosine does not see a row's scale; usearch's own cast would put unit MiniLM components,
+    ~0.05, on a handful of levels)."""
+    v = np.asarray(vecs, dtype=np.float32)
+    if dtype != "i8":
+        return np.ascontiguousarray(v)
+    peak = np.abs(v).max(axis=1, keepdims=True) if len(v) else np.ones((0, 1), np.float32)
+    peak[peak == 0] = 1.0
+    return np.ascontiguousarray(np.clip(np.rint(v * (127.0 / peak)), -127, 127).astype(np.int8))
+
+
+def _cosine_sims(distances: Any) -> np.ndarray:
+    return 1.0 - np.asarray(distances, dtype=np.float64)
+
+
 class DenseIndex:
     def __init__(
         self,
@@ -116,7 +184,12 @@ class DenseIndex:
         dims: int,
         exact_max_chunks: int | None = None,
         vectors: np.ndarray | None = None,
+        graph: GraphSettings = GRAPH,
+        rows: np.ndarray | None = None,
+        store_vectors: np.ndarray | None = None,
     ) -> None:
+        """``rows`` (sorted positions in the store): this index is that subset of the store's
+        chunks; ``store_vectors`` then holds every row (the graph's keys are store rows)."""
         self.path = path
         self._index = index
         self.chunk_doc_ids = chunk_doc_ids
@@ -126,6 +199,13 @@ class DenseIndex:
         self.exact_max_chunks = exact_max_chunks
         self._vectors: np.ndarray | None = vectors
         self._unit: np.ndarray | None = None
+        self.graph = graph
+        self._rows = rows
+        self._store_vectors = store_vectors
+        self._local: np.ndarray | None = None  # store row -> own row (-1: not in this subset)
+        if rows is not None and index is not None:
+            self._local = np.full(len(index), -1, dtype=np.int64)
+            self._local[rows] = np.arange(len(rows), dtype=np.int64)
         # For exact search: chunk rows grouped by doc id.
         self._order = np.argsort(chunk_doc_ids, kind="stable")
         sorted_ids = chunk_doc_ids[self._order]
@@ -148,12 +228,14 @@ class DenseIndex:
         vectors: np.ndarray,
         progress: Callable[[int], None] | None = None,
         hnsw_min_chunks: int | None = None,
+        graph: GraphSettings = GRAPH,
     ) -> None:
         """Index ``vectors`` (n x d float32, L2-normalised; row i belongs to ``chunk_doc_ids[i]``).
 
-        An HNSW graph is built only when n > ``hnsw_min_chunks`` (default
-        :func:`default_hnsw_min_chunks`; 0: always); otherwise the vectors are stored for exact
-        search alone. ``dense.json``'s "index" says which ("hnsw" or "exact")."""
+        The f32 vectors are always stored (``vectors.npy``); an HNSW graph (``graph``'s
+        settings) is built as well only when n > ``hnsw_min_chunks`` (default
+        :func:`default_hnsw_min_chunks`; 0: always). ``dense.json``'s "index" says which
+        ("hnsw" or "exact") and records the graph's settings."""
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         ids = np.ascontiguousarray(chunk_doc_ids, dtype=np.int64).reshape(-1)
@@ -177,27 +259,28 @@ class DenseIndex:
             "index": kind,
             "hnsw_min_chunks": int(hnsw_min_chunks),
         }
+        np.save(path / EXACT_VECTORS_FILE, vecs)
         if kind == "hnsw":
             index = Index(
                 ndim=dims,
                 metric="cos",
-                dtype="f32",
-                connectivity=CONNECTIVITY,
-                expansion_add=EXPANSION_ADD,
-                expansion_search=EXPANSION_SEARCH,
+                dtype=graph.dtype,
+                connectivity=graph.connectivity,
+                expansion_add=graph.expansion_add,
+                expansion_search=graph.expansion_search,
                 multi=False,
             )
+            threads = graph.threads or (os.cpu_count() or 1)
             for start in range(0, n, ADD_BATCH):
                 end = min(start + ADD_BATCH, n)
-                index.add(np.arange(start, end, dtype=np.uint64), vecs[start:end])
+                index.add(np.arange(start, end, dtype=np.uint64), _graph_rows(vecs[start:end], graph.dtype),
+                          threads=threads)
                 if progress is not None:
                     progress(end)
             index.save(str(path / VECTORS_FILE))
-            meta.update(connectivity=CONNECTIVITY, expansion_add=EXPANSION_ADD)
-        else:
-            np.save(path / EXACT_VECTORS_FILE, vecs)
-            if progress is not None and n:
-                progress(n)
+            meta.update(graph.as_meta())
+        elif progress is not None and n:
+            progress(n)
         np.save(path / DOC_IDS_FILE, ids)
         (path / META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
         if progress is not None and n == 0:
@@ -209,14 +292,16 @@ class DenseIndex:
         cls,
         path: Path,
         view: bool = False,
-        expansion_search: int = EXPANSION_SEARCH,
+        expansion_search: int | None = None,
         exact_max_chunks: int | None = None,
+        rows: np.ndarray | None = None,
     ) -> DenseIndex:
-        """Load the index (``view=True`` memory-maps the vectors file instead).
+        """Load the index (``view=True`` memory-maps the graph too; the f32 vectors always are).
 
         :meth:`search` is exact when the index has at most ``exact_max_chunks`` chunks (default
         ``EXACT_MAX_CELLS // dims``; 0: always HNSW) or has no HNSW graph; the exact path holds a
-        unit-vector copy in memory (chunks x dims x 4 bytes), even with ``view=True``.
+        unit-vector copy in memory (chunks x dims x 4 bytes). ``rows`` (sorted chunk rows of
+        this store): open that subset alone, e.g. one tier of a store over the pool.
         """
         path = Path(path)
         meta_path = path / META_FILE
@@ -224,20 +309,39 @@ class DenseIndex:
             raise FileNotFoundError(f"no dense index at {path}")
         meta = json.loads(meta_path.read_text())
         ids = np.load(path / DOC_IDS_FILE)
+        dims = int(meta["dims"])
+        graph = GraphSettings.from_meta(meta)
+        if expansion_search is not None:
+            graph = replace(graph, expansion_search=expansion_search)
         index = None
         vectors = None
-        if meta.get("index", "hnsw") == "exact":
-            vectors = np.load(path / EXACT_VECTORS_FILE, mmap_mode="r" if view else None)
-            if vectors.shape != (len(ids), int(meta["dims"])):
+        if (path / EXACT_VECTORS_FILE).is_file() or meta.get("index", "hnsw") == "exact":
+            vectors = np.load(path / EXACT_VECTORS_FILE, mmap_mode="r")
+            if vectors.shape != (len(ids), dims):
                 raise ValueError(f"{path}: vectors of shape {vectors.shape} for {len(ids)} chunk doc ids")
-        elif meta["num_chunks"]:
+        if meta.get("index", "hnsw") == "hnsw" and meta["num_chunks"]:
             index = Index.restore(str(path / VECTORS_FILE), view=view)
             if index is None:
                 raise OSError(f"cannot read {path / VECTORS_FILE}")
             if len(index) != len(ids):
                 raise ValueError(f"{path}: {len(index)} vectors but {len(ids)} chunk doc ids")
-            index.expansion_search = expansion_search  # type: ignore[misc]  # settable; usearch's stub says read-only
-        return cls(path, index, ids, int(meta["dims"]), exact_max_chunks=exact_max_chunks, vectors=vectors)
+            index.expansion_search = graph.expansion_search  # type: ignore[misc]  # settable; usearch's stub says read-only
+        opened = cls(path, index, ids, dims, exact_max_chunks=exact_max_chunks, vectors=vectors, graph=graph)
+        return opened if rows is None else opened.subset(rows)
+
+    def subset(self, rows: np.ndarray) -> DenseIndex:
+        """The index of these chunk rows alone (sorted, distinct): it shares this one's graph
+        (searched with the subset as filter) and memory-mapped vectors, and its results equal
+        those of an index built on the rows' vectors alone."""
+        if self._rows is not None:
+            raise ValueError("a subset of a subset: take rows of the store")
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        n = self.num_chunks
+        if len(rows) and (rows.min() < 0 or rows.max() >= n or np.any(np.diff(rows) <= 0)):
+            raise ValueError(f"{self.path}: rows must be sorted, distinct positions below {n}")
+        return DenseIndex(self.path, self._index, self.chunk_doc_ids[rows], self.dims,
+                          exact_max_chunks=self.exact_max_chunks, graph=self.graph, rows=rows,
+                          store_vectors=self.vectors())
 
     @property
     def num_chunks(self) -> int:
@@ -261,9 +365,12 @@ class DenseIndex:
         return "hnsw"
 
     def vectors(self) -> np.ndarray:
-        """All chunk vectors (n x d float32), read back from the index file once."""
+        """All chunk vectors (n x d float32): the stored file (memory-mapped), this subset's rows
+        of it, or (an index built before the file was kept beside its graph) the graph's copy."""
         if self._vectors is None:
-            if self._index is None:
+            if self._rows is not None and self._store_vectors is not None:
+                self._vectors = np.ascontiguousarray(self._store_vectors[self._rows], dtype=np.float32)
+            elif self._index is None:
                 self._vectors = np.zeros((0, self.dims), dtype=np.float32)
             else:
                 got = self._index.get(np.arange(self.num_chunks, dtype=np.uint64))
@@ -272,55 +379,83 @@ class DenseIndex:
 
     def _unit_vectors(self) -> np.ndarray:
         if self._unit is None:
-            if self._vectors is not None or self._index is None:
-                vecs = self.vectors()
-            else:  # don't also cache the raw copy
-                got = self._index.get(np.arange(self.num_chunks, dtype=np.uint64))
-                vecs = np.asarray(got, dtype=np.float32)
-            norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-            norms[norms == 0] = 1.0
-            # Rows grouped by doc (self._order), so similarities need no gather before reduceat.
-            self._unit = np.ascontiguousarray((vecs / norms)[self._order], dtype=np.float32)
+            # Rows grouped by doc (self._order), so similarities need no gather before reduceat. A
+            # subset gathers its rows from the store's file straight into that order (one copy
+            # held: the unit vectors, not also the raw rows).
+            if self._vectors is None and self._rows is not None and self._store_vectors is not None:
+                grouped = self._store_vectors[self._rows[self._order]]
+            else:
+                grouped = self.vectors()[self._order]
+            self._unit = np.ascontiguousarray(_unit_rows(grouped), dtype=np.float32)
         return self._unit
+
+    def _store_rows(self, keys: np.ndarray) -> np.ndarray:
+        """f32 vectors of sorted store rows, read from the memory-mapped file."""
+        store = self._store_vectors if self._store_vectors is not None else self.vectors()
+        return np.asarray(store[keys], dtype=np.float32)
 
     # ----------------------------------------------------------------- search
     def search(self, qvec: np.ndarray, k: int) -> list[tuple[int, float]]:
         """Top-``k`` distinct docs ``(doc_id, best-chunk cosine)`` best first, ties by doc_id.
 
         Up to ``exact_max_chunks`` chunks (or without a graph): :meth:`exact_search`. Above:
-        approximate (HNSW). Chunks are fetched with oversampling, widened until ``k`` distinct
-        docs are found (and the tie group at the cut is complete); past half the index it falls
-        back to :meth:`exact_search` (HNSW may not reach every node).
+        candidates from the graph (``rescore x k + 16`` chunks of this index, over-fetched in
+        proportion when it is a subset of the graph's store, widened until they hold ``k``
+        distinct docs and the tie group at the cut), re-scored exactly from the f32 vectors;
+        past half the graph it falls back to :meth:`exact_search` (HNSW may not reach every node).
         """
         if k <= 0 or self.num_chunks == 0:
             return []
         q = _as_query(qvec, self.dims)
-        n = self.num_chunks
-        if self._index is None or n <= self.exact_max_chunks:
+        if self._index is None or self.num_chunks <= self.exact_max_chunks:
             return self._exact(q, k)
+        return self._approximate(q, k)
+
+    def _approximate(self, q: np.ndarray, k: int) -> list[tuple[int, float]]:
+        assert self._index is not None
         k = min(k, self.num_docs)
-        count = 4 * k + 16
+        total = len(self._index)
+        count = math.ceil((self.graph.rescore * k + 16) * total / self.num_chunks)
+        gq = _graph_rows(q[None, :], self.graph.dtype)[0]
         while True:
-            if count * 2 > n:
-                # Fetching most of the index anyway: brute force is as cheap and, unlike HNSW,
+            if count * 2 > total:
+                # Fetching most of the graph anyway: brute force is as cheap and, unlike HNSW,
                 # guaranteed to reach every chunk.
                 return self._exact(q, k)
-            matches = self._index.search(q, count)
+            matches = self._index.search(gq, count, threads=1)
             keys = np.asarray(matches.keys, dtype=np.int64)
-            sims = 1.0 - np.asarray(matches.distances, dtype=np.float64)
-            docs = self.chunk_doc_ids[keys]
-            best: dict[int, float] = {}
-            for d, s in zip(docs.tolist(), sims.tolist(), strict=True):
-                if d not in best or s > best[d]:
-                    best[d] = s
-            if len(best) >= k:
-                kth = sorted(best.values(), reverse=True)[k - 1]
+            sims = _cosine_sims(matches.distances)
+            if self._local is None:
+                mine, found, docs = keys, sims, self.chunk_doc_ids[keys]
+            else:  # a subset of the store: keep its own rows
+                keep = self._local[keys] >= 0
+                mine, found = keys[keep], sims[keep]
+                docs = self.chunk_doc_ids[self._local[mine]]
+            order = np.argsort(docs, kind="stable")
+            starts = np.flatnonzero(np.r_[True, docs[order][1:] != docs[order][:-1]]) if len(docs) else order
+            if len(starts) >= k:  # per-doc best of the graph's (approximate) similarities
+                best = np.maximum.reduceat(found[order], starts)
+                kth = -np.partition(-best, k - 1)[k - 1]
                 if sims.min() < kth:  # an unseen chunk cannot tie or beat the k-th doc
                     break
             count *= 2
-        ids = np.fromiter(best.keys(), dtype=np.int64, count=len(best))
-        scores = np.fromiter(best.values(), dtype=np.float64, count=len(best))
-        return _rank(ids, scores, k)
+        return self._rescore_keys(q, mine, k)
+
+    def _rescore_keys(self, q: np.ndarray, keys: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """Rank the docs of the graph's candidate ``keys`` on exact scores: every chunk of every
+        candidate doc (a doc found through a lesser chunk still scores as its best one) re-scored
+        as the exact path does (float64 dot products of the f32 unit vectors)."""
+        local = keys if self._local is None else self._local[keys]
+        at = np.searchsorted(self._unique_ids, np.unique(self.chunk_doc_ids[local]))
+        ends = np.r_[self._starts[1:], len(self._order)]
+        rows = np.sort(np.concatenate([self._order[self._starts[i]:ends[i]] for i in at]))  # own rows
+        unit = _unit_rows(self._store_rows(rows if self._rows is None else self._rows[rows]))
+        exact = (unit.astype(np.float64) * q.astype(np.float64)).sum(axis=1)
+        docs = self.chunk_doc_ids[rows]
+        order = np.argsort(docs, kind="stable")
+        docs, exact = docs[order], exact[order]
+        starts = np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]])
+        return _rank(docs[starts], np.maximum.reduceat(exact, starts), k)
 
     def search_many(self, qvecs: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
         """:meth:`search` for every row of ``qvecs`` (m x d). Up to ``BATCH_EXACT_MAX_CELLS``:

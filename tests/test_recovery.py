@@ -12,7 +12,7 @@ import sys
 from click.testing import CliRunner
 
 from workbench.cli import main
-from workbench.access.indexing import build_indexes, dense_dir, index_status, sparse_dir
+from workbench.access.indexing import build_indexes, dense_store_dir, index_status, sparse_dir
 from workbench.access.ladder import ensure_tiers, load_tiers
 from workbench.project.load import load_project
 
@@ -35,7 +35,7 @@ def test_truncated_tiers_file_is_named_and_rebuilt(project_copy):
 def test_truncated_vectors_with_intact_manifest_is_rebuilt(project_copy, caplog):
     project = load_project(project_copy)
     tier = _full(project)
-    vectors = dense_dir(project, tier) / "vectors.npy"  # a tier this small is exact: no HNSW graph
+    vectors = dense_store_dir(project) / "vectors.npy"  # the pool's store, whose rows every tier lists
     vectors.write_bytes(vectors.read_bytes()[:1000])
     assert index_status(project, tier)["dense"] == "damaged"
     result = CliRunner().invoke(main, ["index", str(project_copy), "--only", "dense"])

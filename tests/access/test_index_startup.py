@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from workbench.access import indexing
-from workbench.access.indexing import dense_dir, index_status, sparse_dir
+from workbench.access.indexing import dense_store_dir, index_status, sparse_dir
 from workbench.access.ladder import load_tiers
 from workbench.cli import main
 from workbench.project.load import load_project
@@ -43,7 +43,7 @@ def test_a_rewritten_file_is_hashed_and_found_damaged(project_copy, hashed):
     project = load_project(project_copy)
     tier = next(t for t in load_tiers(project).tiers if t.name == "full")
     assert index_status(project, tier)["dense"] == "ok"
-    vectors = dense_dir(project, tier) / "vectors.npy"
+    vectors = dense_store_dir(project) / "vectors.npy"  # every tier lists rows of the pool's store
     data = bytearray(vectors.read_bytes())
     data[-3] ^= 0xFF  # same size: only the mtime says it changed
     vectors.write_bytes(bytes(data))
@@ -56,7 +56,7 @@ def test_a_rewritten_file_is_hashed_and_found_damaged(project_copy, hashed):
 def test_a_bm25_eval_reads_no_dense_file(project_copy, hashed, monkeypatch):
     project = load_project(project_copy)
     tier = next(t for t in load_tiers(project).tiers if t.name == "full")
-    vectors = dense_dir(project, tier) / "vectors.npy"
+    vectors = dense_store_dir(project) / "vectors.npy"  # every tier lists rows of the pool's store
     vectors.write_bytes(vectors.read_bytes()[:100])  # damaged: a dense check would say so and rebuild it
     manifests: list[str] = []
     real_read = indexing.read_manifest

@@ -301,3 +301,93 @@ def test_search_many_validation(hotpot_exact):
     with pytest.raises(ValueError, match="dims"):
         hotpot_exact.search_many(np.ones((2, 5)), 3)
     assert hotpot_exact.search_many(np.ones((2, hotpot_exact.dims)), 0) == [[], []]
+
+
+def test_graph_settings_recorded_and_candidates_rescored_exactly(hotpot_dense, hotpot_chunks):
+    """The graph holds int8 copies; with candidates that cover the top-k (ef above the index's
+    size on this small set), the graph's path returns exactly exact_search's docs and scores."""
+    meta = json.loads((hotpot_dense.path / "dense.json").read_text())
+    assert meta["graph_dtype"] == dense_mod.GRAPH.dtype == "i8"
+    assert (meta["graph_connectivity"], meta["graph_expansion_add"], meta["graph_expansion_search"], meta["graph_rescore"]) == (
+        dense_mod.GRAPH.connectivity, dense_mod.GRAPH.expansion_add, dense_mod.GRAPH.expansion_search, dense_mod.GRAPH.rescore)
+    assert (hotpot_dense.path / "vectors.npy").is_file()  # the f32 vectors the candidates are re-scored from
+    _, vectors, qvecs = hotpot_chunks
+    idx = DenseIndex.open(hotpot_dense.path, exact_max_chunks=0, expansion_search=2 * len(vectors))
+    assert idx.graph.dtype == "i8" and idx.search_path() == "hnsw"
+    exact = _Spy(idx._exact)
+    idx._exact = exact
+    hnsw = _Spy(idx._index.search)
+    idx._index = _IndexProxy(idx._index, hnsw)
+    for q in qvecs:
+        for k in (1, 10):
+            assert idx.search(q, k) == idx.exact_search(q, k)
+    assert hnsw.calls >= 2 * len(qvecs) and exact.calls == 2 * len(qvecs)  # the exact calls: exact_search's own
+
+
+def test_int8_copies_use_the_whole_range():
+    v = np.array([[0.05, -0.02, 0.01], [0.0, 0.0, 0.0]], dtype=np.float32)
+    got = dense_mod._graph_rows(v, "i8")
+    assert got.dtype == np.int8 and got[0].tolist() == [127, -51, 25] and got[1].tolist() == [0, 0, 0]
+    assert dense_mod._graph_rows(v, "f16").dtype == np.float32  # usearch casts f16 itself
+
+
+@pytest.fixture(scope="module")
+def subset_rows(hotpot_chunks):
+    """Rows of every other document of the hotpot chunks: a tier inside a store over the pool."""
+    ids, _, _ = hotpot_chunks
+    keep = np.unique(ids)[::2]
+    return np.flatnonzero(np.isin(ids, keep))
+
+
+def test_a_subset_of_the_store_equals_an_index_of_its_rows_alone(tmp_path, hotpot_dense, hotpot_exact, hotpot_chunks, subset_rows):
+    ids, vectors, qvecs = hotpot_chunks
+    DenseIndex.build(tmp_path / "alone", ids[subset_rows], vectors[subset_rows])
+    alone = DenseIndex.open(tmp_path / "alone")
+    for store in (hotpot_exact, hotpot_dense):  # with and without a graph
+        sub = DenseIndex.open(store.path, rows=subset_rows)
+        assert sub.num_chunks == len(subset_rows) and sub.num_docs == alone.num_docs
+        np.testing.assert_array_equal(sub.vectors(), vectors[subset_rows])
+        for k in (1, 10, 100, 10**6):
+            assert sub.search_many(qvecs, k) == alone.search_many(qvecs, k)
+            assert [sub.search(q, k) for q in qvecs[:10]] == [alone.exact_search(q, k) for q in qvecs[:10]]
+
+
+def test_the_store_graph_searched_with_a_tier_filter(hotpot_dense, hotpot_chunks, subset_rows):
+    """Above exact_max_chunks a subset searches the store's graph, keeps its own rows
+    (over-fetching in proportion) and re-scores exactly: only its docs, the exact top-k."""
+    ids, _, qvecs = hotpot_chunks
+    store = DenseIndex.open(hotpot_dense.path, exact_max_chunks=0, expansion_search=2 * len(ids))
+    sub = store.subset(subset_rows)
+    assert sub.search_path() == "hnsw"
+    hnsw = _Spy(store._index.search)
+    sub._index = _IndexProxy(store._index, hnsw)
+    mine = set(ids[subset_rows].tolist())
+    for q in qvecs:
+        got = sub.search(q, 10)
+        assert {d for d, _ in got} <= mine
+        assert got == sub.exact_search(q, 10)
+    assert hnsw.calls >= len(qvecs)
+    with pytest.raises(ValueError, match="sorted"):
+        store.subset(subset_rows[::-1])
+
+
+def test_an_index_built_before_graph_settings_still_loads(tmp_path, hotpot_chunks):
+    """An f32 graph without vectors.npy or graph_* settings (the previous format) opens and
+    searches: vectors read back from the graph, candidates re-scored from them."""
+    from usearch.index import Index
+
+    ids, vectors, qvecs = hotpot_chunks
+    path = tmp_path / "old"
+    path.mkdir()
+    old = Index(ndim=vectors.shape[1], metric="cos", dtype="f32", connectivity=16, expansion_add=128)
+    old.add(np.arange(len(ids), dtype=np.uint64), vectors)
+    old.save(str(path / "vectors.usearch"))
+    np.save(path / "chunk_doc_ids.npy", ids)
+    (path / "dense.json").write_text(json.dumps({"dims": vectors.shape[1], "num_chunks": len(ids), "num_docs": len(np.unique(ids)),
+                                                 "metric": "cos", "dtype": "f32", "index": "hnsw", "connectivity": 16,
+                                                 "expansion_add": 128}))
+    idx = DenseIndex.open(path, exact_max_chunks=0)
+    assert idx.graph.dtype == "f32" and idx.search_path() == "hnsw"
+    np.testing.assert_array_equal(idx.vectors(), vectors)
+    recall = np.mean([len({d for d, _ in idx.search(q, 10)} & {d for d, _ in idx.exact_search(q, 10)}) / 10 for q in qvecs])
+    assert recall >= 0.99

@@ -1,8 +1,13 @@
 """Build and check the per-tier indexes under .workbench/index/.
 
-Each tier gets its own Tantivy index (so BM25 statistics are those of the tier alone) and its
-own USearch index over the chunk vectors of its documents. Chunk vectors are computed once
-for the whole pool through the embedding cache. Every index directory carries a manifest;
+Each tier gets its own Tantivy index (so BM25 statistics are those of the tier alone). Dense:
+one store over the pool (``dense/@pool``: the f32 chunk vectors once, memory-mapped, and an
+HNSW graph over them only above ``hnsw_min_chunks``) and per tier a list of its rows in the
+store (``dense/<tier>/rows.npy``): a tier's dense search equals that of an index built on the
+tier alone (exact, or the pool's graph filtered to the tier and re-scored exactly), while the
+vectors are stored once rather than once per tier (docs/ARCHITECTURE.md, "Dense store").
+Chunk vectors are computed once for the whole pool through the embedding cache. Every index
+directory carries a manifest;
 one whose manifest does not match what would be built now is stale and is rebuilt, never used.
 Builds go to a temp directory beside the target and are swapped in whole.
 """
@@ -19,7 +24,8 @@ from typing import Any, Callable, Literal
 import msgspec
 
 from workbench.errors import ExternalError, WorkbenchError
-from workbench.fsutil import atomic_replace_dir, checked_database, atomic_write_bytes, fresh_temp_dir, log, remove_dead_builds, safe_name, sha256_file
+from workbench.fsutil import (atomic_replace_dir, atomic_write_bytes, checked_database, fresh_temp_dir, log, remove_dead_builds, safe_name,
+                              sha256_bytes, sha256_file)
 from workbench.progress import Progress
 from workbench.project.files import Project
 from workbench.records import Tier
@@ -29,7 +35,11 @@ from workbench.safe_text import redacted
 MANIFEST = "manifest.json"
 # 2: the manifest vouches for its files (sizes and hashes)
 SPARSE_FORMAT = 2
-DENSE_FORMAT = 2
+# 3: a tier's dense index is a row list into the pool's store (older tier folders are rebuilt)
+DENSE_FORMAT = 3
+STORE = "@pool"  # the dense store's folder under index/dense/ (no tier's safe_name has an @)
+ROWS_FILE = "rows.npy"
+STORE_DOCS_FILE = "doc_ids.npy"  # the documents the store was built over
 
 IndexKind = Literal["sparse", "dense"]
 
@@ -62,6 +72,8 @@ class IndexManifest(msgspec.Struct, frozen=True):
     hnsw_min_chunks: int = 0  # dense: the setting it was built under (a change rebuilds)
     index: str = ""  # dense: "exact" (no HNSW graph) or "hnsw"
     search: str = ""  # dense: the paths its searches take, e.g. "single exact, eval batched-exact"
+    store: str = ""  # dense tier: the identity (store_id) of the store whose rows it lists
+    graph: dict[str, str | int] = {}  # dense: the HNSW graph's settings when it has one (dense.json's)
 
 
 def sparse_dir(project: Project, tier: Tier) -> Path:
@@ -70,6 +82,15 @@ def sparse_dir(project: Project, tier: Tier) -> Path:
 
 def dense_dir(project: Project, tier: Tier) -> Path:
     return project.state_dir / "index" / "dense" / safe_name(tier.name)
+
+
+def dense_store_dir(project: Project) -> Path:
+    return project.state_dir / "index" / "dense" / STORE
+
+
+def store_id(manifest: IndexManifest) -> str:
+    """A store's identity: its files' hashes (a rebuild with the same content keeps it)."""
+    return sha256_bytes(msgspec.json.encode(sorted(manifest.files.items())))[:16]
 
 
 def embedder_name(project: Project) -> str:
@@ -90,6 +111,11 @@ def expected_dense(project: Project, tier: Tier, dims: int = 0, n_chunks: int = 
     )
 
 
+def expected_store(project: Project, doc_ids: list[int]) -> IndexManifest:
+    """The store over ``doc_ids`` (as if it were a tier named STORE)."""
+    return expected_dense(project, Tier(name=STORE, kind="full", budget=0, tokens=0, doc_ids=doc_ids, query_ids=[], domains=[]))
+
+
 def read_manifest(path: Path) -> IndexManifest | None:
     try:
         return msgspec.json.decode((path / MANIFEST).read_bytes(), type=IndexManifest)
@@ -101,7 +127,7 @@ def _matches(found: IndexManifest | None, expected: IndexManifest) -> bool:
     if found is None:
         return False
     # dims, chunk counts, files and search paths are only known after the build: compare the rest
-    return msgspec.structs.replace(found, dims=0, n_chunks=0, files={}, index="", search="") == expected
+    return msgspec.structs.replace(found, dims=0, n_chunks=0, files={}, index="", search="", store="", graph={}) == expected
 
 
 def _file_record(path: Path) -> tuple[int, str]:
@@ -178,12 +204,13 @@ def index_states(project: Project, tier: Tier, kinds: tuple[str, ...] = ("sparse
         path = sparse_dir(project, tier) if kind == "sparse" else dense_dir(project, tier)
         expected = expected_sparse(project, tier) if kind == "sparse" else expected_dense(project, tier)
         found = read_manifest(path)
+        store = read_manifest(dense_store_dir(project)) if kind == "dense" and found is not None else None
         if found is None:
             out[kind] = ("missing", "")
-        elif not _matches(found, expected):
-            out[kind] = ("stale", "")
+        elif not _matches(found, expected) or (kind == "dense" and (store is None or store_id(store) != found.store)):
+            out[kind] = ("stale", "")  # a dense tier: also when the store it lists rows of is gone or another
         else:
-            why = damaged_file(path, found)
+            why = (damaged_file(dense_store_dir(project), store) if store is not None else None) or damaged_file(path, found)
             out[kind] = ("damaged", why) if why else ("ok", "")
     return out
 
@@ -229,6 +256,8 @@ class ChunkTable:
 
     doc_ids: Any  # np.ndarray[int64] (numpy is imported lazily)
     vectors: Any  # np.ndarray[float32]
+    docs: list[int] | None = None  # the documents chunked (one with no chunk is still covered)
+    store: IndexManifest | None = None  # set once the pool's store is built from this table
 
 
 def embed_pool(project: Project, doc_ids: list[int], progress: Progress | None = None, embedder=None) -> ChunkTable:
@@ -267,7 +296,7 @@ def embed_pool(project: Project, doc_ids: list[int], progress: Progress | None =
         key = os.environ.get(e.api_key_env, "") if e.api_key_env else ""
         raise ExternalError(redacted(f"{embedder.name} at {e.base_url}: {type(exc).__name__}: {exc}", (key,)),
                             title="Embedding endpoint failed") from None
-    return ChunkTable(np.asarray(chunk_docs, dtype=np.int64), np.asarray(vectors, dtype=np.float32))
+    return ChunkTable(np.asarray(chunk_docs, dtype=np.int64), np.asarray(vectors, dtype=np.float32), docs=list(doc_ids))
 
 
 def _write_manifest(path: Path, manifest: IndexManifest) -> None:
@@ -301,25 +330,99 @@ def build_sparse(project: Project, tier: Tier, progress: Progress | None = None)
         _write_manifest(tmp, expected_sparse(project, tier))
 
 
-def build_dense(project: Project, tier: Tier, table: ChunkTable, progress: Progress | None = None) -> None:
+def _usable_store(project: Project) -> tuple[IndexManifest, list[int]] | None:
+    """The store as built, with the documents it covers, if it can serve this project now (its
+    documents unchanged, built under the current embedding and graph settings, undamaged)."""
+    import numpy as np
+
+    path = dense_store_dir(project)
+    found = read_manifest(path)
+    if found is None or damaged_file(path, found):
+        return None
+    try:
+        docs = [int(d) for d in np.load(path / STORE_DOCS_FILE)]
+    except (OSError, ValueError):
+        return None
+    return (found, docs) if _matches(found, expected_store(project, docs)) else None
+
+
+def build_dense_store(project: Project, table: ChunkTable, progress: Progress | None = None) -> IndexManifest:
+    """The pool's store over ``table`` (every chunk of the documents it holds, any order)."""
     import numpy as np
 
     from index import DenseIndex
 
-    mask = np.isin(table.doc_ids, np.asarray(tier.doc_ids, dtype=np.int64))
-    ids, vecs = table.doc_ids[mask], table.vectors[mask]
-    stage = f"dense {tier.name}"
-    hnsw_min = project.config.retrievers.hnsw_min_chunks
-    with _built_aside(dense_dir(project, tier)) as tmp:
+    docs = sorted({int(d) for d in table.doc_ids.tolist()} | set(table.docs or ()))
+    order = np.argsort(table.doc_ids, kind="stable")  # rows grouped by document, ascending
+    ids, vecs = table.doc_ids[order], table.vectors[order]
+    stage = "dense pool"
+    with _built_aside(dense_store_dir(project)) as tmp:
         DenseIndex.build(tmp, ids, vecs, progress=(lambda n: progress(stage, n, len(ids))) if progress else None,
-                         hnsw_min_chunks=hnsw_min)
+                         hnsw_min_chunks=project.config.retrievers.hnsw_min_chunks)
+        np.save(tmp / STORE_DOCS_FILE, np.asarray(docs, dtype=np.int64))
+        graph = _graph_meta(tmp)
+        _write_manifest(tmp, msgspec.structs.replace(
+            expected_store(project, docs), dims=int(vecs.shape[1]), n_chunks=int(len(ids)),
+            index="hnsw" if graph else "exact", graph=graph))
+    built = read_manifest(dense_store_dir(project))
+    assert built is not None
+    table.store = built
+    return built
+
+
+def _graph_meta(path: Path) -> dict[str, str | int]:
+    import json
+
+    meta = json.loads((path / "dense.json").read_text())
+    return {k: v for k, v in meta.items() if k.startswith("graph_")} if meta.get("index") == "hnsw" else {}
+
+
+def open_dense(project: Project, tier: Tier):
+    """The tier's dense index: its rows of the pool's store (opened once per store and shared)."""
+    import numpy as np
+
+    path = require_index(project, tier, "dense")
+    return _open_store(dense_store_dir(project)).subset(np.load(path / ROWS_FILE))
+
+
+_stores: dict[tuple[str, int, int], Any] = {}  # (path, inode, mtime of its manifest) → DenseIndex
+
+
+def _open_store(path: Path):
+    from index import DenseIndex
+
+    st = (path / MANIFEST).stat()
+    key = (str(path), st.st_ino, st.st_mtime_ns)
+    if key not in _stores:
+        _stores.clear()  # one store per project: a rebuilt one replaces it
+        _stores[key] = DenseIndex.open(path, view=True)
+    return _stores[key]
+
+
+def build_dense(project: Project, tier: Tier, table: ChunkTable, progress: Progress | None = None) -> None:
+    """The tier's rows of the store, building the store from ``table`` first unless it already
+    holds the tier (``table.store``: the store this table was written to)."""
+    import numpy as np
+
+    from index import DenseIndex
+
+    store = table.store or build_dense_store(project, table, progress)
+    store_path = dense_store_dir(project)
+    pool_ids = np.load(store_path / "chunk_doc_ids.npy")
+    rows = np.flatnonzero(np.isin(pool_ids, np.asarray(tier.doc_ids, dtype=np.int64)))
+    stage = f"dense {tier.name}"
+    with _built_aside(dense_dir(project, tier)) as tmp:
+        np.save(tmp / ROWS_FILE, rows)
         # say which paths its searches take (the index decides from its size and the setting)
-        opened = DenseIndex.open(tmp, view=True)
+        opened = DenseIndex.open(store_path, view=True, rows=rows)
         paths = f"single {opened.search_path()}, eval {opened.search_path(batched=True)}"
         kind = "hnsw" if opened.has_graph else "exact"
         del opened  # a memory-mapped view: closed before the folder is swapped in
         _write_manifest(tmp, msgspec.structs.replace(
-            expected_dense(project, tier, dims=int(vecs.shape[1]), n_chunks=int(len(ids))), index=kind, search=paths))
+            expected_dense(project, tier, dims=store.dims, n_chunks=int(len(rows))), index=kind, search=paths,
+            store=store_id(store), graph=store.graph))
+        if progress:
+            progress(stage, len(rows), len(rows))
 
 
 def build_indexes(
@@ -334,8 +437,8 @@ def build_indexes(
 
     With ``ready``, indexes become usable as they are built rather than all at the end: every
     sparse index first (seconds), reported once, then the dense ones smallest tier first, each
-    embedded and reported on its own (the embedding cache keeps a document from being embedded
-    twice). Without it, the pool is embedded in one pass (one progress bar in the CLI)."""
+    reported on its own once the pool's store is embedded and written (one pass; the embedding
+    cache keeps a chunk from being embedded twice) and the tier's rows of it listed."""
     built, kept = [], []
     todo_dense = []
     for kind in ("sparse", "dense"):
@@ -359,15 +462,36 @@ def build_indexes(
                 kept.append(f"dense {tier.name}")
     if ready and "sparse" in kinds:
         ready("sparse", [t.name for t in tiers])
-    if todo_dense and ready:
-        for tier in sorted(todo_dense, key=lambda t: len(t.doc_ids)):
-            build_dense(project, tier, embed_pool(project, sorted(tier.doc_ids), progress), progress)
-            built.append(f"dense {tier.name}")
-            ready("dense", [tier.name])
-    elif todo_dense:
-        needed = sorted(set().union(*(t.doc_ids for t in todo_dense)))
-        table = embed_pool(project, needed, progress)
-        for tier in todo_dense:
+    if todo_dense:
+        built += _build_dense_tiers(project, tiers, todo_dense, force, progress, ready)
+        kept = [label for label in kept if label not in built]
+    return {"built": built, "kept": kept}
+
+
+def _build_dense_tiers(project: Project, tiers: list[Tier], todo: list[Tier], force: bool, progress: Progress | None,
+                       ready: Callable[[IndexKind, list[str]], None] | None) -> list[str]:
+    """The store (when it does not hold every document of ``tiers``, or ``force``), then the row
+    lists of ``todo``, smallest tier first, each reported ``ready`` once written."""
+    import numpy as np
+
+    built = []
+    usable = _usable_store(project)
+    want = set().union(*(t.doc_ids for t in tiers))
+    if force or usable is None or not want <= set(usable[1]):
+        # a store never shrinks while usable: a build of one tier keeps the others' rows valid
+        keep = set(usable[1]) & set(project.documents) if usable else set()
+        table = embed_pool(project, sorted(want | keep), progress)
+        build_dense_store(project, table, progress)
+        built.append("dense pool")
+    else:
+        table = ChunkTable(np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32), store=usable[0])
+    names = {t.name for t in todo}
+    for tier in sorted(tiers, key=lambda t: len(t.doc_ids)):
+        # a store rebuilt with the same content (a damaged file) keeps its identity and the rows
+        # listing it stay valid; one with other content makes every tier's rows stale
+        if (force and tier.name in names) or index_status(project, tier, ("dense",))["dense"] != "ok":
             build_dense(project, tier, table, progress)
             built.append(f"dense {tier.name}")
-    return {"built": built, "kept": kept}
+        if ready and (tier.name in names or f"dense {tier.name}" in built):
+            ready("dense", [tier.name])
+    return built

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Callable, TypeVar
 
 from workbench.errors import BadInput
-from workbench.access.indexing import embedder_name, embedding_errors, make_project_embedder, read_manifest, require_index
+from workbench.access.indexing import embedder_name, embedding_errors, make_project_embedder, open_dense, read_manifest, require_index
 from workbench.project.files import Project
 from workbench.records import Hit, Tier
 from workbench.access.runs import run_key
@@ -23,8 +23,9 @@ from workbench.access.runs import run_key
 
 # Part of every run key: bump when search code changes results for the same index
 # (2: dense search is exact up to 100K chunks; 3: exact dense scores re-scored in float64, the
-# same for batched and per-query search), so stored runs made by older code are stale.
-SEARCH_VERSION = 3
+# same for batched and per-query search; 4: the graph's candidates re-scored exactly, tiers as
+# rows of one store over the pool), so stored runs made by older code are stale.
+SEARCH_VERSION = 4
 
 
 class Retriever:
@@ -150,9 +151,7 @@ class DenseRetriever(Retriever):
 
     def _index(self, tier: Tier):
         if tier.name not in self._open:
-            from index import DenseIndex
-
-            self._open[tier.name] = DenseIndex.open(require_index(self.project, tier, "dense"))
+            self._open[tier.name] = open_dense(self.project, tier)  # the tier's rows of the pool's store
         return self._open[tier.name]
 
     def search(self, tier: Tier, query: str, depth: int) -> list[Hit]:

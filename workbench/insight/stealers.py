@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 
 import msgspec
 
-from workbench.access.indexing import dense_dir, index_status
+from workbench.access.indexing import index_status, open_dense
 from workbench.access.metrics import unique_in_order
 from workbench.access.retrievers import system_order
 from workbench.access.runs import RunStore
@@ -73,12 +73,10 @@ class DocVectors:
     def _load(self) -> dict[int, object]:
         import numpy as np
 
-        from index.dense import DenseIndex
-
         for tier in self.tiers:
             if index_status(self.project, tier)["dense"] != "ok":
                 continue
-            idx = DenseIndex.open(dense_dir(self.project, tier))
+            idx = open_dense(self.project, tier)
             vecs, ids = idx.vectors(), idx.chunk_doc_ids
             out: dict[int, object] = {}
             for doc_id in np.unique(ids):

@@ -1,6 +1,8 @@
 """Fine-tune the embedder: sentence-transformers' SentenceTransformerTrainer with
 MultipleNegativesRankingLoss on (query, gold document, hard negative) triples of the training
-queries. CPU-friendly defaults: one epoch, batch 16, the model's own window; seeded."""
+queries. CPU-friendly defaults (benchmarks/bench_fix_loop.py measures them): one epoch, batch 16,
+two hard negatives per gold, 128 tokens per text in training (the saved model keeps its own window
+for indexing); seeded."""
 
 from __future__ import annotations
 
@@ -31,7 +33,8 @@ class TuneOptions(msgspec.Struct, frozen=True):
     epochs: int = 1
     batch_size: int = 16
     learning_rate: float = 2e-5
-    negatives_per_gold: int = 3
+    negatives_per_gold: int = 2
+    max_seq_length: int = 128  # tokens per text while training; 0: the model's own window
 
 
 class TuneRecord(msgspec.Struct, frozen=True):
@@ -95,6 +98,9 @@ def train(project: Project, split: Split, options: TuneOptions, progress: Progre
 
     base = project.config.embedding.model
     model = SentenceTransformer(SentenceTransformerEmbedder(base)._resolve_path(), device="cpu")
+    window = model.max_seq_length
+    if options.max_seq_length:  # attention and the feed-forward cost grow with it: the CPU's main lever
+        model.max_seq_length = min(window, options.max_seq_length)
     data = Dataset.from_dict({"anchor": [a for a, _, _ in examples], "positive": [p for _, p, _ in examples],
                               "negative": [n for _, _, n in examples]})
 
@@ -120,6 +126,7 @@ def train(project: Project, split: Split, options: TuneOptions, progress: Progre
                 trainer.remove_callback(cb)
         trainer.train()
         shutil.rmtree(work / "trainer", ignore_errors=True)
+        model.max_seq_length = window  # the index embeds whole chunks, as the base embedder does
         model.save(str(work))
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)

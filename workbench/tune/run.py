@@ -34,11 +34,10 @@ def tune_project(project: Project, tiers: list[Tier], options: TuneOptions = Tun
     from workbench.tune.retrieval import TUNED_SYSTEMS, rank_held_out
 
     trained = retrain or needs_training(project, options)
-    if trained:
+    record = None if trained else load_record(project)
+    if record is None:
+        trained = True
         record = train(project, split_queries(project.queries, options.train_share, options.seed), options, progress)
-    else:
-        record = load_record(project)
-        assert record is not None  # needs_training said it is there
     rank_held_out(project, tiers, DEFAULT_DEPTH, progress)
     store = RunStore(project)
     for retriever in make_retrievers(project, [b for s in TUNED_SYSTEMS if (b := untuned(s))]).values():

@@ -54,11 +54,12 @@ class RunnableFix(msgspec.Struct, frozen=True):
 def _effect(project: Project, tiers: list[Tier], base: str, system: str, collector: Collector) -> str | None:
     """The measured effect, as the report states it (workbench/report/fixes.py): FR@K on the largest
     level's multi-source queries (SR@K where it has none), the paired test, n and the rank movement."""
-    from workbench.report.fixes import fix_effects  # the report's one computation of a fix's effect
+    from workbench.report.fixes import fix_effect  # the report's one computation of a fix's effect
 
-    if not tiers or not any(system in collector.tier_store(t).rankings for t in tiers if level_of(t) == level_of(tiers[-1])):
+    chosen = [t for t in tiers if level_of(t) == level_of(tiers[-1])] if tiers else []
+    if not any(system in collector.tier_store(t).rankings for t in chosen):
         return None
-    f = next((f for f in fix_effects(project, tiers, collector) if f.system == system and f.base == base), None)
+    f = fix_effect(project, chosen, collector, base, system)
     if f is None or not f.test.n:
         return None
     t, m = f.test, f.movement

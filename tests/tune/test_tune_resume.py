@@ -54,6 +54,13 @@ def test_a_cancelled_tune_resumes_where_it_stopped(tmp_path):
     run = RunStore(project).load(TUNED_SYSTEMS[0], "full")
     assert run is not None and {r.query_id for r in run.rankings} == set(record.split.held_out)
 
+    from workbench.tune.retrieval import TunedDenseRetriever, tuned_model
+
+    before = tuned_model(project)[1]
+    tune_project(project, full, options, retrain=True)
+    assert tuned_model(project)[1] != before, "a retrained model (same sizes) is a new identity: no stale index reused"
+    assert RunStore(project).load(TUNED_SYSTEMS[0], "full").key == TunedDenseRetriever(project).key(full[0])
+
 
 def test_the_cli_defaults_are_the_tune_options_defaults():
     from workbench.cli.tune import tune_command

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import time
+import uuid
 from pathlib import Path
 
 import msgspec
@@ -21,6 +22,7 @@ from workbench.tune.split import Split, held_out_documents
 TUNED_DIR = "tuned"
 MODEL_DIR = "model"
 RECORD_FILE = "tune.json"
+TRAINING_FILE = "workbench-training.json"
 
 
 class TuneError(BadInput):
@@ -128,6 +130,12 @@ def train(project: Project, split: Split, options: TuneOptions, progress: Progre
         shutil.rmtree(work / "trainer", ignore_errors=True)
         model.max_seq_length = window  # the index embeds whole chunks, as the base embedder does
         model.save(str(work))
+        # Every training's weights have the same size, and the model's identity (its index folder,
+        # its embedding-cache key: workbench/tune/retrieval.py) is read from names, sizes and small
+        # files: this small file makes each training a new identity, so a retrained model never
+        # reuses the previous one's index or chunk vectors.
+        (work / TRAINING_FILE).write_bytes(msgspec.json.encode(
+            {"training": uuid.uuid4().hex, "options": options, "split_seed": split.seed, "base_model": base}))
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise

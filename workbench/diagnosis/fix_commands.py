@@ -87,7 +87,8 @@ def _embedded_llm(project: Project, reranker: str) -> bool:
 def _too_costly(pairs: int) -> str:
     lo, hi = (pairs * s / 60 for s in EMBEDDED_LLM_S_PER_PAIR)
     return (f"not run by the key here: {pairs:,} pointwise calls to the embedded CPU model, about {lo:.0f}–{hi:.0f} "
-            "minutes; run the command in a shell (it resumes), or configure a cross-encoder or a served model")
+            "minutes at 1–5 s a call (more on a busy machine); run the command in a shell (it resumes), or "
+            "configure a cross-encoder or a served model")
 
 
 def _tune_blocker(project: Project) -> str:

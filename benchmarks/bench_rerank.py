@@ -9,6 +9,14 @@ called once per query on that query's top DEPTH documents of bm25 at `full`, wit
 size. Measured: the whole stage (document texts, content hashes, the score cache read and written,
 sorting, the run stored) with a cold cache, the model already loaded in both. Then the same stage
 on a tier containing smaller ones' pairs: how many pairs the cache answered.
+
+    python benchmarks/bench_rerank.py PROJECT_DIR --llm PAIRS
+
+The `llm` backend's cost per call on the embedded model: PAIRS (query, document) pairs of bm25's
+top 2 at `full`, each asked both ways, uncached: one token with its top log-probabilities (what the
+reranker sends) and the parsed three-token answer (what it sent before). The two alternate which
+goes first per pair, and only the first of each pair is timed: the server's prompt cache makes the
+second nearly free.
 """
 
 from __future__ import annotations
@@ -71,5 +79,43 @@ def main(root: Path, depth: int) -> None:
         job.close()
 
 
+def llm_calls(root: Path, n_pairs: int) -> None:
+    import asyncio
+    import statistics
+
+    from workbench.llm.providers import open_client, resolve_model
+    from workbench.rerank.pointwise import TOP_LOGPROBS, relevance, relevance_prompt
+
+    project = load_project(root)
+    full = next(t for t in load_tiers(project).tiers if t.name == "full")
+    base = Reranking(project).base_run(full, "bm25", 2)
+    pairs = [(project.original_query(r.query_id).query, document_text(project.documents[h.doc_id]))
+             for r in base.rankings for h in r.hits[:2]][:n_pairs]
+    modes = {"logprobs, 1 token": {"max_tokens": 1, "top_logprobs": TOP_LOGPROBS}, "text, 3 tokens": {"max_tokens": 3}}
+    timed: dict[str, list[float]] = {m: [] for m in modes}
+    graded = 0
+
+    async def run() -> None:
+        nonlocal graded
+        name, model = resolve_model(project, "local")
+        async with open_client(project, name, model, use_cache=False) as client:
+            for i, (q, d) in enumerate(pairs):
+                order = list(modes) if i % 2 == 0 else list(reversed(modes))
+                for j, mode in enumerate(order):
+                    c = await client.complete(relevance_prompt(q, d), temperature=0.0, **modes[mode])
+                    if j == 0:
+                        timed[mode].append(c.latency_s)
+                    if c.top_logprobs and relevance(c) not in (0.0, 0.5, 1.0):
+                        graded += 1
+
+    asyncio.run(run())
+    for mode, xs in timed.items():
+        print(f"  {mode:18} {len(xs)} calls timed first: median {statistics.median(xs):.2f} s, mean {statistics.mean(xs):.2f} s")
+    print(f"  {graded} of {len(pairs)} log-probability answers gave a graded score (not 0 / 0.5 / 1)")
+
+
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 20)
+    if "--llm" in sys.argv:
+        llm_calls(Path(sys.argv[1]), int(sys.argv[sys.argv.index("--llm") + 1]))
+    else:
+        main(Path(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 20)

@@ -195,7 +195,7 @@ class MainScreen(WorkbenchScreen):
                                   timeout=8, markup=False)
 
     def action_try_fix(self) -> None:
-        """Run the Diagnosis tab's first runnable recommendation (a configured rerank) in the background."""
+        """Run the Diagnosis tab's first runnable recommendation (a rerank, or fine-tuning) in the background."""
         fix = core.first_runnable_fix(self.session) if self.session else None
         if fix is None:
             self.notify("No recommendation runs from here yet: configure a [rerankers.NAME] (README: Trying a fix), "
@@ -550,9 +550,7 @@ def recommendations_text(s: Session, texts: list[str]) -> Text:
     if fix is not None:
         recs.append("t", "bold")
         recs.append(f": try {visible(fix.system, one_line=True)} on {visible(', '.join(fix.tiers), one_line=True)} "
-                    f"(at most {core.fix_pairs(s, fix)} scored pairs, cached; x cancels, t resumes)\n")
+                    f"({core.fix_cost(s, fix)})\n")
     elif shown and any(r.fix is not None and r.fix.kind == "rerank" for r in shown):
         recs.append("t: runs a rerank once a [rerankers.NAME] is configured in workbench.toml\n", "dim")
-    if shown and any(r.fix is not None and r.fix.kind == "tune" for r in shown):
-        recs.append("fine-tuning has no key: minutes of CPU training; run `workbench tune` in a shell\n", "dim")
     return recs

@@ -4,6 +4,7 @@ retries and response cache); the stub server answers "yes" for documents that na
 from __future__ import annotations
 
 import msgspec
+import pytest
 
 from support.rerank import configure
 from workbench.access.ladder import load_tiers
@@ -39,6 +40,22 @@ def test_documents_judged_relevant_rise_to_the_top(rerank_project, fault_server)
         others = [h.doc_id for h in base.hits(r.query_id) if h.doc_id not in france]
         assert reranked[len(france):] == others, "ties keep the base order"
     assert len(fault_server.requests) == 1 + sum(len(r.hits) for r in run.rankings)
+    asked = fault_server.requests[-1]
+    assert asked["logprobs"] is True and asked["top_logprobs"] >= 2 and asked["max_tokens"] == 1, \
+        "log-probabilities are asked for; this server sends none, so the parsed answers ordered the documents"
+
+
+def test_the_score_is_p_yes_from_the_log_probabilities_else_the_parsed_answer():
+    import math
+
+    from workbench.llm.client import Completion, TokenLogprob
+    from workbench.rerank.pointwise import relevance
+
+    alts = [TokenLogprob("No", math.log(0.6)), TokenLogprob(" yes", math.log(0.2)), TokenLogprob("The", math.log(0.1)),
+            TokenLogprob("Yes", math.log(0.1))]
+    assert relevance(Completion("No", 1, 1, 0.1, top_logprobs=alts)) == pytest.approx(0.3 / 0.9)
+    assert relevance(Completion("No", 1, 1, 0.1)) == 0.0, "no log-probabilities: the parsed answer"
+    assert relevance(Completion("Yes", 1, 1, 0.1, top_logprobs=[TokenLogprob("Maybe", -0.1)])) == 1.0
 
 
 def test_the_answer_is_parsed_leniently():

@@ -1,6 +1,7 @@
-"""The Diagnosis tab's key `t` runs its first runnable recommendation (a configured rerank) as a
-worker, and the tab then shows the fix's measured effect: interval and p-value. On the tiny
-project with K = 1 (its multi-source query fails access, so the access fixes are recommended)."""
+"""The Diagnosis tab's key `t` runs its first runnable recommendation (a configured rerank, or
+fine-tuning where the rerank is too costly for a key press) as a worker, and the tab then shows
+the fix's measured effect: interval and p-value. On the tiny project with K = 1 (its multi-source
+query fails access, so the access fixes are recommended)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def _effect(session, system: str) -> str | None:
     return next((r.fix.effect for r in recs if r.fix is not None and r.fix.system == system), None)
 
 
-async def _try_the_first_fix(root, system: str) -> str:
+async def _try_the_first_fix(root, system: str, number: int = 2) -> str:
     app = make_app(root, auto_build=True)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, rounds=8)
@@ -35,12 +36,12 @@ async def _try_the_first_fix(root, system: str) -> str:
         before = text_of(app.screen.query_one("#diagnosis-body"))
         assert f"t: try {system} on full" in before, before
         assert f"measured: not tried yet ({system} is not stored)" in before
-        assert "fine-tuning has no key" in before and "done: hybrid is hybrid already" in before
+        assert "done: hybrid is hybrid already" in before
         await pilot.press("t")
         await until(pilot, lambda: _effect(app.session, system) is not None, "the fix ran and its effect was read")
         await settle(pilot)
         after = text_of(app.screen.query_one("#diagnosis-body"))
-        block = after.split("2. a reranker", 1)[1].split("3. ", 1)[0]
+        block = after.split(f"{number}. ", 1)[1].split(f"{number + 1}. ", 1)[0]
         assert "measured: " in block and " at full: " in block and "p = " in block and "not tried yet" not in block, after
         assert "[" in block.split("measured: ", 1)[1], "the interval is shown"
         assert app.task_state == ("", 0, 0), "the task bar is cleared once the fix ran"
@@ -60,3 +61,17 @@ async def test_t_runs_the_embedded_models_rerank_offline(tmp_path, local_server)
     """The demo's choice: the `llm` reranker over the embedded model (depth 2·K: few calls)."""
     root = failing_project(tmp_path / "tiny", local={"backend": "llm", "model": "local"})
     await _try_the_first_fix(root, "hybrid>rerank:local@2")
+
+
+async def test_t_runs_fine_tuning_when_the_embedded_models_rerank_is_too_costly_for_a_key(tmp_path, monkeypatch):
+    """The demo's case (1,760 pointwise calls on a CPU): the reranker keeps its place, says why the
+    key skips it and that 3 runs next; t fine-tunes and the tab shows the held-out effect."""
+    import workbench.diagnosis.fix_commands as fc
+
+    monkeypatch.setattr(fc, "EMBEDDED_LLM_KEY_PAIRS", 1)
+    root = failing_project(tmp_path / "tiny", local={"backend": "llm", "model": "local"})
+    after = await _try_the_first_fix(root, "hybrid@tuned", number=3)
+    reranker = " ".join(after.split("2. a reranker", 1)[1].split("3. ", 1)[0].split())
+    assert "not run by the key here" in reranker and "the key runs 3 (hybrid@tuned) next" in reranker
+    assert "measured: not tried yet" in reranker, "the skipped rerank was not run"
+    assert (root / ".workbench" / "tuned" / "model" / "config.json").is_file()

@@ -62,6 +62,12 @@ def test_tune_trains_saves_and_judges_on_held_out_queries_only(project_copy):
     assert doc["tiers"]["full"]["dense@tuned"]["n_queries"] == len(held)
     assert doc["tiers"]["full"]["dense"]["n_queries"] == len([q for q in project.queries if q.gold_doc_ids])
 
+    named = CliRunner().invoke(main, ["eval", str(project_copy), "--tiers", "full", "--retrievers", "hybrid@tuned",
+                                      "--no-models", "--json"])
+    assert named.exit_code == 0, named.output
+    assert list(json.loads(named.stdout)["tiers"]["full"]) == ["hybrid@tuned"], "eval takes a tuned name"
+    assert json.loads(named.stdout)["tiers"]["full"]["hybrid@tuned"]["n_queries"] == len(held)
+
     table = CliRunner().invoke(main, ["eval", str(project_copy), "--tiers", "full", "--retrievers", "dense"])
     assert "dense@tuned" in table.output and "split seed 3" in table.output, "the split is shown beside its figures"
 

@@ -70,10 +70,64 @@ def print_tuned_caption(project, systems: list[str]) -> None:
         console.print(f"*{TUNED_SUFFIX}: {as_text(record.split.caption())}", highlight=False)
 
 
+def split_systems(names: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """(retrievers, reranked systems, tuned systems) of ``--retrievers``; a name that is none of
+    them is left with the retrievers, whose registry reports it (exit 2)."""
+    from workbench.names import RERANK_MARK, TUNED_SUFFIX
+
+    reranked = [n for n in names if RERANK_MARK in n]
+    tuned = [n for n in names if n.endswith(TUNED_SUFFIX) and n not in reranked]
+    return [n for n in names if n not in reranked and n not in tuned], reranked, tuned
+
+
+def staged_runs(project, tiers, reranked: list[str], tuned: list[str], k: int, progress) -> list:
+    """The runs of the reranked and tuned systems asked for by name: current stored ones reused,
+    the rest computed by their stage (the rerank's score cache, the tuned embedder's index)."""
+    from workbench.rerank.run import rerank
+    from workbench.tune.retrieval import rank_held_out
+
+    runs = list(rerank(project, tiers, reranked, k, progress).runs) if reranked else []
+    if tuned:
+        from workbench.access.evaluate import DEFAULT_DEPTH
+
+        runs += [r for r in rank_held_out(project, tiers, max(DEFAULT_DEPTH, k), progress) if r.system in tuned]
+    return runs
+
+
+def check_tuned(project, tuned: list[str]) -> None:
+    """Exit 2 for a tuned name that is not one, or when `workbench tune` has not run."""
+    from workbench.errors import BadInput
+    from workbench.tune.retrieval import TUNED_SYSTEMS, tuned_model
+
+    unknown = [n for n in tuned if n not in TUNED_SYSTEMS]
+    if unknown:
+        raise BadInput(f"unknown tuned system(s) {unknown}; known: {list(TUNED_SYSTEMS)} (made by `workbench tune`)",
+                       title="Unknown retriever")
+    if tuned:
+        tuned_model(project)
+
+
+def _index_kinds(retrievers: list[str], reranked: list[str], tuned: list[str]) -> tuple[str, ...]:
+    """The index kinds these systems read: a reranked system its base's, a tuned one bm25's (its
+    own dense index is built by the tuned retriever)."""
+    from workbench.access.retrievers import RETRIEVERS
+    from workbench.names import SystemName
+
+    bases = []
+    for n in reranked:
+        name = SystemName.parse(n)
+        while name.kind == "rerank":
+            name = SystemName.parse(name.base)
+        bases.append(str(name))
+    kinds = set().union(*(RETRIEVERS[n].index_kinds for n in retrievers + bases if n in RETRIEVERS))
+    return tuple(sorted(kinds | ({"sparse"} if tuned else set())))
+
+
 @click.command("eval")
 @PROJECT_ARG
 @click.option("--retrievers", default=",".join(retriever_names()), show_default=True,
-              help=f"Comma list of: {', '.join(retriever_names())}.")
+              help=f"Comma list of: {', '.join(retriever_names())}; or a reranked system (hybrid>rerank:NAME@50) "
+                   "or a tuned one (dense@tuned, hybrid@tuned): its stored run, else its stage is run.")
 @click.option("--tiers", "tier_spec", default="all", show_default=True, help="`all`, or tier names / kinds, comma-separated.")
 @click.option("--k", type=click.IntRange(1, 1000), help="Cut-off K (default: `[retrievers] k` of workbench.toml, 10).")
 @click.option("--json", "as_json", is_flag=True, help="Print the stable JSON document instead of tables.")
@@ -93,10 +147,28 @@ def eval_(root: Path, retrievers: str, tier_spec: str, k: int | None, as_json: b
     k = k or project.config.retrievers.k
     tiers = select_tiers(ensure_tiers(project), tier_spec)
     names = [n.strip() for n in retrievers.split(",") if n.strip()]
-    known = [n for n in names if n in RETRIEVERS]  # unknown names are reported by make_retrievers
-    ensure_indexes(project, tiers, kinds=tuple(sorted(frozenset().union(*(RETRIEVERS[n].index_kinds for n in known)))))
+    plain, reranked, tuned = split_systems(names)
+    made = make_retrievers(project, plain)  # unknown names: exit 2 before anything runs
+    if reranked:
+        from workbench.access.runs import RunStore
+        from workbench.rerank.run import check_systems
+
+        check_systems(project, tiers, reranked, k, RunStore(project))  # unknown reranker or base: exit 2, named
+    check_tuned(project, tuned)
+    ensure_indexes(project, tiers, kinds=_index_kinds([n for n in plain if n in RETRIEVERS], reranked, tuned))
     with stage_progress(err_console, unit="queries") as progress:
-        results = evaluate(project, tiers, make_retrievers(project, names), k=k, include_models=not no_models, progress=progress)
+        staged = staged_runs(project, tiers, reranked, tuned, k, progress)
+        results = evaluate(project, tiers, made, k=k, include_models=not no_models, progress=progress)
+    if staged:
+        from workbench.access.evaluate import SystemResult, score_run, unlabelled_count
+
+        by_tier = {t.name: t for t in tiers}
+        asked = []
+        for run in staged:
+            summary, per_query = score_run(project, run, k)
+            asked.append(SystemResult(run.system, run.tier, summary, per_query, True, unlabelled_count(project, by_tier[run.tier])))
+        have = {(r.system, r.tier) for r in asked}
+        results = [r for r in results if (r.system, r.tier) not in have] + asked
     use = None if no_models else use_table(project, tiers)
     if as_json:
         click.echo(json.dumps(results_json(results, k, use, project.queries_version), indent=1))

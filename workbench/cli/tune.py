@@ -22,41 +22,38 @@ from workbench.safe_text import markup_escaped
 @click.option("--epochs", type=click.IntRange(1, 20), default=1, show_default=True)
 @click.option("--batch-size", type=click.IntRange(2, 256), default=16, show_default=True,
               help="Triples per step (each also serves as in-batch negatives for the others).")
-@click.option("--negatives", type=click.IntRange(1, 50), default=3, show_default=True, help="Hard negatives per gold document.")
+@click.option("--negatives", type=click.IntRange(1, 50), default=2, show_default=True, help="Hard negatives per gold document.")
+@click.option("--max-seq-length", type=click.IntRange(0, 8192), default=128, show_default=True,
+              help="Tokens per text while training (0: the model's own window); the index still embeds whole chunks.")
 @click.option("--retrain", is_flag=True, help="Train again even when a tuned model with these settings exists.")
 @SEED_OPT
 def tune_command(root: Path, tier_spec: str, train_share: float, split_seed: int, epochs: int, batch_size: int,
-                 negatives: int, retrain: bool, seed: int) -> None:
+                 negatives: int, max_seq_length: int, retrain: bool, seed: int) -> None:
     """Fine-tune the embedder on (query, gold, hard negative) of a seeded training split
-    (MultipleNegativesRankingLoss), then rank the held-out queries with it as dense@tuned and hybrid@tuned."""
-    from workbench.access.evaluate import DEFAULT_DEPTH, retrieve_tier
-    from workbench.access.retrievers import make_retrievers
-    from workbench.access.runs import RunStore
+    (MultipleNegativesRankingLoss), then rank the held-out queries with it as dense@tuned and hybrid@tuned.
+
+    A finished training is kept (a rerun with the same settings goes straight to indexing) and the
+    tuned chunk vectors are cached: an interrupted tune resumes."""
     from workbench.access.ladder import ensure_tiers, select_tiers
     from workbench.cli.project import ensure_indexes
     from workbench.diagnosis.compare import compare
     from workbench.names import untuned
     from workbench.progress import stage_progress
     from workbench.project.load import load_project
-    from workbench.tune.retrieval import TUNED_SYSTEMS, rank_held_out
-    from workbench.tune.split import split_queries
-    from workbench.tune.train import TuneOptions, load_record, train
+    from workbench.tune.retrieval import TUNED_SYSTEMS
+    from workbench.tune.run import tune_project
+    from workbench.tune.train import TuneOptions
 
     project = load_project(root)
     tiers = select_tiers(ensure_tiers(project), tier_spec)
     ensure_indexes(project, tiers)
-    options = TuneOptions(train_share, split_seed, epochs, batch_size, negatives_per_gold=negatives)
-    split = split_queries(project.queries, train_share, split_seed)
-    record = load_record(project)
+    options = TuneOptions(train_share, split_seed, epochs, batch_size, negatives_per_gold=negatives,
+                          max_seq_length=max_seq_length)
     with stage_progress(err_console, unit="steps") as progress:
-        if retrain or record is None or record.options != options or record.split != split:
-            record = train(project, split, options, progress)
-            err_console.print(f"trained on {record.examples} triples in {record.seconds:.0f} s "
-                              f"({record.left_out} left out: a held-out query's documents)", highlight=False)
-        rank_held_out(project, tiers, DEFAULT_DEPTH, progress)
-        for name, retriever in make_retrievers(project, [b for s in TUNED_SYSTEMS if (b := untuned(s))]).items():
-            for tier in tiers:  # the base embedder's runs, to compare with
-                retrieve_tier(retriever, tier, project, DEFAULT_DEPTH, RunStore(project))
+        record, trained = tune_project(project, tiers, options, retrain, progress)
+    if trained:
+        err_console.print(f"trained on {record.examples} triples in {record.seconds:.0f} s "
+                          f"({record.left_out} left out: a held-out query's documents)", highlight=False)
     console.print(markup_escaped(record.split.caption()), highlight=False)
     held = set(record.split.held_out)
     for tuned in TUNED_SYSTEMS:

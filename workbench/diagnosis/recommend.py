@@ -29,7 +29,17 @@ def recommendations(project: Project, reading: Reading, access: str | None, tier
     """``reading``'s recommendations in order; ``access`` is the ranking system its verdicts read."""
     fixes = {f.fix: f for f in runnable_fixes(project, access, tiers, collector)} if access else {}
     done = {ACCESS_FIXES[0]: f"done: {access} is hybrid already"} if access == "hybrid" else {}
-    return [Recommendation(x, fixes.get(x), done.get(x, "")) for x in reading.recommendations]
+    recs = [Recommendation(x, fixes.get(x), done.get(x, "")) for x in reading.recommendations]
+    return [_say_what_runs_next(r, recs[i + 1:], i + 2) for i, r in enumerate(recs)]
+
+
+def _say_what_runs_next(rec: Recommendation, later: list[Recommendation], number: int) -> Recommendation:
+    """A fix the key skips for its cost names the one the key runs instead (the method's order kept)."""
+    if rec.fix is None or not rec.fix.skipped:
+        return rec
+    nxt = next(((number + j, r.fix) for j, r in enumerate(later) if r.fix is not None and r.fix.runnable), None)
+    then = f"; the key runs {nxt[0]} ({nxt[1].system}) next" if nxt else ""
+    return msgspec.structs.replace(rec, fix=msgspec.structs.replace(rec.fix, skipped=rec.fix.skipped + then))
 
 
 def primary_recommendations(project: Project, qv: QueryVerdicts, tiers: list[Tier], collector: Collector,
@@ -42,6 +52,7 @@ def primary_recommendations(project: Project, qv: QueryVerdicts, tiers: list[Tie
 
 
 def first_runnable(recs: list[Recommendation]) -> RunnableFix | None:
-    """The first fix a key can run here: a configured rerank, one not yet measured before one that is."""
+    """The first fix the key can run here, in the method's order (a rerank, then fine-tuning; one
+    skipped for its cost on this machine says so), one not yet measured before one that is."""
     fixes = [r.fix for r in recs if r.fix is not None and r.fix.runnable]
     return next((f for f in fixes if f.effect is None), fixes[0] if fixes else None)

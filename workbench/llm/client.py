@@ -11,12 +11,16 @@
   parameters) — never the API key. Only well-formed completions are cached, so a fault is
   never replayed from the cache;
 - per call: prompt and completion tokens, latency (a cached call reports the latency it had
-  when it was made, and ``cached=True``).
+  when it was made, and ``cached=True``);
+- on request (``top_logprobs=N``), the first generated token's N most likely alternatives with
+  their log-probabilities, where the server returns them (llama.cpp's server and OpenAI do:
+  ``logprobs`` / ``top_logprobs`` on chat completions); None where it does not.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import random
 import sqlite3
@@ -55,6 +59,11 @@ class LLMCallError(ExternalError):
         super().__init__(f"{kind} after {attempts} attempt(s): {message}")
 
 
+class TokenLogprob(msgspec.Struct, frozen=True, array_like=True):
+    token: str
+    logprob: float
+
+
 class Completion(msgspec.Struct, frozen=True):
     text: str
     prompt_tokens: int
@@ -63,6 +72,7 @@ class Completion(msgspec.Struct, frozen=True):
     finish_reason: str | None = None
     cached: bool = False
     cut: bool = False  # longer than the model's max_stored_chars: the text kept is its start
+    top_logprobs: list[TokenLogprob] | None = None  # asked for and returned: the first token's alternatives
 
 
 def stored_form(c: Completion, max_chars: int, secrets: tuple[str, ...]) -> Completion:
@@ -284,14 +294,19 @@ class ChatClient:
         temperature: float | None = None,
         seed: int | None = None,
         extra_key: dict | None = None,
+        top_logprobs: int | None = None,
     ) -> Completion:
-        """One chat completion (from the cache when seen before). Raises LLMCallError."""
+        """One chat completion (from the cache when seen before). Raises LLMCallError.
+        ``top_logprobs``: also ask for the first token's most likely alternatives (Completion.top_logprobs)."""
         params: dict = {
             "max_tokens": self.config.max_tokens if max_tokens is None else max_tokens,
             "temperature": self.config.temperature if temperature is None else temperature,
         }
         if seed is not None:
             params["seed"] = seed
+        if top_logprobs:
+            params["logprobs"] = True
+            params["top_logprobs"] = top_logprobs
         key = self.key(messages, {**params, **(extra_key or {})})
         if self.use_cache and self.cache is not None:
             hit = self.cache.get(key)
@@ -351,6 +366,7 @@ def _parse(resp, latency: float) -> Completion:
         raise ValueError("response message has no text content")
     usage = getattr(resp, "usage", None)
     prompt_tokens = getattr(usage, "prompt_tokens", None) if usage else None
+    top = _first_token_alternatives(getattr(choices[0], "logprobs", None))
     completion_tokens = getattr(usage, "completion_tokens", None) if usage else None
     return Completion(
         text=text,
@@ -358,4 +374,20 @@ def _parse(resp, latency: float) -> Completion:
         completion_tokens=int(completion_tokens or 0),
         latency_s=round(latency, 4),
         finish_reason=getattr(choices[0], "finish_reason", None),
+        top_logprobs=top,
     )
+
+
+def _first_token_alternatives(logprobs) -> list[TokenLogprob] | None:
+    """The first generated token's top alternatives; None when the server sent none (or a shape
+    that is not the OpenAI one: the text is still usable, so this is no reason to retry)."""
+    content = getattr(logprobs, "content", None) if logprobs is not None else None
+    if not content:
+        return None
+    out = []
+    for alt in getattr(content[0], "top_logprobs", None) or []:
+        token, logprob = getattr(alt, "token", None), getattr(alt, "logprob", None)
+        if isinstance(token, str) and isinstance(logprob, (int, float)) and not isinstance(logprob, bool) \
+                and math.isfinite(logprob):  # -inf (never sampled) says nothing and cannot be stored as JSON
+            out.append(TokenLogprob(token, float(logprob)))
+    return out or None

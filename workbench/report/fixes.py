@@ -60,30 +60,38 @@ def fix_effects(project: Project, tiers: list[Tier], collector: Collector, seed:
         base = fix_base(system)
         if base is None or base not in systems:
             continue
-        values: dict[str, tuple[list[float], list[float]]] = {"FR": ([], []), "SR": ([], [])}
-        pairs = []
-        for t in chosen:
-            rankings = collector.tier_store(t).rankings
-            for qid in project.tier_query_ids(t):
-                q = project.query(qid)
-                a, b = collector.access(t, base, q), collector.access(t, system, q)
-                if a is None or b is None:
-                    continue
-                pairs.append((q, t.name, rankings[base][qid], rankings[system][qid]))
-                values["SR"][0].append(a.sr_at_k)
-                values["SR"][1].append(b.sr_at_k)
-                if a.fr_at_k is not None and b.fr_at_k is not None:
-                    values["FR"][0].append(a.fr_at_k)
-                    values["FR"][1].append(b.fr_at_k)
-        if not pairs:
-            continue
-        kind = "FR" if values["FR"][0] else "SR"
-        before, after = values[kind]
-        record = load_record(project) if untuned(system) else None
-        effect = FixEffect(system, base, level, f"{kind}@{collector.k}", bootstrap_ci(before, seed, f"fix-{base}"),
-                           bootstrap_ci(after, seed, f"fix-{system}"), paired_test(after, before, seed),
-                           movement(base, system, pairs, collector.k).counts, "",
-                           record.split.caption() if record else "")
-        out.append(msgspec.structs.replace(effect, line=effect_line(effect)))
+        effect = fix_effect(project, chosen, collector, base, system, seed)
+        if effect is not None:
+            out.append(effect)
     return out
 
+
+def fix_effect(project: Project, chosen: list[Tier], collector: Collector, base: str, system: str,
+               seed: int = DEFAULT_SEED) -> FixEffect | None:
+    """``system`` against ``base`` on the tiers of one level (None: no query both ranked)."""
+    level = level_of(chosen[-1])
+    values: dict[str, tuple[list[float], list[float]]] = {"FR": ([], []), "SR": ([], [])}
+    pairs = []
+    for t in chosen:
+        rankings = collector.tier_store(t).rankings
+        for qid in project.tier_query_ids(t):
+            q = project.query(qid)
+            a, b = collector.access(t, base, q), collector.access(t, system, q)
+            if a is None or b is None:
+                continue
+            pairs.append((q, t.name, rankings[base][qid], rankings[system][qid]))
+            values["SR"][0].append(a.sr_at_k)
+            values["SR"][1].append(b.sr_at_k)
+            if a.fr_at_k is not None and b.fr_at_k is not None:
+                values["FR"][0].append(a.fr_at_k)
+                values["FR"][1].append(b.fr_at_k)
+    if not pairs:
+        return None
+    kind = "FR" if values["FR"][0] else "SR"
+    before, after = values[kind]
+    record = load_record(project) if untuned(system) else None
+    effect = FixEffect(system, base, level, f"{kind}@{collector.k}", bootstrap_ci(before, seed, f"fix-{base}"),
+                       bootstrap_ci(after, seed, f"fix-{system}"), paired_test(after, before, seed),
+                       movement(base, system, pairs, collector.k).counts, "",
+                       record.split.caption() if record else "")
+    return msgspec.structs.replace(effect, line=effect_line(effect))

@@ -1,23 +1,30 @@
 """The ``llm`` reranker: pointwise relevance from any configured OpenAI-compatible chat model.
 
 Each (query, document) is one call asking "does this document help answer the question? yes or
-no", through the project's chat client (its response cache, retries and concurrency). The score
-is the parsed answer: yes 1, no 0, anything else 0.5; ties keep the base system's order (the
-stage sorts stably). Log-probabilities would give a finer score, but the shared chat client
-returns only the text today (see the README's Rerankers section).
+no", through the project's chat client (its response cache, retries and concurrency), for one
+token with its top log-probabilities. The score is P(yes) among the yes/no answers of that first
+token, where the server returns log-probabilities (llama.cpp's server does): a graded score, so a
+small model that answers "no" to everything still orders the documents. Where it does not, or no
+yes/no is among the alternatives, the parsed answer: yes 1, no 0, anything else 0.5; ties keep the
+base system's order (the stage sorts stably).
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import re
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from workbench.project.files import Project
 from workbench.records import RerankerConfig
 from workbench.rerank.base import SCORER_VERSION, Scorer
 
-PROMPT_VERSION = 1
+if TYPE_CHECKING:
+    from workbench.llm.client import Completion
+
+PROMPT_VERSION = 2  # 2: one token with its log-probabilities
+TOP_LOGPROBS = 10  # alternatives asked for: enough to hold both "yes" and "no" in any casing
 SYSTEM = "You judge whether a document helps answer a question. Reply with one word: yes or no."
 _ANSWER = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
 
@@ -32,6 +39,17 @@ def relevance_prompt(query: str, document: str) -> list[dict]:
 def parse_relevance(text: str) -> float:
     m = _ANSWER.search(text)
     return 0.5 if m is None else float(m[1].lower() == "yes")
+
+
+def relevance(completion: Completion) -> float:
+    """P(yes | yes or no) from the first token's log-probabilities, else the parsed answer."""
+    mass = {"yes": 0.0, "no": 0.0}
+    for alt in completion.top_logprobs or []:
+        word = alt.token.strip().strip(".,!:;\"'").lower()
+        if word in mass:
+            mass[word] += math.exp(alt.logprob)
+    total = mass["yes"] + mass["no"]
+    return mass["yes"] / total if total > 0 else parse_relevance(completion.text)
 
 
 class LLMScorer(Scorer):
@@ -52,7 +70,8 @@ class LLMScorer(Scorer):
         from workbench.llm.providers import open_client
 
         async with open_client(self.project, self.model_name, self.model) as client:
-            tasks = [asyncio.ensure_future(client.complete(relevance_prompt(query, d), max_tokens=3, temperature=0.0))
+            tasks = [asyncio.ensure_future(client.complete(relevance_prompt(query, d), max_tokens=1, temperature=0.0,
+                                                           top_logprobs=TOP_LOGPROBS))
                      for d in documents]
             try:
                 for n, answer in enumerate(asyncio.as_completed(tasks), 1):
@@ -64,4 +83,4 @@ class LLMScorer(Scorer):
                     t.cancel()  # aborts their HTTP requests: the server stops generating
                 await asyncio.gather(*tasks, return_exceptions=True)
                 raise
-        return [parse_relevance(t.result().text) for t in tasks]
+        return [relevance(t.result()) for t in tasks]

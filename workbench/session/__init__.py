@@ -35,7 +35,7 @@ from workbench.progress import Cancelled, Progress
 from workbench.project.labels import MARKS
 from workbench.project.versions import VersionInfo, list_versions
 from workbench.records import Document, Query
-from workbench.session.diagnosis import choose_verdict_system, diagnose, diagnosis_after_run, export_report, figures_system, first_runnable_fix, fix_pairs, insight_overview, load_recommendations, query_sources, run_fix, shown_recommendations, verdict_system, verdict_systems
+from workbench.session.diagnosis import choose_verdict_system, diagnose, diagnosis_after_run, export_report, figures_system, first_runnable_fix, fix_cost, fix_pairs, insight_overview, load_recommendations, query_sources, run_fix, shown_recommendations, verdict_system, verdict_systems
 from workbench.session.labelling import access_line, add_query_from_log, apply_relabelled, close_visit, edit_reference_answer, label_document, undo_label, version_shown
 from workbench.session.state import Session, build, evaluate_all, inspect, open_session, ranks_before, use_table
 from workbench.session.unjudged import has_answer_bearing_unjudged, unjudged_documents
@@ -49,7 +49,7 @@ __all__ = [
     "label_document", "undo_label", "close_visit", "version_shown", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
     "access_line", "index_status", "list_versions", "diagnose", "verdict_systems", "verdict_system",
     "choose_verdict_system", "figures_system", "diagnosis_after_run", "export_report", "query_sources", "insight_overview", "ranks_before",
-    "load_recommendations", "shown_recommendations", "first_runnable_fix", "fix_pairs", "run_fix",
+    "load_recommendations", "shown_recommendations", "first_runnable_fix", "fix_cost", "fix_pairs", "run_fix",
     "unjudged_documents", "has_answer_bearing_unjudged",
     # names and registries
     "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",

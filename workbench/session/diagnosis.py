@@ -91,19 +91,33 @@ def first_runnable_fix(session: Session) -> RunnableFix | None:
 
 def fix_pairs(session: Session, fix: RunnableFix) -> int:
     """(query, document) pairs a rerank fix scores at most: queries of its tiers × its depth."""
-    depth = int(fix.system.rpartition("@")[2] or 0) if fix.kind == "rerank" else 0
-    return depth * sum(len(session.project.tier_query_ids(t)) for t in session.tiers if t.name in fix.tiers)
+    return fix.pairs if fix.kind == "rerank" else 0
+
+
+def fix_cost(session: Session, fix: RunnableFix) -> str:
+    """What running the fix costs and how it stops and resumes, in a few words for the key's line."""
+    if fix.kind == "tune":
+        return ("fine-tunes the embedder on the training split, then embeds the tier with it; "
+                "x cancels, t resumes: a finished training and embedded chunks are kept")
+    return f"at most {fix_pairs(session, fix)} scored pairs, cached; x cancels, t resumes"
 
 
 def run_fix(session: Session, fix: RunnableFix, progress: Progress = no_progress) -> list[Recommendation]:
-    """Try a runnable fix on the tiers it is judged on (the score cache resumes an interrupted one),
-    then the recommendations again, with its measured effect."""
-    from workbench.rerank.run import rerank
-
+    """Try a runnable fix on the tiers it is judged on (a rerank's score cache, a finished training
+    and the tuned embedder's chunk vectors resume an interrupted one), then the recommendations
+    again, with its measured effect."""
     if not fix.runnable:
-        raise WorkbenchError(f"{fix.system} does not run from here: {fix.note or fix.command}")
+        raise WorkbenchError(f"{fix.system} does not run from here: {fix.note or fix.skipped or fix.command}")
     k = session.diagnosis.qv.k if session.diagnosis else None
     tiers = [t for t in session.tiers if t.name in fix.tiers]
+    if fix.kind == "tune":
+        from workbench.tune.run import tune_project
+
+        progress(f"{fix.system} {', '.join(fix.tiers)}", 0, 1)
+        tune_project(session.project, tiers, progress=progress)
+        return load_recommendations(session)
+    from workbench.rerank.run import rerank
+
     # the stage reports once per query; a chat model's first query takes a while, so say it started
     progress(f"{fix.system} {', '.join(fix.tiers)}", 0, sum(len(session.project.tier_query_ids(t)) for t in tiers))
     rerank(session.project, tiers, [fix.system], k, progress)

@@ -1,11 +1,14 @@
 """Fine-tune the embedder: sentence-transformers' SentenceTransformerTrainer with
 MultipleNegativesRankingLoss on (query, gold document, hard negative) triples of the training
-queries. CPU-friendly defaults: one epoch, batch 16, the model's own window; seeded."""
+queries. CPU-friendly defaults (benchmarks/bench_fix_loop.py measures them): one epoch, batch 16,
+two hard negatives per gold, 128 tokens per text in training (the saved model keeps its own window
+for indexing); seeded."""
 
 from __future__ import annotations
 
 import shutil
 import time
+import uuid
 from pathlib import Path
 
 import msgspec
@@ -19,6 +22,7 @@ from workbench.tune.split import Split, held_out_documents
 TUNED_DIR = "tuned"
 MODEL_DIR = "model"
 RECORD_FILE = "tune.json"
+TRAINING_FILE = "workbench-training.json"
 
 
 class TuneError(BadInput):
@@ -31,7 +35,8 @@ class TuneOptions(msgspec.Struct, frozen=True):
     epochs: int = 1
     batch_size: int = 16
     learning_rate: float = 2e-5
-    negatives_per_gold: int = 3
+    negatives_per_gold: int = 2
+    max_seq_length: int = 128  # tokens per text while training; 0: the model's own window
 
 
 class TuneRecord(msgspec.Struct, frozen=True):
@@ -95,6 +100,9 @@ def train(project: Project, split: Split, options: TuneOptions, progress: Progre
 
     base = project.config.embedding.model
     model = SentenceTransformer(SentenceTransformerEmbedder(base)._resolve_path(), device="cpu")
+    window = model.max_seq_length
+    if options.max_seq_length:  # attention and the feed-forward cost grow with it: the CPU's main lever
+        model.max_seq_length = min(window, options.max_seq_length)
     data = Dataset.from_dict({"anchor": [a for a, _, _ in examples], "positive": [p for _, p, _ in examples],
                               "negative": [n for _, _, n in examples]})
 
@@ -120,7 +128,14 @@ def train(project: Project, split: Split, options: TuneOptions, progress: Progre
                 trainer.remove_callback(cb)
         trainer.train()
         shutil.rmtree(work / "trainer", ignore_errors=True)
+        model.max_seq_length = window  # the index embeds whole chunks, as the base embedder does
         model.save(str(work))
+        # Every training's weights have the same size, and the model's identity (its index folder,
+        # its embedding-cache key: workbench/tune/retrieval.py) is read from names, sizes and small
+        # files: this small file makes each training a new identity, so a retrained model never
+        # reuses the previous one's index or chunk vectors.
+        (work / TRAINING_FILE).write_bytes(msgspec.json.encode(
+            {"training": uuid.uuid4().hex, "options": options, "split_seed": split.seed, "base_model": base}))
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise

@@ -5,9 +5,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
+
+if TYPE_CHECKING:
+    from rich.table import Table
+else:
+    def Table(*args: Any, **kwargs: Any):
+        """rich's Table, imported when a command prints one (not at start-up: `eval --json` prints none)."""
+        from rich.table import Table as RichTable
+
+        return RichTable(*args, **kwargs)
 
 # Piped output gets a width that fits the tables instead of rich's 80-column fallback.
 # emoji=False: ":skull:" in an ID, a title, a system name or an endpoint error stays as written

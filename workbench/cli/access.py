@@ -87,7 +87,6 @@ def eval_(root: Path, retrievers: str, tier_spec: str, k: int | None, as_json: b
     from workbench.access.ladder import ensure_tiers, select_tiers
     from workbench.access.retrievers import RETRIEVERS, make_retrievers
     from workbench.cli.insight import print_effective_sizes
-    from workbench.llm.figures import use_table
     from workbench.progress import stage_progress
 
     project = load_project(root, queries_version)
@@ -98,7 +97,11 @@ def eval_(root: Path, retrievers: str, tier_spec: str, k: int | None, as_json: b
     ensure_indexes(project, tiers, kinds=tuple(sorted(frozenset().union(*(RETRIEVERS[n].index_kinds for n in known)))))
     with stage_progress(err_console, unit="queries") as progress:
         results = evaluate(project, tiers, make_retrievers(project, names), k=k, include_models=not no_models, progress=progress)
-    use = None if no_models else use_table(project, tiers)
+    use = None
+    if not no_models:
+        from workbench.llm.figures import use_table
+
+        use = use_table(project, tiers)
     if as_json:
         click.echo(json.dumps(results_json(results, k, use, project.queries_version), indent=1))
     else:

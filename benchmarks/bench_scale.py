@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
+import itertools
 import json
 import os
 import random
@@ -148,12 +149,12 @@ def synthetic_files(folder: Path, n_docs: int, n_queries: int = 100, words: int 
     if docs.exists() and queries.exists():
         return docs, queries
     rng = random.Random(seed)
-    weights = [1 / (i + 1) for i in range(len(WORDS))]
+    cum = list(itertools.accumulate(1 / (i + 1) for i in range(len(WORDS))))  # what choices(weights=) makes per call
     folder.mkdir(parents=True, exist_ok=True)
     texts = []
     with (folder / "docs.tmp").open("w") as fh:
         for i in range(n_docs):
-            text = " ".join(rng.choices(WORDS, weights, k=words))
+            text = " ".join(rng.choices(WORDS, cum_weights=cum, k=words))
             texts.append(text)
             fh.write(json.dumps({"doc_id": f"d{i}", "title": f"doc {i}", "text": text, "domain": f"dom{i % 4}"}) + "\n")
     with (folder / "queries.tmp").open("w") as fh:
@@ -364,9 +365,14 @@ def pool_steps(root: Path, docs: Path, queries: Path) -> dict[str, list[str]]:
             "eval repeat": evaluate}  # the same, every run stored
 
 
-def full_tokens(root: Path) -> int:
-    tiers = json.loads((root / ".workbench" / "tiers.json").read_bytes())["tiers"]
-    return next(t["tokens"] for t in tiers if t["name"] == "full")
+def full_tokens(root: Path) -> int | None:
+    """The full tier's tokens (the pool's, as the ladder counts them), once laddered."""
+    from workbench.access.ladder import TIERS_FILE
+
+    path = root / ".workbench" / TIERS_FILE
+    if not path.exists():
+        return None
+    return next(t["tokens"] for t in json.loads(path.read_bytes())["tiers"] if t["name"] == "full")
 
 
 def bench_pool(sizes: list[int], work: Path, redo: set[str]) -> Path | None:
@@ -389,7 +395,7 @@ def bench_pool(sizes: list[int], work: Path, redo: set[str]) -> Path | None:
                 done[name] = [wall, rss, disk_mb(root / ".workbench")]
                 record.write_text(json.dumps(done))
             wall, rss, disk = done[name]
-            tokens[n] = full_tokens(root) if (root / ".workbench" / "tiers.json").exists() else n * 220
+            tokens[n] = full_tokens(root) or n * 220
             print(f"  {n:>7,} docs ({tokens[n] / 1e6:5.2f}M tokens)  {name:<13} {wall:8.2f} s  {rss:7.0f} MiB  "
                   f"{disk:8.1f} MB{'  (stored)' if stored else ''}", flush=True)
         measured[n] = done

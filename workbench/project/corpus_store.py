@@ -152,9 +152,14 @@ class LazyDocuments(Mapping[int, Document]):
         return iter(self._spans.file_order)
 
     def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self.keys()
+
+    def keys(self) -> frozenset[int]:  # type: ignore[override]
+        """The DocIDs as a set (made once): set operations over every DocID of a tier run in C.
+        Iterating the mapping itself keeps the file's order."""
         if self._id_set is None:
             self._id_set = frozenset(self._spans.ids)
-        return doc_id in self._id_set
+        return self._id_set
 
     def __getitem__(self, doc_id: int) -> Document:
         if self._all is not None:

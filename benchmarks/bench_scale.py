@@ -405,8 +405,8 @@ def bench_pool(sizes: list[int], work: Path, redo: set[str]) -> Path | None:
         tokens[n] = full_tokens(root) or n * 220
         print(f"  {n:>7,} docs = {tokens[n] / 1e6:.2f}M tokens (the full tier); documents.jsonl "
               f"{(root / 'documents.jsonl').stat().st_size / 1e6:.0f} MB", flush=True)
-    if len(sizes) > 1:
-        small, large = min(sizes), max(sizes)
+    ordered = sorted(sizes)
+    for small, large in zip(ordered, ordered[1:]):
         scale = tokens[large] / tokens[small]
         print(f"# growth {small:,} -> {large:,} docs ({scale:.1f}x tokens): ratio per step and exponent b "
               "(value ∝ size^b; 1 = linear)", flush=True)
@@ -414,9 +414,14 @@ def bench_pool(sizes: list[int], work: Path, redo: set[str]) -> Path | None:
             a, b = measured[small][name], measured[large][name]
             parts = []
             for what, i in (("time", 0), ("RSS", 1), ("disk", 2)):
-                r = b[i] / a[i] if a[i] else float("nan")
-                parts.append(f"{what} {r:6.2f}x b={np.log(r) / np.log(scale):5.2f}")
+                if a[i] and b[i]:
+                    r = b[i] / a[i]
+                    parts.append(f"{what} {r:6.2f}x b={np.log(r) / np.log(scale):5.2f}")
+                else:  # nothing written yet (import: documents.jsonl is the project's, not .workbench)
+                    parts.append(f"{what}      -          ")
             print(f"  {name:<13} " + "   ".join(parts), flush=True)
+    if ordered:
+        large = ordered[-1]
         peak = max(v[1] for v in measured[large].values())
         line(f"peak RSS of any step, {large:,} docs", peak / 1024, 4.0, "GiB", peak / 1024 < 4.0, "target < 4 GiB")
     return root

@@ -83,7 +83,9 @@ def encode_run(run: SystemRun) -> tuple[bytes, dict[str, tuple[int, int]]]:
     enc = msgspec.json.Encoder()
     head, tail = enc.encode(msgspec.structs.replace(run, rankings=[])).split(b'"rankings":[]', 1)
     head += b'"rankings":['
-    parts, spans, at = [], {}, len(head)
+    parts: list[bytes] = []
+    spans: dict[str, tuple[int, int]] = {}
+    at = len(head)
     for n, ranking in enumerate(run.rankings):
         part = enc.encode(ranking)
         at += n > 0  # the comma before it

@@ -379,16 +379,17 @@ def full_tokens(root: Path) -> int | None:
     return next(t["tokens"] for t in json.loads(path.read_bytes())["tiers"] if t["name"] == "full")
 
 
-def bench_pool(sizes: list[int], work: Path, redo: set[str]) -> Path | None:
-    """Each size's steps, measured once and stored (a rerun prints them); returns the largest pool."""
+def bench_pool(sizes: list[int], work: Path, redo: set[str]) -> list[Path]:
+    """Each size's steps, measured once and stored (a rerun prints them); returns the pools."""
     endpoint = LoopbackEmbeddings()
     embedding = f'[embedding]\nbackend = "openai"\nmodel = "loopback"\nbase_url = "{endpoint.base_url}"\nbatch_size = 128\n'
     print("# pool: step, wall s, peak RSS MiB, disk MB of .workbench (embeddings from a loopback endpoint)", flush=True)
     measured: dict[int, dict[str, list[float]]] = {}
     tokens: dict[int, int] = {}
-    root = None
+    roots = []
     for n in sizes:
         root = work / f"pool-{n}"
+        roots.append(root)
         record = work / f"pool-{n}.steps.json"
         done: dict[str, list[float]] = json.loads(record.read_text()) if record.exists() else {}
         docs, queries = make_project(root, n, embedding)
@@ -424,7 +425,7 @@ def bench_pool(sizes: list[int], work: Path, redo: set[str]) -> Path | None:
         large = ordered[-1]
         peak = max(v[1] for v in measured[large].values())
         line(f"peak RSS of any step, {large:,} docs", peak / 1024, 4.0, "GiB", peak / 1024 < 4.0, "target < 4 GiB")
-    return root
+    return roots
 
 
 # --------------------------------------------------------------------------- 4. inspection
@@ -445,15 +446,15 @@ def inspect_once(root: Path) -> tuple[float, str, str]:
     return took, query_id, tier.name
 
 
-def bench_inspect(pool: Path, sample: Path | None, repeat: int) -> None:
-    at_pool = statistics.median(inspect_once(pool)[0] for _ in range(repeat))
-    if sample is None:
-        print(f"  one query's inspection at the pool: {at_pool * 1e3:.1f} ms (no sample corpus to compare)")
-        return
-    at_sample = statistics.median(inspect_once(sample)[0] for _ in range(repeat))
-    line(f"inspect one query (core), {pool.name} vs sample", at_pool, at_sample, "s", at_pool <= 0.5,
-         "target 0.5 s at the pool; the largest tier, every stored system; median of "
-         f"{repeat}")
+def bench_inspect(pools: list[Path], sample: Path | None, repeat: int) -> None:
+    at_sample = statistics.median(inspect_once(sample)[0] for _ in range(repeat)) if sample is not None else None
+    for pool in pools:
+        at_pool = statistics.median(inspect_once(pool)[0] for _ in range(repeat))
+        if at_sample is None:
+            print(f"  one query's inspection at {pool.name}: {at_pool * 1e3:.1f} ms (no sample corpus to compare)")
+            continue
+        line(f"inspect one query (core), {pool.name} vs sample", at_pool, at_sample, "s", at_pool <= 0.5,
+             f"target 0.5 s at the pool; the largest tier, every stored system; median of {repeat}")
 
 
 def main() -> None:
@@ -483,11 +484,10 @@ def main() -> None:
         if args.startup_docs:
             bench_startup(args.startup_docs, args.work, args.repeat)
         if args.pool_docs:
-            pool = bench_pool([int(x) for x in args.pool_docs.split(",")], args.work,
-                              {s.strip() for s in args.redo.split(",") if s.strip()})
-            if pool is not None:
-                print("# inspection: one query, cold (the TUI's open-a-query core call)", flush=True)
-                bench_inspect(pool, sample_project(args.work), args.repeat)
+            pools = bench_pool([int(x) for x in args.pool_docs.split(",")], args.work,
+                               {s.strip() for s in args.redo.split(",") if s.strip()})
+            print("# inspection: one query, cold (the TUI's open-a-query core call)", flush=True)
+            bench_inspect(pools, sample_project(args.work), args.repeat)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

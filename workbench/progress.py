@@ -10,7 +10,6 @@ finished. The front ends: ``stage_progress`` (Rich bars, CLI), the TUI's task ba
 
 from __future__ import annotations
 
-import asyncio
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Coroutine, Iterator, Protocol, TypeVar
 
@@ -33,18 +32,13 @@ def no_progress(stage: str, done: int, total: int) -> None:
     """A progress callback that shows nothing and never cancels."""
 
 
-@contextmanager
-def stage_progress(console: "Console", unit: str | Callable[[str], str] = "items") -> Iterator[Progress]:
-    """Yield progress(stage, done, total) drawing one Rich bar per stage, with items/second.
-    ``unit`` names what the bars count, or says it per stage (embedding counts chunks, BM25 documents)."""
-    from workbench.safe_text import visible
-
+def _bars(console: "Console") -> Any:
+    """Rich bars with items/second (rich.progress imported here: only when there is progress to draw)."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
         ProgressColumn,
         Task,
-        TaskID,
         TextColumn,
         TimeElapsedColumn,
         TimeRemainingColumn,
@@ -56,20 +50,36 @@ def stage_progress(console: "Console", unit: str | Callable[[str], str] = "items
         def render(self, task: Task) -> Text:
             return Text(f"{task.speed:,.0f} {task.fields['unit']}/s" if task.speed else "", style="cyan")
 
-    unit_of = unit if callable(unit) else (lambda stage: unit)
-
-    tasks: dict[str, TaskID] = {}
     # markup=False: a stage names a tier, whose domain is data ("[bold]x:skull:" stays as written)
-    with Bars(TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(), RateColumn(),
-              TimeElapsedColumn(), TimeRemainingColumn(), console=console) as bar:
+    return Bars(TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(), RateColumn(),
+                TimeElapsedColumn(), TimeRemainingColumn(), console=console)
 
-        def update(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                # stages name tiers, and tier names hold domains: data, shown as text
-                tasks[stage] = bar.add_task(visible(stage, one_line=True), total=total, unit=unit_of(stage))
-            bar.update(tasks[stage], completed=done, total=total)
 
+@contextmanager
+def stage_progress(console: "Console", unit: str | Callable[[str], str] = "items") -> Iterator[Progress]:
+    """Yield progress(stage, done, total) drawing one Rich bar per stage, with items/second.
+    ``unit`` names what the bars count, or says it per stage (embedding counts chunks, BM25 documents).
+    The bars start with the first stage: work that finds everything done draws nothing."""
+    from workbench.safe_text import visible
+
+    unit_of = unit if callable(unit) else (lambda stage: unit)
+    tasks: dict[str, Any] = {}
+    bars: list[Any] = []
+
+    def update(stage: str, done: int, total: int) -> None:
+        if not bars:
+            bars.append(_bars(console))
+            bars[0].start()
+        if stage not in tasks:
+            # stages name tiers, and tier names hold domains: data, shown as text
+            tasks[stage] = bars[0].add_task(visible(stage, one_line=True), total=total, unit=unit_of(stage))
+        bars[0].update(tasks[stage], completed=done, total=total)
+
+    try:
         yield update
+    finally:
+        if bars:
+            bars[0].stop()
 
 
 def run_polled(make: Callable[[], Coroutine[Any, Any, T]], poll: Callable[[], None], every_s: float = 0.1,
@@ -78,6 +88,8 @@ def run_polled(make: Callable[[], Coroutine[Any, Any, T]], poll: Callable[[], No
     ``poll`` every ``every_s``: when ``poll`` raises Cancelled, ``on_cancel`` runs (on the loop: the
     model clients' cancel hooks), the coroutine is cancelled, awaited, and Cancelled re-raised.
     This is how blocking model work honours the one cancel protocol."""
+
+    import asyncio  # here, not at start-up: only model work runs an event loop
 
     async def guarded() -> T:
         job = asyncio.ensure_future(make())

@@ -10,9 +10,10 @@ is never parsed as markup. Use one of them wherever data meets a screen, a table
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from rich.markup import escape
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.text import Text
 
 # C0 controls except tab and newline, DEL, C1 controls, and the Unicode bidi/format controls that can
 # reorder or hide what is shown (Trojan-Source style).
@@ -39,11 +40,15 @@ def visible(text: str, *, one_line: bool = False) -> str:
 
 def markup_escaped(text: str, *, one_line: bool = False) -> str:
     """Safe to embed in a Rich markup string (console.print(f"... {markup_escaped(x)} ..."))."""
+    from rich.markup import escape  # here: rich is not imported by commands that print through it nothing
+
     return escape(visible(text, one_line=one_line))
 
 
 def as_text(text: str, style: str = "", *, one_line: bool = False) -> Text:
     """A Rich Text (also a Textual renderable) of data: never parsed as markup."""
+    from rich.text import Text
+
     return Text(visible(text, one_line=one_line), style=style)
 
 

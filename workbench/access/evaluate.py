@@ -15,7 +15,7 @@ import msgspec
 
 from workbench.access.indexing import index_status
 from workbench.access.metrics import query_access, summarize
-from workbench.names import SystemName
+from workbench.names import TUNED_SUFFIX, SystemName
 from workbench.progress import Progress
 from workbench.project.files import Project
 from workbench.records import AccessSummary, QueryAccess, RankedList, Tier
@@ -111,12 +111,20 @@ def stored_runs(project: Project, tier: Tier, store: RunStore) -> list[SystemRun
     """Model localization runs, imported production runs (`run:<name>`), the tuned embedder's runs
     (`dense@tuned`, `hybrid@tuned`: held-out queries only, made by `workbench tune`) and current
     reranked runs (`<base>>rerank:<name>@<depth>`, made by `workbench rerank`) on this tier."""
-    from workbench.rerank.stage import reranked_runs
     from workbench.triage.runs import external_runs
-    from workbench.tune.retrieval import tuned_runs
 
-    return (model_runs(project, tier, store) + external_runs(project, tier, store) + tuned_runs(project, tier, store)
-            + reranked_runs(project, tier, store))
+    runs = model_runs(project, tier, store) + external_runs(project, tier, store)
+    # the tuned and reranked stages (their models' code) are imported only where they left runs
+    systems = {run.system for run in store.runs(tier)}
+    if any(s.endswith(TUNED_SUFFIX) for s in systems):
+        from workbench.tune.retrieval import tuned_runs
+
+        runs += tuned_runs(project, tier, store)
+    if any(SystemName.parse(s).kind == "rerank" for s in systems):
+        from workbench.rerank.stage import reranked_runs
+
+        runs += reranked_runs(project, tier, store)
+    return runs
 
 
 def evaluate(

@@ -172,7 +172,9 @@ def load_tiers(project: Project) -> TierSet:
         raise StaleTiersError("tiers were built from another ladder spec: run `workbench ladder`")
     if tierset.corpus_hash != project.corpus_hash():
         raise StaleTiersError("tiers were built from another version of the corpus: run `workbench ladder`")
-    unknown = sorted({i for t in tierset.tiers for i in t.doc_ids if i not in project.documents})
+    # set operations, not a lookup per DocID (the documents' IDs are known without parsing them)
+    known = frozenset(project.documents.keys())
+    unknown = sorted({i for t in tierset.tiers if not known.issuperset(t.doc_ids) for i in t.doc_ids if i not in known})
     if unknown:  # hashes match but the content does not: edited or damaged derived state
         set_aside(path, f"lists DocID(s) not in the corpus: {unknown[:5]}")
         raise StaleTiersError(f"{path} was damaged: run `workbench ladder`")

@@ -2,10 +2,16 @@
 
 A run is keyed by (system config, index manifest or model config, tier contents): a rerun
 with nothing changed finds its key and recomputes nothing; a changed key means stale.
+
+Beside each run file `<system>.json`, a small `.<system>.idx` gives the byte span of each
+query's ranking in it (and the run's identity), so the inspector reads one query's ranking of
+a tier without decoding whole files (RunStore.query_rankings); it vouches only for the run file
+whose stat it records: another (an older release's file, one rewritten since) is decoded whole.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import msgspec
@@ -15,6 +21,7 @@ from workbench.project.files import Project
 from workbench.records import Hit, RankedList, Tier
 
 RUNS_DIR = "runs"
+INDEX_SUFFIX = ".idx"
 _DECODED: dict[tuple, object] = {}  # see JsonRunStore._decode
 _DECODED_MAX = 256
 
@@ -42,14 +49,16 @@ class SystemRun(msgspec.Struct, frozen=True):
 
 
 def tier_hash(project: Project, tier: Tier) -> str:
-    """Identity of a tier's contents within this corpus version."""
-    return sha256_bytes(msgspec.json.encode([project.corpus_hash(), tier.doc_ids, tier.query_ids]))[:16]
+    """Identity of a tier's contents within this corpus version (computed once per tier and project)."""
+    return project.memo("tier_hash", tier, lambda: sha256_bytes(
+        msgspec.json.encode([project.corpus_hash(), tier.doc_ids, tier.query_ids]))[:16])
 
 
 def tier_docs_hash(project: Project, tier: Tier) -> str:
     """Identity of a tier's documents alone: an index built on them stays valid when queries or
     their labels change (adding a query from a log, marking gold) — only the rankings' scoring does not."""
-    return sha256_bytes(msgspec.json.encode([project.documents_hash(), tier.doc_ids]))[:16]
+    return project.memo("tier_docs_hash", tier, lambda: sha256_bytes(
+        msgspec.json.encode([project.documents_hash(), tier.doc_ids]))[:16])
 
 
 def query_text_hash(text: str) -> str:
@@ -58,6 +67,36 @@ def query_text_hash(text: str) -> str:
 
 def run_key(*parts: object) -> str:
     return sha256_bytes(msgspec.json.encode(parts))[:16]
+
+
+class RunIndex(msgspec.Struct, frozen=True):
+    """Where each query's ranking lies in one run file, and that file's identity and stat."""
+
+    stamp: tuple[int, int, int]  # the run file's (size, mtime_ns, inode) when indexed
+    system: str
+    tier_hash: str
+    spans: dict[str, tuple[int, int]]  # query_id -> (byte offset, length) of its RankedList
+
+
+def encode_run(run: SystemRun) -> tuple[bytes, dict[str, tuple[int, int]]]:
+    """``msgspec.json.encode(run)`` (the same bytes) and the span of each query's ranking in them."""
+    enc = msgspec.json.Encoder()
+    head, tail = enc.encode(msgspec.structs.replace(run, rankings=[])).split(b'"rankings":[]', 1)
+    head += b'"rankings":['
+    parts: list[bytes] = []
+    spans: dict[str, tuple[int, int]] = {}
+    at = len(head)
+    for n, ranking in enumerate(run.rankings):
+        part = enc.encode(ranking)
+        at += n > 0  # the comma before it
+        spans.setdefault(ranking.query_id, (at, len(part)))  # the first, as SystemRun.hits finds
+        parts.append(part)
+        at += len(part)
+    return head + b",".join(parts) + b"]" + tail, spans
+
+
+def _stamp(st) -> tuple[int, int, int]:
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 class JsonRunStore:
@@ -112,6 +151,9 @@ class JsonRunStore:
     def save(self, run) -> None:
         atomic_write_bytes(self.path(run.system, run.tier), msgspec.json.encode(run))
 
+    def index_path(self, run_path: Path) -> Path:
+        return run_path.with_name(f".{run_path.stem}{INDEX_SUFFIX}")
+
     def fingerprint(self, tier: str) -> tuple:
         """Changes whenever a run of this tier is written, added or removed (reads no file)."""
         out = []
@@ -132,6 +174,68 @@ class JsonRunStore:
 
 class RunStore(JsonRunStore):
     """Rankings (SystemRun) of retrievers and model localization: what the access side scores."""
+
+    def save(self, run: SystemRun) -> None:
+        path = self.path(run.system, run.tier)
+        data, spans = encode_run(run)
+        atomic_write_bytes(path, data)
+        self._write_index(path, run, spans)
+
+    def _write_index(self, path: Path, run: SystemRun, spans: dict[str, tuple[int, int]]) -> RunIndex | None:
+        try:
+            index = RunIndex(_stamp(path.stat()), run.system, run.tier_hash, spans)
+            atomic_write_bytes(self.index_path(path), msgspec.json.encode(index))
+        except OSError:  # read-only: the inspector decodes whole files, as before
+            return None
+        return index
+
+    def _index(self, path: Path, st) -> RunIndex | None:
+        """The run file's index if it vouches for the file as it is now (stat ``st``); else made
+        from the file (decoded whole once, and indexed only if its bytes are what encode_run writes)."""
+        try:
+            index = msgspec.json.decode(self.index_path(path).read_bytes(), type=RunIndex)
+            if index.stamp == _stamp(st):
+                return index
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            pass
+        run = self._decode(path)
+        if run is None:
+            return None
+        data, spans = encode_run(run)
+        try:
+            same = path.read_bytes() == data
+        except OSError:
+            return None
+        return self._write_index(path, run, spans) if same else None
+
+    def query_rankings(self, tier: Tier, query_id: str) -> dict[str, list[Hit]]:
+        """Every current run's ranking of one query on this tier, by system (in file-name order),
+        reading only that query's span of each file (a file without a usable index: decoded whole)."""
+        th = tier_hash(self.project, tier)
+        out: dict[str, list[Hit]] = {}
+        decoder = msgspec.json.Decoder(RankedList)
+        for path in sorted(self._dir(tier.name).glob("*.json")):
+            ranking, index = None, None
+            try:
+                with open(path, "rb") as fh:  # the index is checked against this very file
+                    index = self._index(path, os.fstat(fh.fileno()))
+                    if index is not None and index.tier_hash != th:
+                        continue
+                    span = index.spans.get(query_id) if index is not None else None
+                    if index is not None and span is None:
+                        continue  # the query is not in this run
+                    if span is not None:
+                        fh.seek(span[0])
+                        ranking = decoder.decode(fh.read(span[1]))
+            except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+                ranking = None
+            if index is not None and ranking is not None and ranking.query_id == query_id:
+                out[index.system] = list(ranking.hits)
+                continue
+            run = self._decode(path)  # no index, or one that did not hold the query: the whole file
+            if run is not None and run.tier_hash == th and (hits := run.hits(query_id)) is not None:
+                out[run.system] = hits
+        return out
 
     def systems(self, tier: Tier) -> list[str]:
         """Systems with a stored run for this tier's current contents."""

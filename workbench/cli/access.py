@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.table import Table
 
 from workbench.access.retrievers import retriever_names
-from workbench.cli.common import PROJECT_ARG, QUERIES_VERSION, console, err_console, version_caption
+from workbench.cli.common import PROJECT_ARG, QUERIES_VERSION, console, err_console, version_caption, Table
 from workbench.cli.project import ensure_indexes
 from workbench.display import fmt
-from workbench.llm.figures import UseTable
 from workbench.project.load import load_project
 from workbench.safe_text import as_text
+
+if TYPE_CHECKING:
+    from workbench.llm.figures import UseTable
 
 
 def print_eval(results, k: int, use: UseTable | None, caption: str = "") -> None:
@@ -139,8 +141,6 @@ def eval_(root: Path, retrievers: str, tier_spec: str, k: int | None, as_json: b
     from workbench.access.ladder import ensure_tiers, select_tiers
     from workbench.access.retrievers import RETRIEVERS, make_retrievers
     from workbench.cli.insight import print_effective_sizes
-    from workbench.diagnosis.collect import Collector
-    from workbench.llm.figures import use_table
     from workbench.progress import stage_progress
 
     project = load_project(root, queries_version)
@@ -169,10 +169,16 @@ def eval_(root: Path, retrievers: str, tier_spec: str, k: int | None, as_json: b
             asked.append(SystemResult(run.system, run.tier, summary, per_query, True, unlabelled_count(project, by_tier[run.tier])))
         have = {(r.system, r.tier) for r in asked}
         results = [r for r in results if (r.system, r.tier) not in have] + asked
-    use = None if no_models else use_table(project, tiers)
+    use = None
+    if not no_models:
+        from workbench.llm.figures import use_table
+
+        use = use_table(project, tiers)
     if as_json:
         click.echo(json.dumps(results_json(results, k, use, project.queries_version), indent=1))
     else:
+        from workbench.diagnosis.collect import Collector
+
         print_eval(results, k, use, version_caption(project))
         print_effective_sizes(project, tiers, Collector(project, k))  # workbench/cli/insight.py
         print_tuned_caption(project, [r.system for r in results])

@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 
 import click
-from rich.table import Table
 
-from workbench.cli.common import PROJECT_ARG, QUERIES_VERSION, console, err_console
+from workbench.cli.common import PROJECT_ARG, QUERIES_VERSION, console, err_console, Table
 from workbench.project.versions import LabelRecord
 from workbench.safe_text import as_text
 

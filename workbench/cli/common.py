@@ -5,16 +5,64 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
-from rich.console import Console
 
-# Piped output gets a width that fits the tables instead of rich's 80-column fallback.
-# emoji=False: ":skull:" in an ID, a title, a system name or an endpoint error stays as written
-console = Console(emoji=False) if sys.stdout.isatty() else Console(width=120, emoji=False)
-err_console = Console(stderr=True, emoji=False)
-# For tables of many figure columns (`run`'s summary): wider still when piped.
-wide_console = Console(emoji=False) if sys.stdout.isatty() else Console(width=200, emoji=False)
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+else:
+    def Table(*args: Any, **kwargs: Any):
+        """rich's Table, imported when a command prints one (not at start-up: `eval --json` prints none)."""
+        from rich.table import Table as RichTable
+
+        return RichTable(*args, **kwargs)
+
+
+class _Deferred:
+    """A rich Console made when first used: importing rich costs a command that prints nothing
+    through it (`eval --json`, a repeat of which must start in well under a second) more than its work."""
+
+    def __init__(self, make: Callable[[], Any]):
+        self._make = make
+        self._console: Any = None
+
+    def _real(self) -> Any:
+        if self._console is None:
+            self._console = self._make()
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:  # only for what the proxy itself lacks: the console's
+        return getattr(self._real(), name)
+
+    # special methods are looked up on the type, not through __getattr__ (rich's Live does `with console:`)
+    def __enter__(self) -> Any:
+        return self._real().__enter__()
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self._real().__exit__(*exc)
+
+
+def _console(stderr: bool = False, piped_width: int = 120) -> Any:
+    from rich.console import Console
+
+    # Piped output gets a width that fits the tables instead of rich's 80-column fallback.
+    # emoji=False: ":skull:" in an ID, a title, a system name or an endpoint error stays as written
+    if stderr:
+        return Console(stderr=True, emoji=False)
+    return Console(emoji=False) if sys.stdout.isatty() else Console(width=piped_width, emoji=False)
+
+
+if TYPE_CHECKING:
+    console: Console
+    err_console: Console
+    wide_console: Console
+else:
+    console = _Deferred(_console)
+    err_console = _Deferred(lambda: _console(stderr=True))
+    # For tables of many figure columns (`run`'s summary): wider still when piped.
+    wide_console = _Deferred(lambda: _console(piped_width=200))
 
 # The argument is shown as PROJECT; inside a command the folder is `root` and the loaded
 # project `project`.

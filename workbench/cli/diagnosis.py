@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING
 
 import click
 import msgspec
-from rich.table import Table
 
 from workbench.cli.insight import print_insight
-from workbench.cli.common import PROJECT_ARG, QUERIES_OPT, QUERIES_VERSION, SEED_OPT, TIERS_OPT, console, load_selection
+from workbench.cli.common import PROJECT_ARG, QUERIES_OPT, QUERIES_VERSION, SEED_OPT, TIERS_OPT, console, load_selection, Table
 from workbench.display import fmt
 from workbench.errors import BadInput
 from workbench.safe_text import markup_escaped

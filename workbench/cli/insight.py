@@ -9,9 +9,8 @@ from pathlib import Path
 
 import click
 import msgspec
-from rich.table import Table
 
-from workbench.cli.common import PROJECT_ARG, QUERIES_OPT, QUERIES_VERSION, TIERS_OPT, console, load_selection
+from workbench.cli.common import PROJECT_ARG, QUERIES_OPT, QUERIES_VERSION, TIERS_OPT, console, load_selection, Table
 from workbench.display import MISSING, fmt
 from workbench.safe_text import as_text, markup_escaped
 

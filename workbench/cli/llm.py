@@ -3,17 +3,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 
 import click
-from rich.table import Table
 
-from workbench.cli.common import EXISTING_PROJECT_ARG, QUERIES_VERSION, err_console, wide_console
+from workbench.cli.common import EXISTING_PROJECT_ARG, QUERIES_VERSION, err_console, wide_console, Table
 from workbench.display import MISSING, fmt
 from workbench.errors import BadInput
-from workbench.llm.tasks import TaskOptions
 from workbench.names import TASKS
 from workbench.safe_text import as_text, markup_escaped
 
@@ -74,6 +71,8 @@ def run_command(root: Path, model_name, tasks, tiers, queries, variant, k, retri
 
     started = time.perf_counter()
     try:
+        import asyncio
+
         runs, stats = asyncio.run(_run_all(project, tier_list, name, cfg, judge_name, judge_cfg, task_list, variant, k, seed, retriever, rag_k, judge_samples, qids, concurrency, not no_cache))
     except KeyboardInterrupt:
         err_console.print("[yellow]interrupted: finished queries are saved; rerun the same command to resume[/]")
@@ -92,7 +91,7 @@ def run_command(root: Path, model_name, tasks, tiers, queries, variant, k, retri
 
 async def _run_all(project, tier_list, name, cfg, judge_name, judge_cfg, task_list, variant, k, seed, retriever, rag_k, judge_samples, qids, concurrency, use_cache):
     from workbench.llm.providers import open_model_and_judge
-    from workbench.llm.tasks import run_tier
+    from workbench.llm.tasks import TaskOptions, run_tier
     from workbench.progress import stage_progress
 
     runs = []

@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 
 import click
-from rich.table import Table
 
-from workbench.cli.common import PROJECT_ARG, console, err_console
+from workbench.cli.common import PROJECT_ARG, console, err_console, Table
 from workbench.project.files import init_project
 from workbench.project.load import load_project
 from workbench.safe_text import as_text, markup_escaped

@@ -3,7 +3,6 @@ and nothing else. Progress and summaries go to stderr."""
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import time
 from pathlib import Path
@@ -169,6 +168,8 @@ def _run(kind: str, root: Path, kw: dict, **params) -> None:
             raise click.ClickException(str(exc)) from None
     started = time.perf_counter()
     try:
+        import asyncio
+
         meta, failed = asyncio.run(_execute(project, spec, name, cfg, judge_name, judge_cfg, kw["concurrency"], not kw["no_cache"]))
     except KeyboardInterrupt:
         err_console.print("[yellow]interrupted: finished arms are saved; rerun the same command to continue[/]")

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import click
-from rich.table import Table
 
-from workbench.cli.common import PROJECT_ARG, console, err_console, split_ids
+from workbench.cli.common import PROJECT_ARG, console, err_console, split_ids, Table
 from workbench.display import fmt
 from workbench.project.load import load_project
 from workbench.safe_text import as_text, markup_escaped, visible
@@ -86,6 +84,8 @@ def import_answers(root: Path, file: Path, name: str, judge_it: bool, judge_mode
     record, problems = do_import(project, file, name)
     print_problems(problems, f"unknown ID(s): {record.unknown_doc_ids} document, {record.unknown_query_ids} query")
     if judge_it:
+        import asyncio
+
         run = asyncio.run(_judge(project, record, tier, judge_model, judge_samples))
     else:
         run = current_run(project, record, tier, None)
@@ -253,6 +253,8 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
     record = load_answers(project, name) if r.answers else None
     if record is not None:
         tier = full_tier(tiers)
+        import asyncio
+
         run = asyncio.run(_judge(project, record, tier, judge_model, judge_samples)) if judge_it else current_run(project, record, tier, None)
         console.print(f"{r.answers} answers as [bold]{markup_escaped(record.system)}[/] ({len(run.qa)} with a reference answer"
                       + (f"; {r.answers_without_context} without the documents the LLM read" if r.answers_without_context else "")

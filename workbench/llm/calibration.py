@@ -11,15 +11,17 @@ from __future__ import annotations
 import random
 from pathlib import Path
 from statistics import fmean
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from workbench.fsutil import atomic_write_bytes, safe_name
-from workbench.llm.client import ChatClient
-from workbench.llm.judge import JudgeResult, JudgeUnavailable, judge_answer
 from workbench.correctness import normalize
 from workbench.project.files import Project
 from workbench.records import Query
+
+if TYPE_CHECKING:  # the judge's client (asyncio, sqlite, openai) is not loaded to read a calibration
+    from workbench.llm.client import ChatClient
 
 CALIBRATION_DIR = Path("judge")
 DEFAULT_PAIRS = 8
@@ -64,6 +66,8 @@ def calibration_pairs(queries: list[Query], n: int, seed: int) -> list[tuple[Que
 async def calibrate_judge(
     judge: ChatClient, queries: list[Query], n: int = DEFAULT_PAIRS, seed: int = 0, samples: int = 1
 ) -> JudgeCalibration:
+    from workbench.llm.judge import JudgeResult, JudgeUnavailable, judge_answer
+
     pairs = calibration_pairs(queries, n, seed)
     right, wrong = [], []
     for q, wrong_answer in pairs:

@@ -32,8 +32,6 @@ from typing import Any, Callable
 
 import msgspec
 
-from index.embedding_cache import open_sqlite
-from index.http_deadline import async_transport
 from workbench.errors import BAD_INPUT, ExternalError
 from workbench.fsutil import checked_database, sha256_bytes
 from workbench.records import ModelConfig
@@ -123,6 +121,8 @@ class ResponseCache:
             checked_database(path, root)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        from index.embedding_cache import open_sqlite  # index/ pulls numpy: not at start-up
+
         self._db = open_sqlite(path, _setup_responses, isolation_level=None)  # a damaged cache starts afresh
 
     @classmethod
@@ -246,6 +246,8 @@ class ChatClient:
 
             async def count_request(request) -> None:  # every attempt the SDK sends, retries included
                 self.stats.calls += 1
+
+            from index.http_deadline import async_transport
 
             self._client = openai.AsyncOpenAI(
                 api_key=self._api_key(), base_url=self.base_url, timeout=self.config.timeout_s,

@@ -14,7 +14,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, TypeVar
+from typing import Any, Callable, Container, Iterator, Mapping, TypeVar
 
 import msgspec
 import msgspec.inspect
@@ -75,14 +75,23 @@ def _field_of(err: msgspec.ValidationError) -> tuple[str | None, str]:
 
 def iter_jsonl(path: Path, record_type: type[T], problems: list[Problem]) -> Iterator[tuple[int, T]]:
     """Yield (line number, record) for each valid line; append a Problem for each bad one."""
-    decoder = msgspec.json.Decoder(record_type)
-    name = str(path)
     try:
-        raw = path.read_bytes().removeprefix(codecs.BOM_UTF8)  # a UTF-8 BOM (Windows editors) is no content
+        raw = path.read_bytes()
     except OSError as exc:
-        problems.append(Problem(name, None, None, f"cannot read: {exc.strerror or exc}"))
+        problems.append(Problem(str(path), None, None, f"cannot read: {exc.strerror or exc}"))
         return
-    for lineno, line in enumerate(raw.split(b"\n"), start=1):
+    for lineno, _offset, _length, record in iter_jsonl_spans(raw, str(path), record_type, problems):
+        yield lineno, record
+
+
+def iter_jsonl_spans(raw: bytes, name: str, record_type: type[T], problems: list[Problem]) -> Iterator[tuple[int, int, int, T]]:
+    """(line number, byte offset, byte length, record) of each valid line of a file's bytes ``raw``
+    (the span is the line in the file, for reading that record again alone); a Problem for each bad one."""
+    decoder = msgspec.json.Decoder(record_type)
+    body = raw.removeprefix(codecs.BOM_UTF8)  # a UTF-8 BOM (Windows editors) is no content
+    offset = len(raw) - len(body)
+    for lineno, line in enumerate(body.split(b"\n"), start=1):
+        start, offset = offset, offset + len(line) + 1
         if not line.strip():
             continue
         try:
@@ -91,7 +100,7 @@ def iter_jsonl(path: Path, record_type: type[T], problems: list[Problem]) -> Ite
             problems.append(Problem(name, lineno, None, f"not UTF-8 (byte {exc.start}: {line[exc.start:exc.start+1]!r})"))
             continue
         try:
-            yield lineno, decoder.decode(line)
+            yield lineno, start, len(line), decoder.decode(line)
         except msgspec.ValidationError as exc:
             fld, msg = _field_of(exc)
             problems.append(Problem(name, lineno, fld, msg))
@@ -385,33 +394,45 @@ def validate(
 ) -> list[Problem]:
     """Cross-record checks. Inputs carry their line numbers. With docs_complete False (a document
     line did not parse) gold/negative IDs are not checked against the corpus: they may be on that line."""
+    problems, seen = document_problems(documents, doc_file)
+    return problems + query_problems(queries, query_file, seen, docs_complete)
+
+
+def document_problems(documents: list[tuple[int, Document]], doc_file: str) -> tuple[list[Problem], dict[int, int]]:
+    """The documents' own checks, and the line of each DocID."""
     problems: list[Problem] = []
-
-    def first_seen(seen: dict, key, file: str, lineno: int, fld: str, label: str) -> None:
-        if key in seen:
-            problems.append(Problem(file, lineno, fld, f"duplicate {label} {key!r} (first on line {seen[key]})"))
-        else:
-            seen[key] = lineno
-
     seen: dict[int, int] = {}
     for lineno, doc in documents:
-        first_seen(seen, doc.doc_id, doc_file, lineno, "doc_id", "DocID")
+        if doc.doc_id in seen:
+            problems.append(Problem(doc_file, lineno, "doc_id", f"duplicate DocID {doc.doc_id!r} (first on line {seen[doc.doc_id]})"))
+        else:
+            seen[doc.doc_id] = lineno
         if doc.doc_id < 0:
             problems.append(Problem(doc_file, lineno, "doc_id", "DocIDs must be non-negative integers"))
         elif doc.doc_id > MAX_DOC_ID:  # the indexes store DocIDs as signed 64-bit integers
             problems.append(Problem(doc_file, lineno, "doc_id", f"{doc.doc_id} is too large (at most 2^63 - 1)"))
         if not doc.text.strip():
             problems.append(Problem(doc_file, lineno, "text", "empty text"))
+    return problems, seen
+
+
+def query_problems(queries: list[tuple[int, Query]], query_file: str, known: Container[int],
+                   docs_complete: bool = True) -> list[Problem]:
+    """The queries' checks; their gold and negative DocIDs against ``known`` (the corpus's DocIDs)."""
+    problems: list[Problem] = []
     seen_q: dict[str, int] = {}
     for lineno, q in queries:
-        first_seen(seen_q, q.query_id, query_file, lineno, "query_id", "query_id")
+        if q.query_id in seen_q:
+            problems.append(Problem(query_file, lineno, "query_id", f"duplicate query_id {q.query_id!r} (first on line {seen_q[q.query_id]})"))
+        else:
+            seen_q[q.query_id] = lineno
         why = query_id_problem(q.query_id)
         if why:
             problems.append(Problem(query_file, lineno, "query_id", why))
         if not q.query.strip():
             problems.append(Problem(query_file, lineno, "query", "empty query text"))
         for fld, ids in (("gold_doc_ids", q.gold_doc_ids), ("hard_negative_ids", q.hard_negative_ids)):
-            missing = [i for i in ids if i not in seen]
+            missing = [i for i in ids if i not in known]
             if missing and docs_complete:
                 problems.append(Problem(query_file, lineno, fld, f"DocID(s) not in the corpus: {missing[:10]}"))
             if len(set(ids)) != len(ids):
@@ -426,7 +447,8 @@ def validate(
 class Project:
     root: Path
     config: ProjectConfig
-    documents: dict[int, Document]
+    # DocID -> Document; loaded projects read them lazily (workbench/project/corpus_store.py)
+    documents: Mapping[int, Document]
     queries: list[Query]
     # Which query-set version ``queries`` is (workbench.project.versions); tiers, indexes and stored
     # rankings always come from the original set, so selecting a version rebuilds nothing.
@@ -437,6 +459,9 @@ class Project:
     _original_index: dict[str, Query] = field(default_factory=dict, repr=False)
     _corpus_hash: str | None = field(default=None, repr=False)
     _documents_hash: str | None = field(default=None, repr=False)
+    _domains: list[str] | None = field(default=None, repr=False)  # known at load: no document parsed for them
+    # derived values of one tier object (its hashes: each encodes every DocID of the tier), see memo()
+    _memo: dict[tuple[str, int], tuple[object, Any]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if not self.original_queries:
@@ -469,7 +494,9 @@ class Project:
 
     @property
     def domains(self) -> list[str]:
-        return sorted({d.domain for d in self.documents.values()})
+        if self._domains is None:
+            self._domains = sorted({d.domain for d in self.documents.values()})
+        return self._domains
 
     def corpus_hash(self) -> str:
         """Content hash of the documents and the ORIGINAL queries: the key every derived artefact
@@ -479,6 +506,15 @@ class Project:
                 (self.root / DOCUMENTS_FILE).read_bytes() + b"\0" + (self.root / QUERIES_FILE).read_bytes()
             )
         return self._corpus_hash
+
+    def memo(self, what: str, of: object, make: Callable[[], T]) -> T:
+        """``make()``, computed once per ``what`` and object ``of`` (a Tier: frozen) for this project."""
+        got = self._memo.get((what, id(of)))
+        if got is not None and got[0] is of:  # the object itself is kept, so its id is not reused
+            return got[1]
+        value = make()
+        self._memo[(what, id(of))] = (of, value)
+        return value
 
     def documents_hash(self) -> str:
         """Content hash of the documents alone: what an index depends on (queries and labels do not)."""

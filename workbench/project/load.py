@@ -1,18 +1,27 @@
 """Loading a project: both files read and validated, under a query-set version if one is asked for.
 
 Apart from files.py because it reads the versions (versions.py), which themselves build on the
-file readers of files.py: files ← versions ← load, no circle."""
+file readers of files.py: files ← versions ← load, no circle.
+
+A load that validated the files records them (workbench/project/corpus_store.py); a later load
+of the same documents.jsonl parses no document, only the queries: a repeat `eval` costs what
+its queries and stored runs cost, not what the corpus does."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
-from workbench.fsutil import remove_leftovers
+from workbench.fsutil import remove_leftovers, sha256_bytes
+from workbench.project.corpus_store import (
+    FORMAT, CorpusRecord, Spans, domains_of, open_trusted, read_record, read_whole, write_record,
+)
 from workbench.project.files import (
-    DOCUMENTS_FILE, ORIGINAL_VERSION, QUERIES_FILE, Problem, Project, ProjectError, iter_jsonl, load_config, validate,
+    DOCUMENTS_FILE, ORIGINAL_VERSION, QUERIES_FILE, STATE_DIR, Problem, Project, ProjectError, iter_jsonl, iter_jsonl_spans,
+    load_config, query_problems, validate,
 )
 from workbench.project.versions import check_relabelling, load_queries, queries_path
-from workbench.records import Document, Query
+from workbench.records import Document, ProjectConfig, Query
 
 
 def read_records(doc_path: Path, query_path: Path) -> tuple[list[tuple[int, Document]], list[tuple[int, Query]]]:
@@ -28,6 +37,80 @@ def read_records(doc_path: Path, query_path: Path) -> tuple[list[tuple[int, Docu
     return docs, queries
 
 
+def _corpus_hash(doc_bytes: bytes, query_bytes: bytes) -> str:
+    """Project.corpus_hash() of these bytes (without concatenating them)."""
+    h = hashlib.sha256(doc_bytes)
+    h.update(b"\0")
+    h.update(query_bytes)
+    return h.hexdigest()
+
+
+def _read_validated(root: Path, config: ProjectConfig) -> Project:
+    """Both files parsed and validated (every problem at once), and recorded for the next load."""
+    doc_path, query_path = root / DOCUMENTS_FILE, root / QUERIES_FILE
+    problems: list[Problem] = []
+    try:
+        doc_bytes, doc_stamp = read_whole(doc_path)
+    except OSError as exc:
+        problems.append(Problem(str(doc_path), None, None, f"cannot read: {exc.strerror or exc}"))
+        doc_bytes, doc_stamp = b"", None
+    spans: list[tuple[int, int, int]] = []
+    docs: list[tuple[int, Document]] = []
+    for lineno, offset, length, doc in iter_jsonl_spans(doc_bytes, str(doc_path), Document, problems):
+        docs.append((lineno, doc))
+        spans.append((doc.doc_id, offset, length))
+    docs_complete = not problems
+    try:
+        query_bytes, query_stamp = read_whole(query_path)
+    except OSError as exc:
+        problems.append(Problem(str(query_path), None, None, f"cannot read: {exc.strerror or exc}"))
+        query_bytes, query_stamp = b"", None
+    queries = [(n, q) for n, _, _, q in iter_jsonl_spans(query_bytes, str(query_path), Query, problems)]
+    problems.extend(validate(docs, queries, str(doc_path), str(query_path), docs_complete))
+    if problems:
+        raise ProjectError(problems)
+    documents = {d.doc_id: d for _, d in docs}
+    project = Project(root=root, config=config, documents=documents, queries=[q for _, q in queries],
+                      _corpus_hash=_corpus_hash(doc_bytes, query_bytes), _documents_hash=sha256_bytes(doc_bytes),
+                      _domains=domains_of(documents))
+    assert doc_stamp is not None and query_stamp is not None
+    write_record(project.state_dir, CorpusRecord(FORMAT, doc_stamp, query_stamp, project.documents_hash(),
+                                                 project.corpus_hash(), len(documents), project.domains), Spans.from_file_order(spans))
+    return project
+
+
+def _read_trusted(root: Path, config: ProjectConfig) -> Project | None:
+    """The project with its documents read lazily, if documents.jsonl is the file last validated
+    (its queries are parsed, and checked against the corpus's DocIDs when they changed); else None."""
+    state_dir = root / STATE_DIR
+    found = read_record(state_dir)
+    if found is None:
+        return None
+    record, spans = found
+    doc_path, query_path = root / DOCUMENTS_FILE, root / QUERIES_FILE
+    documents = open_trusted(doc_path, record, spans, state_dir)
+    if documents is None:
+        return None
+    try:
+        query_bytes, query_stamp = read_whole(query_path)
+    except OSError as exc:
+        raise ProjectError([Problem(str(query_path), None, None, f"cannot read: {exc.strerror or exc}")]) from None
+    problems: list[Problem] = []
+    queries = [(n, q) for n, _, _, q in iter_jsonl_spans(query_bytes, str(query_path), Query, problems)]
+    corpus_hash = record.corpus_hash
+    if query_stamp != record.queries:  # queries edited or imported: checked, hashed with the corpus
+        problems.extend(query_problems(queries, str(query_path), documents))
+        if not problems:
+            doc_bytes, _ = read_whole(doc_path)
+            corpus_hash = _corpus_hash(doc_bytes, query_bytes)
+            write_record(state_dir, CorpusRecord(FORMAT, record.documents, query_stamp, record.documents_hash, corpus_hash,
+                                                 record.n_docs, record.domains), None)
+    if problems:
+        raise ProjectError(problems)
+    return Project(root=root, config=config, documents=documents, queries=[q for _, q in queries],
+                   _corpus_hash=corpus_hash, _documents_hash=record.documents_hash, _domains=list(record.domains))
+
+
 def load_project(root: Path | str, queries_version: str | None = None) -> Project:
     """The project; with ``queries_version`` (a name from workbench.project.versions.list_versions;
     None or "original" = queries.jsonl) its queries are that version's, checked against the
@@ -39,13 +122,15 @@ def load_project(root: Path | str, queries_version: str | None = None) -> Projec
     for p in (doc_path, query_path):
         if not p.exists():
             raise ProjectError([Problem(str(p), None, None, "missing (run `workbench import`)")])
-    docs, queries = read_records(doc_path, query_path)
-    project = Project(root=root, config=config, documents={d.doc_id: d for _, d in docs}, queries=[q for _, q in queries])
+    project = _read_trusted(root, config) or _read_validated(root, config)
     if queries_version and queries_version != ORIGINAL_VERSION:
         version = load_queries(root, queries_version)
         problems = check_relabelling(project, version, str(queries_path(root, queries_version)))
         if problems:
             raise ProjectError(problems)
         project = Project(root=root, config=config, documents=project.documents, queries=version,
-                          queries_version=queries_version, original_queries=project.queries)
+                          queries_version=queries_version, original_queries=project.queries,
+                          _corpus_hash=project.corpus_hash(), _documents_hash=project.documents_hash(),
+                          _domains=project.domains)
     return project
+

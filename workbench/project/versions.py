@@ -46,7 +46,7 @@ from typing import Any, Literal
 import msgspec
 
 from workbench.fsutil import atomic_replace_dir, fresh_temp_dir, project_lock, sha256_bytes
-from workbench.project.files import ORIGINAL_VERSION, QUERIES_FILE, Problem, Project, ProjectError, encode_jsonl, iter_jsonl, validate
+from workbench.project.files import ORIGINAL_VERSION, QUERIES_FILE, Problem, Project, ProjectError, encode_jsonl, iter_jsonl, query_problems
 from workbench.records import Query
 
 ORIGINAL = ORIGINAL_VERSION
@@ -224,8 +224,7 @@ def check_relabelling(project: Project, queries: list[Query], where: str) -> lis
             if getattr(q, fld) != getattr(o, fld):
                 problems.append(_problem(where, f"differs from the original: a version keeps each query's {fld} "
                                          "(tiers, rankings and judge scores depend on it)", line, fld))
-    docs = [(0, d) for d in project.documents.values()]
-    problems.extend(validate(docs, list(enumerate(queries, 1)), "documents", where))
+    problems.extend(query_problems(list(enumerate(queries, 1)), where, project.documents))  # no document parsed
     return problems
 
 

@@ -16,7 +16,7 @@ from workbench.access.runs import RunStore
 from workbench.diagnosis.recommend import Recommendation
 from workbench.diagnosis.live import LiveDiagnosis
 from workbench.inspection.evidence import ModelEvidence
-from workbench.inspection.rankings import QueryInspection, inspect_stored
+from workbench.inspection.rankings import QueryInspection, inspect_query
 from workbench.llm.figures import UseTable
 from workbench.llm.figures import use_table as _use_table
 from workbench.progress import Progress, no_progress
@@ -196,7 +196,8 @@ def inspect(session: Session, query_id: str, tier_name: str) -> QueryInspection:
         if hit is not None:
             session._inspections.move_to_end(key)
             return hit
-    ins = inspect_stored(session.project, tier, query, store=store)
+    # one query's span of each stored run of this tier, not whole files (workbench/access/runs.py)
+    ins = inspect_query(session.project, tier, query, store.query_rankings(tier, query_id))
     with session._lock:
         session._inspections[key] = ins
         while len(session._inspections) > INSPECTION_CACHE:
@@ -207,9 +208,8 @@ def inspect(session: Session, query_id: str, tier_name: str) -> QueryInspection:
 def ranks_before(session: Session, query_id: str, tier_name: str, system: str) -> dict[int, int] | None:
     """For a reranked system: each document's rank under its base on this tier (``#16 → #3``); None otherwise."""
     from workbench.diagnosis.movement import ranks_before as before
-    from workbench.inspection.rankings import stored_rankings
 
-    hits = stored_rankings(session.project, session.tier(tier_name), query_id)
+    hits = RunStore(session.project).query_rankings(session.tier(tier_name), query_id)
     return before({s: [h.doc_id for h in hs] for s, hs in hits.items()}, system)
 
 

@@ -297,7 +297,7 @@ async def test_the_tui_near_miss_stepper_steps_through_collide_hard_negatives(pr
     """The inspector of a project whose hard negatives came only from collide (opened on that
     version) steps to them with `n` and shows each beside the gold it imitates."""
     from screens.app import make_app
-    from test_tui_app import text_of
+    from support.tui import text_of
     from support.tui import open_inspector, settle
     from workbench import session as core
     from workbench.inspection.rankings import HARD_NEGATIVE

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
+
+SIZE = (100, 30)  # the terminal most TUI tests run at
+
+
+def text_of(widget) -> str:
+    """A Static widget's content as plain text (rendered at 200 columns)."""
+    from rich.console import Console
+
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(widget.content)
+    return console.export_text()
 
 
 async def settle(pilot, rounds: int = 4) -> None:

@@ -13,18 +13,10 @@ from screens.app import make_app
 from screens.inspector import QueryScreen
 from screens.main import MainScreen
 from screens.modals import ConfirmModal, ErrorModal, HelpScreen
-from support.tui import first_near_miss_case, open_inspector, settle, until, until_set
-
-SIZE = (100, 30)
+from support.tui import SIZE, first_near_miss_case, open_inspector, settle, text_of, until, until_set
 
 
 
-def text_of(widget: Static) -> str:
-    from rich.console import Console
-
-    console = Console(width=200, record=True, file=open("/dev/null", "w"))
-    console.print(widget.content)
-    return console.export_text()
 
 
 async def test_open_lists_queries_with_access_rows(evaluated):

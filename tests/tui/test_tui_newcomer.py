@@ -14,7 +14,7 @@ from support.hostile import make_hostile_project
 from screens.app import make_app
 from screens.inspector import QueryScreen
 from screens.modals import HelpScreen
-from test_tui_app import text_of
+from support.tui import text_of
 from support.tui import first_near_miss_case, open_inspector, settle
 
 SMALL = (80, 24)  # every screen must still be usable at 80×24
@@ -193,7 +193,7 @@ async def test_ranking_titles_use_the_width_there_is(sample_project):
 async def test_chart_labels_are_whole_tier_names(evaluated):
     """The Diagnosis tab's chart labels each bar with its whole tier name (they were cut at 14
     characters, so mix:comparison:12000 and mix:bridge:12000 read alike)."""
-    from test_tui_app import text_of
+    from support.tui import text_of
 
     app = make_app(evaluated)
     async with app.run_test(size=(120, 40)) as pilot:

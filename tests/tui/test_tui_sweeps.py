@@ -7,7 +7,7 @@ import shutil
 from textual.widgets import TabbedContent
 
 from screens.app import make_app
-from test_tui_app import SIZE, text_of
+from support.tui import SIZE, text_of
 from support.tui import settle
 from workbench.project.load import load_project
 from workbench.records import ModelConfig

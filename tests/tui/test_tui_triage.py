@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Input
 from screens.app import make_app
 from screens.inspector import QueryScreen
 from screens.triage_forms import AddQueryModal, AnswerModal
-from test_tui_app import text_of
+from support.tui import text_of
 from support.tui import settle
 from workbench.cli import main
 from workbench.project.load import load_project

@@ -107,6 +107,14 @@ def moved(sr: SystemRanking, doc_id: int, cell: Text) -> Text:
     return Text(f"#{was} → " if was is not None else "— → ", "dim") + cell
 
 
+def first_row_doc(sr: SystemRanking, k: int) -> int | None:
+    """The DocID of a freshly filled table's first row (its cursor's start): the top of the ranking,
+    else the first gold document below K."""
+    if sr.rows:
+        return sr.rows[0].doc_id
+    return next((g for g, rank in sr.gold_ranks.items() if rank is None or rank > k), None)
+
+
 def row_doc(key: str) -> int:
     """The DocID of a ranking table's row key ("rank:doc" or "out:doc")."""
     return int(key.rsplit(":", 1)[1])

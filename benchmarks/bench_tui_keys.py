@@ -1,43 +1,80 @@
-"""Key → redraw in the query inspector while a model run is in flight (run by hand; needs tmux).
+"""The query inspector in a real terminal (tmux), run by hand: key → redraw while a model run is in
+flight, and Enter on the query list → the inspector's ranking rows on screen.
 
-    python benchmarks/bench_tui_keys.py PROJECT [QUERY]
+    python benchmarks/bench_tui_keys.py PROJECT [QUERY] [--repeats 5] [--opens 6]
 
-Opens PROJECT in tmux at 120×40, opens QUERY (default finance-05) on the tier it opens at, starts
-an oracle run (`3` `o`), then for each of `n p [ ] 1 2 3` sends the key and polls `tmux
-capture-pane` until the screen differs from the one before the key (the elapsed-seconds ticker,
-the task bar and the footer are left out of the comparison, so only the key's own redraw counts).
-Reported: median and worst of several presses per key, and whether the model run was still in
-flight for all of them. The poll itself costs a few milliseconds: the reference is the time one
-`capture-pane` takes, measured in the same run.
+PROJECT (a built project: `.test-cache/sample-*`) is copied to a temporary folder first, so the
+answers a run stores never make the next run's tasks return at once, and PROJECT is not written.
+
+1. Keys (issue 19's target: ≤ 100 ms each). Opens QUERY (default finance-05) at 120×40 on the tier
+   it opens at, starts an oracle run, then presses each of `n p ] [ 1 2 3` in turn, REPEATS times,
+   and polls `tmux capture-pane` until the screen differs from the one before the key (the
+   elapsed-seconds ticker, the task bar and the footer are left out of the comparison, so only the
+   key's own redraw counts). A model run is kept in flight: when one ends, the next task that fits
+   the shown tier and has no stored answer is started (o, g, h in turn; the key that starts it
+   switches to the Model tab, and the next press is measured from there). A press counts as made
+   during a model run when the task bar shows one both before the key and once its redraw is seen;
+   the others are reported apart.
+2. Opening a query (target: ≤ 0.5 s). For several queries, from the query list filtered to the
+   query: the time from Enter to the first capture showing a ranking row (rank 1 and a DocID in a
+   ranking table) under that query's head.
+
+Both polls cost a few milliseconds: the reference is the time one `capture-pane` takes, measured in
+the same run. Absolute times depend on the machine's load (say it with the figures); the reference
+shows how much of a figure the poll itself is.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
+import re
+import shutil
 import statistics
 import subprocess
-import sys
+import tempfile
 import time
+from pathlib import Path
 
 SESSION = "bench-keys"
-REPEATS = 5
+KEYS = ("n", "p", "]", "[", "1", "2", "3")
+TASK_KEYS = ("o", "g", "h")  # oracle, retrieve-then-read, near-miss QA: each fits an 8K window on every tier
+IN_FLIGHT = "(x: cancel)"  # the task bar's own words, only while a long task runs
+RANKING_ROW = re.compile(r"│ +1 +\d{3,} ")  # rank 1 and its DocID, inside a ranking table's border
 
 
 def tmux(*args: str) -> str:
     return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
 
 
+def capture() -> str:
+    return tmux("capture-pane", "-p", "-t", SESSION)
+
+
 def screen() -> str:
-    lines = tmux("capture-pane", "-p", "-t", SESSION).splitlines()
+    lines = capture().splitlines()
     return "\n".join(line for line in lines[:-2] if "running " not in line)  # no ticker, task bar, footer
+
+
+def in_flight(shot: str | None = None) -> bool:
+    lines = (shot if shot is not None else capture()).splitlines()
+    return any(IN_FLIGHT in line for line in lines[-2:])
 
 
 def wait_for(text: str, timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
-    while text not in tmux("capture-pane", "-p", "-t", SESSION):
+    while text not in capture():
         if time.monotonic() > deadline:
-            raise SystemExit(f"never saw {text!r} on the screen")
+            raise SystemExit(f"never saw {text!r} on the screen:\n{capture()}")
         time.sleep(0.05)
+
+
+def keys(*args: str, pause: float = 0.7) -> None:
+    """Keys one at a time: focus moves between them (filter → list → inspector)."""
+    for k in args:
+        tmux("send-keys", "-t", SESSION, *(["-l", k] if len(k) > 1 and k not in ("Enter", "Escape") else [k]))
+        time.sleep(pause)
 
 
 def redraw_ms(key: str, timeout: float = 5.0) -> float | None:
@@ -50,52 +87,130 @@ def redraw_ms(key: str, timeout: float = 5.0) -> float | None:
     return None
 
 
-def main() -> None:
-    project = sys.argv[1]
-    query = sys.argv[2] if len(sys.argv) > 2 else "finance-05"
-    env = " ".join(f"{k}={v}" for k, v in (("PYTHONPATH", os.environ.get("PYTHONPATH", "")),) if v)
-    subprocess.run(["tmux", "kill-session", "-t", SESSION], capture_output=True)
-    tmux("new-session", "-d", "-s", SESSION, "-x", "120", "-y", "40", f"env {env} workbench open {project}")
-    wait_for(" queries · system")  # the list is loaded (the header says "queries" at once)
-    time.sleep(2)
-    for keys in (["/"], ["-l", query], ["Enter"], ["Enter"]):  # one at a time: focus moves between them
-        tmux("send-keys", "-t", SESSION, *keys)
-        time.sleep(0.7)
+class ModelRun:
+    """Keeps one model run in flight: the next task in turn that starts on the shown tier."""
+
+    def __init__(self) -> None:
+        self.turn = 0
+        self.started = 0
+
+    def keep(self) -> bool:
+        if in_flight():
+            return True
+        for _ in range(2 * len(TASK_KEYS)):  # each task once per tier shown (] and [ alternate two tiers)
+            key = TASK_KEYS[self.turn % len(TASK_KEYS)]
+            self.turn += 1
+            tmux("send-keys", "-t", SESSION, key)
+            deadline = time.monotonic() + 3.0
+            while time.monotonic() < deadline:
+                if in_flight():
+                    self.started += 1
+                    time.sleep(0.5)  # the Model tab it switched to has drawn
+                    return True
+                time.sleep(0.05)
+        return False
+
+
+def summary(label: str, vals: list[float], missed: int = 0) -> str:
+    if not vals:
+        return f"{label:<8}       0  no redraw seen"
+    line = f"{label:<8} {len(vals):>7}  {statistics.median(vals):>9.0f}  {max(vals):>8.0f}"
+    return line + (f"  ({missed} without a redraw in 5 s)" if missed else "")
+
+
+def bench_keys(query: str, repeats: int) -> None:
+    keys("/", query, "Enter", "Enter")
     wait_for("Rankings")
     time.sleep(2)
-    head = tmux("capture-pane", "-p", "-t", SESSION)
+    head = capture()
     shown_tier = head.split("gold in top 10 at ", 1)[-1].split(":", 1)[0] if "gold in top 10 at " in head else "?"
-    tmux("send-keys", "-t", SESSION, "3")
-    time.sleep(0.5)
-    tmux("send-keys", "-t", SESSION, "o")
-    wait_for("running oracle")
+    run = ModelRun()
+    if not run.keep():
+        raise SystemExit("no model run would start (is the local model server available?)")
     t0 = time.perf_counter()
     for _ in range(20):
         screen()
     capture_ms = (time.perf_counter() - t0) * 1000 / 20
-    figures: dict[str, list[float]] = {}
+    during: dict[str, list[float]] = {}
+    idle: dict[str, list[float]] = {}
     missed: dict[str, int] = {}
-    for _ in range(REPEATS):
-        for key in ("n", "p", "]", "[", "1", "2", "3"):
+    for _ in range(repeats):
+        for key in KEYS:
+            run.keep()
+            before = in_flight()
             ms = redraw_ms(key)
             if ms is None:
                 missed[key] = missed.get(key, 0) + 1
             else:
-                figures.setdefault(key, []).append(ms)
+                (during if before and in_flight() else idle).setdefault(key, []).append(ms)
             time.sleep(0.3)
-    still_running = "running oracle" in tmux("capture-pane", "-p", "-t", SESSION)
-    print(f"{query} on {shown_tier}")
+    print(f"1. key → redraw: {query} on {shown_tier} at 120×40")
     print(f"one capture-pane: {capture_ms:.1f} ms (the poll's resolution)")
-    print(f"model run still in flight at the end: {still_running}")
-    print("key   presses  median ms  worst ms")
-    for key in ("n", "p", "]", "[", "1", "2", "3"):
-        vals = figures.get(key, [])
-        if vals:
-            print(f"{key:<5} {len(vals):>7}  {statistics.median(vals):>9.0f}  {max(vals):>8.0f}"
-                  + (f"  ({missed[key]} without a redraw in 5 s)" if key in missed else ""))
-        else:
-            print(f"{key:<5}       0  no redraw seen")
+    print(f"model runs started to keep one in flight: {run.started}")
+    print("key      presses  median ms  worst ms   (during a model run)")
+    for key in KEYS:
+        print(summary(key, during.get(key, []), missed.get(key, 0)))
+    if idle:
+        print("key      presses  median ms  worst ms   (nothing in flight: the run ended before or during the press)")
+        for key in KEYS:
+            if key in idle:
+                print(summary(key, idle[key]))
+    keys("Escape", pause=1.0)  # leaving the inspector cancels its run
+
+
+def bench_open(queries: list[str]) -> None:
+    t0 = time.perf_counter()
+    for _ in range(20):
+        capture()
+    capture_ms = (time.perf_counter() - t0) * 1000 / 20
+    figures: list[float] = []
+    print("\n2. Enter on the query list → the first ranking row on screen, at 120×40")
+    print(f"one capture-pane: {capture_ms:.1f} ms (the poll's resolution)")
+    for q in queries:
+        keys("/", pause=0.5)
+        tmux("send-keys", "-t", SESSION, "C-u")  # the filter's previous query
+        keys(q, "Enter", pause=1.0)
+        start = time.perf_counter()
+        tmux("send-keys", "-t", SESSION, "Enter")
+        ms = None
+        while time.perf_counter() - start < 10:
+            shot = capture()
+            if q in shot and RANKING_ROW.search(shot):
+                ms = (time.perf_counter() - start) * 1000
+                break
+        print(f"  {q:<16} " + (f"{ms:6.0f} ms" if ms is not None else "no ranking row in 10 s"))
+        if ms is not None:
+            figures.append(ms)
+        time.sleep(1.5)  # the inspector's other workers (prompt sizes) end before leaving
+        keys("Escape", pause=1.0)
+    if figures:
+        print(f"opens {len(figures)}  median {statistics.median(figures):.0f} ms  worst {max(figures):.0f} ms")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    ap.add_argument("project", type=Path)
+    ap.add_argument("query", nargs="?", default="finance-05")
+    ap.add_argument("--repeats", type=int, default=5, help="presses of each key")
+    ap.add_argument("--opens", type=int, default=6, help="queries opened from the list")
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="bench-tui-"))
+    project = tmp / args.project.name
+    shutil.copytree(args.project, project)
+    ids = [json.loads(line)["query_id"] for line in (project / "queries.jsonl").read_text().splitlines() if line.strip()]
+    step = max(1, len(ids) // max(1, args.opens))
+    opens = [q for q in ids[::step] if q != args.query][: args.opens]
+    env = f"PYTHONPATH={os.environ['PYTHONPATH']} " if os.environ.get("PYTHONPATH") else ""
     subprocess.run(["tmux", "kill-session", "-t", SESSION], capture_output=True)
+    tmux("new-session", "-d", "-s", SESSION, "-x", "120", "-y", "40", f"env {env}workbench open {project}")
+    try:
+        wait_for(" queries · system")  # the list is loaded (the header says "queries" at once)
+        time.sleep(2)
+        bench_keys(args.query, args.repeats)
+        bench_open(opens)
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", SESSION], capture_output=True)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

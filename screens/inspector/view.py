@@ -3,23 +3,22 @@ how each part is drawn (the functions of head, rankings, nearmiss and model_pane
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
-from functools import partial
+from collections.abc import Sequence
 
 from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
-from textual.worker import Worker
+from textual.widget import Widget
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from screens.base import WorkbenchScreen
 from screens.inspector.head import query_head, verdict_line
 from screens.inspector.model_panel import NO_RESULTS, model_head, model_results
 from screens.inspector.nearmiss import NO_MISSES, miss_diff, miss_head
-from screens.inspector.rankings import (NO_RUNS, fill_ranking, first_row_doc, gold_ranks, ranking_table, row_doc,
-                                       tables_that_fit, title_width)
+from screens.inspector.rankings import (NO_RUNS, fill_ranking, first_row_doc, gold_ranks, ranking_table,
+                                       row_doc, tables_that_fit, title_width)
 from screens.widgets import KeyFooter, TaskBar, WorkbenchHeader
 from workbench import session as core
 from workbench.session import PromptEstimate, QueryInspection, Session, preferred
@@ -48,7 +47,7 @@ class InspectorView(WorkbenchScreen):
         # what the ranking tables and the near-miss panes were last drawn for: drawn again only when it changes
         self._tables_for: tuple[QueryInspection, int, int, int] | None = None  # inspection, tables, title width, first
         self._miss_for: tuple[QueryInspection, int] | None = None  # inspection, near miss
-        self.render_in_flight: Worker[None] | None = None  # the tables' drawing (a worker: it mounts them)
+        self._shown: dict[str, object] = {}  # what each pane's text shows (show: no update for the same)
 
     @property
     def session(self) -> Session:
@@ -103,7 +102,7 @@ class InspectorView(WorkbenchScreen):
             parts = list(head.split("\n"))
             for line in parts:
                 line.no_wrap, line.overflow = True, "ellipsis"
-        self.query_one("#q-head", Static).update(Group(*parts, verdict))
+        self.show("#q-head", Group(*parts, verdict))
         self.query_one("#gold-ranks", Static).display = not self.compact
 
     @property
@@ -135,12 +134,12 @@ class InspectorView(WorkbenchScreen):
         system switch on another tab waits for the tab (1), and coming back to the tier whose
         tables are drawn costs nothing. Another tier's tables are never shown under this head."""
         box = self.query_one("#ranking-tables", Horizontal)
-        wanted = self.tables_wanted()
         ins = self.inspection
         if ins is not None and not ins.systems:
             self._tables_for = None
-            self._render_worker(self._show_no_runs)
+            self._replace_tables([Static(NO_RUNS)])
             return
+        wanted = self.tables_wanted()
         if wanted is None:
             return
         current = self._tables_for is not None and self._tables_for[0] is wanted[0] and self._tables_for[1:] == wanted[1:]
@@ -151,34 +150,33 @@ class InspectorView(WorkbenchScreen):
             box.display = True
             return
         self._tables_for = wanted
-        self.query_one("#gold-ranks", Static).update(gold_ranks(wanted[0], self.session.project.documents, wanted[2]))
-        self._render_worker(partial(self._render_rankings, *wanted))
-
-    def _render_worker(self, work: Callable[[], Coroutine[None, None, None]]) -> None:
-        # a callable, not a coroutine object: an exclusive worker cancelled before it starts leaves
-        # no coroutine that was never awaited
-        self.render_in_flight = self.run_worker(work, group="render", exclusive=True, exit_on_error=False)
-
-    async def _show_no_runs(self) -> None:
-        box = self.query_one("#ranking-tables", Horizontal)
-        await box.remove_children()
-        await box.mount(Static(NO_RUNS))
-        box.display = True
-
-    async def _render_rankings(self, ins: QueryInspection, n: int, width: int, start: int) -> None:
-        box = self.query_one("#ranking-tables", Horizontal)
-        await box.remove_children()
-        shown = (ins.systems[start:] + ins.systems[:start])[:n]
-        tables = [(ranking_table(sr), sr) for sr in shown]
-        await box.mount(*[t for t, _ in tables])
-        for t, sr in tables:
-            fill_ranking(t, sr, ins, self.session.project.documents, width)
-        box.display = True
+        ins, n, width, start = wanted
+        documents = self.session.project.documents
+        self.show("#gold-ranks", gold_ranks(ins, documents, width))
+        tables = [ranking_table() for _ in range(n)]
+        for table, sr in zip(tables, (ins.systems[start:] + ins.systems[:start])[:n]):
+            fill_ranking(table, sr, ins, documents, width)  # before mounting: drawn in the layout that shows them
         if self._cursor is not None and self._cursor[0] < len(tables):  # back where the user was labelling
-            table = tables[self._cursor[0]][0]
-            table.move_cursor(row=min(self._cursor[1], max(table.row_count - 1, 0)))
-            table.focus()
-            self._cursor = None
+            table = tables[self._cursor[0]]
+            table.focus_row_once_mounted(min(self._cursor[1], max(table.row_count - 1, 0)))
+        self._cursor = None
+        self._replace_tables(tables)
+
+    def _replace_tables(self, widgets: Sequence[Widget]) -> None:
+        """The ranking pane's widgets replaced at once: the old ones stop being displayed as their
+        removal starts, so the new ones are laid out in the same pass, never beside the old."""
+        box = self.query_one("#ranking-tables", Horizontal)
+        box.remove_children()
+        box.display = True
+        box.mount(*widgets)
+
+    def show(self, selector: str, renderable: Text | Group) -> None:
+        """Update one of the panes' texts unless it shows that already (each update lays the screen out again)."""
+        key = tuple(renderable.renderables) if isinstance(renderable, Group) else renderable
+        if self._shown.get(selector) == key:
+            return
+        self._shown[selector] = key
+        self.query_one(selector, Static).update(renderable)
 
     def on_resize(self) -> None:
         """Tables re-lay out when the terminal changes size (titles take the width there is)."""
@@ -191,7 +189,7 @@ class InspectorView(WorkbenchScreen):
         if wanted is not None and (self._tables_for is None or self._tables_for[0] is not wanted[0]):
             # the tables are drawn when the Rankings tab shows: the row a fresh first table starts on
             return first_row_doc(wanted[0].systems[wanted[3]], wanted[0].k)
-        tables = list(self.query("#ranking-tables DataTable").results(DataTable))
+        tables = [t for t in self.query("#ranking-tables DataTable").results(DataTable) if t.display]  # not the replaced
         if not tables:
             return None
         table = next((t for t in tables if t.has_focus), tables[0])
@@ -222,14 +220,11 @@ class InspectorView(WorkbenchScreen):
     def render_model(self) -> None:
         self.render_model_head()
         results = self.session.model_results.get((self.query_id, self.tier), {})
-        if not results:
-            self.query_one("#model-results", Static).update(Text(NO_RESULTS, "dim"))
-            return
-        self.query_one("#model-results", Static).update(model_results(results, set(self.q.gold_doc_ids)))
+        self.show("#model-results", model_results(results, set(self.q.gold_doc_ids)) if results else Text(NO_RESULTS, "dim"))
 
     def render_model_head(self) -> None:
         """The model, the prompt sizes and the task in flight with its elapsed time (the ticker redraws only this)."""
-        self.query_one("#model-head", Static).update(
-            model_head(self.model, self.tier, self.estimates, self.wb.user_keymap,
-                       self.running if self.running is None or self.running_query == self.query_id
-                       else f"{self.running} for {self.running_query}", self.run_started))
+        running = self.running if self.running is None or self.running_query == self.query_id \
+            else f"{self.running} for {self.running_query}"
+        self.show("#model-head", model_head(self.model, self.tier, self.estimates, self.wb.user_keymap, running,
+                                            self.run_started))

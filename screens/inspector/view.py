@@ -123,6 +123,10 @@ class InspectorView(WorkbenchScreen):
         n = tables_that_fit(self.app.size.width, len(ins.systems))
         return ins, n, title_width(self.app.size.width, n), self.first_system % len(ins.systems)
 
+    def tables_drawn_for(self, wanted: tuple[QueryInspection, int, int, int]) -> bool:
+        drawn = self._tables_for
+        return drawn is not None and drawn[0] is wanted[0] and drawn[1:] == wanted[1:]
+
     def rankings_in_view(self) -> bool:
         return self.query_one("#inspector-tabs", TabbedContent).active == "rankings"
 
@@ -142,7 +146,7 @@ class InspectorView(WorkbenchScreen):
         wanted = self.tables_wanted()
         if wanted is None:
             return
-        current = self._tables_for is not None and self._tables_for[0] is wanted[0] and self._tables_for[1:] == wanted[1:]
+        current = self.tables_drawn_for(wanted)
         if not self.rankings_in_view():
             box.display = current
             return
@@ -186,7 +190,7 @@ class InspectorView(WorkbenchScreen):
     def highlighted_doc(self) -> int | None:
         """The DocID under the cursor of the focused ranking table (else the first table's)."""
         wanted = self.tables_wanted()
-        if wanted is not None and (self._tables_for is None or self._tables_for[0] is not wanted[0]):
+        if wanted is not None and not self.tables_drawn_for(wanted):
             # the tables are drawn when the Rankings tab shows: the row a fresh first table starts on
             return first_row_doc(wanted[0].systems[wanted[3]], wanted[0].k)
         tables = [t for t in self.query("#ranking-tables DataTable").results(DataTable) if t.display]  # not the replaced

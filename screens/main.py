@@ -11,14 +11,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Input, Static, TabbedContent, TabPane
 from textual.worker import Worker
 
 from screens import messages as m
 from screens.base import PaletteCommand, WorkbenchScreen
 from screens.render import VERDICT_STYLE, bar, figure_glyph, fmt
 from workbench.safe_text import as_text, visible
-from screens.widgets import TaskBar
+from screens.widgets import KeyFooter, TaskBar, WorkbenchHeader
 from workbench import session as core
 from workbench.session import FILTER_WORDS, Session, UseRow
 
@@ -62,7 +62,7 @@ class MainScreen(WorkbenchScreen):
         return core.figures_system(self.session) if self.session else core.preferred()[0]
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield WorkbenchHeader()
         with TabbedContent(initial="queries", id="tabs"):
             with TabPane("Overview", id="overview"):
                 with VerticalScroll(id="overview-scroll"):
@@ -81,7 +81,7 @@ class MainScreen(WorkbenchScreen):
                 with VerticalScroll(id="sweeps-scroll"):
                     yield Static(NO_SWEEPS, id="sweeps-body")
         yield TaskBar()
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#query-table", DataTable)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rich.console import Group
 from rich.text import Text
 
 from screens.render import diff_text
@@ -38,13 +37,15 @@ def miss_head(ins: QueryInspection, index: int, documents: Mapping[int, Document
     return t
 
 
-def miss_diff(ins: QueryInspection, index: int, documents: Mapping[int, Document]) -> tuple[Group, Group] | None:
+def miss_diff(ins: QueryInspection, index: int, documents: Mapping[int, Document]) -> tuple[Text, Text] | None:
     """The word diff of near miss ``index`` (left: the distractor, right: the gold document it
-    imitates); None where the inspection has no diff for it."""
+    imitates); None where the inspection has no diff for it. One Text each, not a Group: Textual
+    keeps a Text's wrapped height per width, so a layout pass (the task bar coming or going) does
+    not wrap two whole documents again."""
     m = ins.near_misses[index]
     d = ins.diffs.get(m.doc_id)
     if d is None:
         return None
     gold = documents[m.imitates]
-    return (Group(Text(f"DISTRACTOR {m.doc_id}", "bold red"), diff_text(d.left)),
-            Group(Text(f"GOLD {gold.doc_id}", "bold green"), diff_text(d.right)))
+    return (Text.assemble((f"DISTRACTOR {m.doc_id}", "bold red"), "\n", diff_text(d.left)),
+            Text.assemble((f"GOLD {gold.doc_id}", "bold green"), "\n", diff_text(d.right)))

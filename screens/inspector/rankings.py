@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.widgets import DataTable
 
 from screens.render import KIND_LABEL, KIND_STYLE, rank_text
@@ -64,18 +65,42 @@ def distinct_title(prefix: str, title: str, others: list[str], width: int, style
     return text
 
 
-def ranking_table(sr: SystemRanking) -> DataTable[Text]:
-    """An empty table for one system's ranking (filled once mounted: `fill_ranking`)."""
-    t: DataTable[Text] = DataTable(cursor_type="row", classes="ranking")
-    t.border_title = system_label(sr.system)
-    return t
+class RankingTable(DataTable[Text]):
+    """One system's ranking. A change of height alone (the task bar coming or going while a model
+    runs) keeps the rows as drawn: DataTable would drop every cached line and draw the table anew,
+    which in a hidden tab falls on the key that shows it (tens of milliseconds)."""
+
+    _width_seen = -1
+    _focus_row: int | None = None
+
+    def focus_row_once_mounted(self, row: int) -> None:
+        """Take the focus with the cursor on ``row`` as soon as mounted (a relabel: back where the user was)."""
+        self._focus_row = row
+
+    def on_mount(self) -> None:
+        if self._focus_row is not None:
+            self.move_cursor(row=self._focus_row)
+            self.focus()
+
+    def _on_resize(self, event: events.Resize) -> None:
+        if event.size.width == self._width_seen:
+            event.prevent_default()  # no line of the table depends on its height: DataTable's handler skipped
+        self._width_seen = event.size.width
+
+
+def ranking_table() -> RankingTable:
+    """An empty table for one system's ranking (`fill_ranking` fills it, before or after mounting)."""
+    return RankingTable(cursor_type="row", classes="ranking")
 
 
 def fill_ranking(t: DataTable[Text], sr: SystemRanking, ins: QueryInspection, documents: Mapping[int, Document],
                  width: int) -> None:
-    """The system's top K, then each gold document it ranks below K (or not at all).
+    """The system's top K, then each gold document it ranks below K (or not at all), in place of
+    what the table showed.
 
     Row keys are "rank:doc" for the top K and "out:doc" for a gold document below it."""
+    t.clear(columns=True)
+    t.border_title = system_label(sr.system)
     t.add_columns("#", "DocID", "title", "score")
     gold_titles = [visible(documents[g].title, one_line=True) for g in ins.gold if g in documents]
     imitators: dict[int, list[str]] = {}
@@ -105,6 +130,14 @@ def moved(sr: SystemRanking, doc_id: int, cell: Text) -> Text:
         return cell
     was = sr.before.get(doc_id)
     return Text(f"#{was} → " if was is not None else "— → ", "dim") + cell
+
+
+def first_row_doc(sr: SystemRanking, k: int) -> int | None:
+    """The DocID of a freshly filled table's first row (its cursor's start): the top of the ranking,
+    else the first gold document below K."""
+    if sr.rows:
+        return sr.rows[0].doc_id
+    return next((g for g, rank in sr.gold_ranks.items() if rank is None or rank > k), None)
 
 
 def row_doc(key: str) -> int:

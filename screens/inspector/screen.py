@@ -204,6 +204,13 @@ class QueryScreen(InspectorView):
     def action_tab(self, tab: str) -> None:
         self.query_one("#inspector-tabs", TabbedContent).active = tab
         self.set_focus(None)  # a focused table in a hidden pane would pull the tab back
+        if tab == "rankings":
+            self.render_rankings()  # drawn now if a tier or system changed while the tab was hidden
+
+    @on(TabbedContent.TabActivated, "#inspector-tabs")
+    def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "rankings":  # a click on the tab, as 1 does
+            self.render_rankings()
 
     def action_tier(self, step: int) -> None:
         if not self.tiers:
@@ -257,7 +264,7 @@ class QueryScreen(InspectorView):
             self._elapsed.stop()
             self._elapsed = None
             return
-        self.render_model()
+        self.render_model_head()  # the elapsed seconds; the results change with their own messages
 
     def action_export(self) -> None:
         self.export_evidence()

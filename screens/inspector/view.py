@@ -3,19 +3,23 @@ how each part is drawn (the functions of head, rankings, nearmiss and model_pane
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
+from textual.widget import Widget
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from screens.base import WorkbenchScreen
 from screens.inspector.head import query_head, verdict_line
 from screens.inspector.model_panel import NO_RESULTS, model_head, model_results
 from screens.inspector.nearmiss import NO_MISSES, miss_diff, miss_head
-from screens.inspector.rankings import NO_RUNS, fill_ranking, gold_ranks, ranking_table, row_doc, tables_that_fit, title_width
-from screens.widgets import TaskBar
+from screens.inspector.rankings import (NO_RUNS, fill_ranking, first_row_doc, gold_ranks, ranking_table,
+                                       row_doc, tables_that_fit, title_width)
+from screens.widgets import KeyFooter, TaskBar, WorkbenchHeader
 from workbench import session as core
 from workbench.session import PromptEstimate, QueryInspection, Session, preferred
 
@@ -40,7 +44,10 @@ class InspectorView(WorkbenchScreen):
         self._elapsed: Timer | None = None
         self._cursor: tuple[int, int] | None = None  # (ranking table, row) to restore after a relabel
         self.first_system = 0  # the first system whose table is shown (y: the next; narrow screens show one)
-        self._laid_out_for: tuple[int, int] | None = None  # (tables, title width) the tables were drawn for
+        # what the ranking tables and the near-miss panes were last drawn for: drawn again only when it changes
+        self._tables_for: tuple[QueryInspection, int, int, int] | None = None  # inspection, tables, title width, first
+        self._miss_for: tuple[QueryInspection, int] | None = None  # inspection, near miss
+        self._shown: dict[str, object] = {}  # what each pane's text shows (show: no update for the same)
 
     @property
     def session(self) -> Session:
@@ -60,7 +67,7 @@ class InspectorView(WorkbenchScreen):
         return self.tiers[-1] if self.tiers else ""
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield WorkbenchHeader()
         yield Static(id="q-head")
         with TabbedContent(initial="rankings", id="inspector-tabs"):
             with TabPane("Rankings", id="rankings"):
@@ -80,7 +87,7 @@ class InspectorView(WorkbenchScreen):
                     yield Static(id="model-head")
                     yield Static(id="model-results")
         yield TaskBar()
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     # ------------------------------------------------------------------ rendering (each pane's module draws it)
 
@@ -95,7 +102,7 @@ class InspectorView(WorkbenchScreen):
             parts = list(head.split("\n"))
             for line in parts:
                 line.no_wrap, line.overflow = True, "ellipsis"
-        self.query_one("#q-head", Static).update(Group(*parts, verdict))
+        self.show("#q-head", Group(*parts, verdict))
         self.query_one("#gold-ranks", Static).display = not self.compact
 
     @property
@@ -107,49 +114,86 @@ class InspectorView(WorkbenchScreen):
         """One line: the diagnosis' verdict for this query on this tier, with the rule and its facts."""
         return verdict_line(self.session, self.query_id, self.tier)
 
-    def render_rankings(self) -> None:
-        # the method, not a coroutine object: an exclusive worker cancelled before it starts leaves
-        # no coroutine that was never awaited
-        self.run_worker(self._render_rankings, group="render", exclusive=True, exit_on_error=False)
-
-    async def _render_rankings(self) -> None:
-        box = self.query_one("#ranking-tables", Horizontal)
-        await box.remove_children()
+    def tables_wanted(self) -> tuple[QueryInspection, int, int, int] | None:
+        """What the ranking tables should show now: the inspection, how many tables, the title width
+        and the first system (None: nothing inspected yet, or no system ranked on this tier)."""
         ins = self.inspection
-        if ins is None:
-            return
-        if not ins.systems:
-            await box.mount(Static(NO_RUNS))
-            return
+        if ins is None or not ins.systems:
+            return None
         n = tables_that_fit(self.app.size.width, len(ins.systems))
-        width = title_width(self.app.size.width, n)
-        self._laid_out_for = (n, width)
-        start = self.first_system % len(ins.systems)
-        shown = (ins.systems[start:] + ins.systems[:start])[:n]
-        tables = [(ranking_table(sr), sr) for sr in shown]
-        await box.mount(*[t for t, _ in tables])
-        for t, sr in tables:
-            fill_ranking(t, sr, ins, self.session.project.documents, width)
-        self.query_one("#gold-ranks", Static).update(gold_ranks(ins, self.session.project.documents, width))
+        return ins, n, title_width(self.app.size.width, n), self.first_system % len(ins.systems)
+
+    def tables_drawn_for(self, wanted: tuple[QueryInspection, int, int, int]) -> bool:
+        drawn = self._tables_for
+        return drawn is not None and drawn[0] is wanted[0] and drawn[1:] == wanted[1:]
+
+    def rankings_in_view(self) -> bool:
+        return self.query_one("#inspector-tabs", TabbedContent).active == "rankings"
+
+    def render_rankings(self) -> None:
+        """Draw the ranking tables for what is inspected now, if they show something else.
+
+        Only while the Rankings tab is in view: tables drawn into a hidden pane are laid out and
+        rendered anew when it is shown (tens of milliseconds for two fresh tables), so a tier or
+        system switch on another tab waits for the tab (1), and coming back to the tier whose
+        tables are drawn costs nothing. Another tier's tables are never shown under this head."""
+        box = self.query_one("#ranking-tables", Horizontal)
+        ins = self.inspection
+        if ins is not None and not ins.systems:
+            self._tables_for = None
+            self._replace_tables([Static(NO_RUNS)])
+            return
+        wanted = self.tables_wanted()
+        if wanted is None:
+            return
+        current = self.tables_drawn_for(wanted)
+        if not self.rankings_in_view():
+            box.display = current
+            return
+        if current and self._cursor is None:
+            box.display = True
+            return
+        self._tables_for = wanted
+        ins, n, width, start = wanted
+        documents = self.session.project.documents
+        self.show("#gold-ranks", gold_ranks(ins, documents, width))
+        tables = [ranking_table() for _ in range(n)]
+        for table, sr in zip(tables, (ins.systems[start:] + ins.systems[:start])[:n]):
+            fill_ranking(table, sr, ins, documents, width)  # before mounting: drawn in the layout that shows them
         if self._cursor is not None and self._cursor[0] < len(tables):  # back where the user was labelling
-            table = tables[self._cursor[0]][0]
-            table.move_cursor(row=min(self._cursor[1], max(table.row_count - 1, 0)))
-            table.focus()
-            self._cursor = None
+            table = tables[self._cursor[0]]
+            table.focus_row_once_mounted(min(self._cursor[1], max(table.row_count - 1, 0)))
+        self._cursor = None
+        self._replace_tables(tables)
+
+    def _replace_tables(self, widgets: Sequence[Widget]) -> None:
+        """The ranking pane's widgets replaced at once: the old ones stop being displayed as their
+        removal starts, so the new ones are laid out in the same pass, never beside the old."""
+        box = self.query_one("#ranking-tables", Horizontal)
+        box.remove_children()
+        box.display = True
+        box.mount(*widgets)
+
+    def show(self, selector: str, renderable: Text | Group) -> None:
+        """Update one of the panes' texts unless it shows that already (each update lays the screen out again)."""
+        key = tuple(renderable.renderables) if isinstance(renderable, Group) else renderable
+        if self._shown.get(selector) == key:
+            return
+        self._shown[selector] = key
+        self.query_one(selector, Static).update(renderable)
 
     def on_resize(self) -> None:
         """Tables re-lay out when the terminal changes size (titles take the width there is)."""
         self.render_head()
-        ins = self.inspection
-        if ins is None or not ins.systems:
-            return
-        n = tables_that_fit(self.app.size.width, len(ins.systems))
-        if (n, title_width(self.app.size.width, n)) != self._laid_out_for:
-            self.render_rankings()
+        self.render_rankings()
 
     def highlighted_doc(self) -> int | None:
         """The DocID under the cursor of the focused ranking table (else the first table's)."""
-        tables = list(self.query("#ranking-tables DataTable").results(DataTable))
+        wanted = self.tables_wanted()
+        if wanted is not None and not self.tables_drawn_for(wanted):
+            # the tables are drawn when the Rankings tab shows: the row a fresh first table starts on
+            return first_row_doc(wanted[0].systems[wanted[3]], wanted[0].k)
+        tables = [t for t in self.query("#ranking-tables DataTable").results(DataTable) if t.display]  # not the replaced
         if not tables:
             return None
         table = next((t for t in tables if t.has_focus), tables[0])
@@ -162,6 +206,9 @@ class InspectorView(WorkbenchScreen):
         left = self.query_one("#diff-left-text", Static)
         right = self.query_one("#diff-right-text", Static)
         ins = self.inspection
+        if ins is not None and self._miss_for == (ins, self.miss_index):
+            return  # drawn already (a document's diff is long: wrapping it again costs a redraw)
+        self._miss_for = (ins, self.miss_index) if ins is not None else None
         if ins is None or not ins.near_misses:
             head.update(NO_MISSES)
             left.update("")
@@ -175,12 +222,13 @@ class InspectorView(WorkbenchScreen):
             right.update(diff[1])
 
     def render_model(self) -> None:
-        self.query_one("#model-head", Static).update(
-            model_head(self.model, self.tier, self.estimates, self.wb.user_keymap,
-                       self.running if self.running is None or self.running_query == self.query_id
-                       else f"{self.running} for {self.running_query}", self.run_started))
+        self.render_model_head()
         results = self.session.model_results.get((self.query_id, self.tier), {})
-        if not results:
-            self.query_one("#model-results", Static).update(Text(NO_RESULTS, "dim"))
-            return
-        self.query_one("#model-results", Static).update(model_results(results, set(self.q.gold_doc_ids)))
+        self.show("#model-results", model_results(results, set(self.q.gold_doc_ids)) if results else Text(NO_RESULTS, "dim"))
+
+    def render_model_head(self) -> None:
+        """The model, the prompt sizes and the task in flight with its elapsed time (the ticker redraws only this)."""
+        running = self.running if self.running is None or self.running_query == self.query_id \
+            else f"{self.running} for {self.running_query}"
+        self.show("#model-head", model_head(self.model, self.tier, self.estimates, self.wb.user_keymap, running,
+                                            self.run_started))

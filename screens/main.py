@@ -407,7 +407,9 @@ class MainScreen(WorkbenchScreen):
             ("tiers " + " ".join(f"{i + 1}={visible(t.name, one_line=True)}" for i, t in enumerate(tiers))
              if self.app.size.height >= 32 else f"tiers 1–{len(tiers)} in ladder order (1: Overview names them)"),
             ("  ● all gold in top 10 ◐ some ○ none", "dim"),
-            (f" · verdicts of {core.verdict_system(s)} ({VERDICT_FILTERS})" if s.diagnosis else "", "dim"),
+            # every v: word where they fit one line; a narrow terminal keeps that row for a query
+            (f" · verdicts of {core.verdict_system(s)} "
+             + (f"({VERDICT_FILTERS})" if self.app.size.width >= 100 else "(v: words: f1)") if s.diagnosis else "", "dim"),
             (f"\nuntil {self.system} is ready there: " + stand_in_text(stand_ins, [t.name for t in tiers])
              if stand_ins else "", "yellow"),
         )

@@ -291,7 +291,7 @@ class WorkbenchApp(App[None]):
         n = len(self.session.tiers) if self.session else 0
         sparse, dense = (len(self.indexes_ready.get(k, ())) for k in ("sparse", "dense"))
         return (f"building indexes: sparse ready on {sparse}/{n} tiers, dense on {dense}/{n}; each tier's figures "
-                "come from the best retriever built there until the chosen one is")
+                "come from the best retriever built there until the chosen one is ready")
 
     def on_indexes_ready(self, msg: m.IndexesReady) -> None:
         """Part of a running build is usable: its systems join the figures now (BM25 in seconds,

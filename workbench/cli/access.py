@@ -85,12 +85,14 @@ def split_systems(names: list[str]) -> tuple[list[str], list[str], list[str]]:
 def staged_runs(project, tiers, reranked: list[str], tuned: list[str], k: int, progress) -> list:
     """The runs of the reranked and tuned systems asked for by name: current stored ones reused,
     the rest computed by their stage (the rerank's score cache, the tuned embedder's index)."""
-    from workbench.rerank.run import rerank
-    from workbench.tune.retrieval import rank_held_out
+    runs = []
+    if reranked:  # the stages import the index engines and the models' clients: only when asked for
+        from workbench.rerank.run import rerank
 
-    runs = list(rerank(project, tiers, reranked, k, progress).runs) if reranked else []
+        runs += list(rerank(project, tiers, reranked, k, progress).runs)
     if tuned:
         from workbench.access.evaluate import DEFAULT_DEPTH
+        from workbench.tune.retrieval import rank_held_out
 
         runs += [r for r in rank_held_out(project, tiers, max(DEFAULT_DEPTH, k), progress) if r.system in tuned]
     return runs

@@ -228,13 +228,17 @@ def build_startup_project(root: Path, n_docs: int) -> None:
     from workbench.project.load import load_project
 
     if (root / ".built").exists():
-        return
-    shutil.rmtree(root, ignore_errors=True)
-    docs, queries = make_project(root, n_docs)
-    import_dataset(root, docs, queries)
-    project = load_project(root)
-    tiers = ensure_tiers(project).tiers
-    build_indexes(project, tiers, kinds=("sparse",))
+        project = load_project(root)
+        tiers = ensure_tiers(project).tiers
+        if all(indexing.index_status(project, t, ("dense",))["dense"] == "ok" for t in tiers):
+            return
+    else:  # a dense side of an older format is rebuilt alone (the sparse side and the import stand)
+        shutil.rmtree(root, ignore_errors=True)
+        docs, queries = make_project(root, n_docs)
+        import_dataset(root, docs, queries)
+        project = load_project(root)
+        tiers = ensure_tiers(project).tiers
+        build_indexes(project, tiers, kinds=("sparse",))
     ids = np.asarray(sorted(project.documents), dtype=np.int64)
     table = ChunkTable(ids, noisy_set(np.eye(384, dtype=np.float32), len(ids)))
     for tier in tiers:

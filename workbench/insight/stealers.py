@@ -21,7 +21,7 @@ import msgspec
 from workbench.access.indexing import index_status, open_dense
 from workbench.access.metrics import unique_in_order
 from workbench.access.retrievers import system_order
-from workbench.access.runs import RunStore
+from workbench.insight.stored import labelled_rankings, ordered_runs
 from workbench.diagnosis.nearmiss import MAX_WORDS, around_changes
 from workbench.inspection.rankings import _words, jaccard, row_kind
 from workbench.inspection.worddiff import salient_changes, word_diff
@@ -109,13 +109,8 @@ def steals(project: Project, tiers: list[Tier], k: int | None = None, query_ids:
 
     out = []
     for tier in tiers:
-        for run in sorted(RunStore(project).runs(tier), key=lambda r: system_order(r.system)):
-            for ranked in run.rankings:
-                if not project.has_query(ranked.query_id) or (query_ids is not None and ranked.query_id not in query_ids):
-                    continue
-                q = project.query(ranked.query_id)
-                if not q.is_labelled:
-                    continue
+        for run in ordered_runs(project, tier):
+            for ranked, q in labelled_rankings(project, run, query_ids):
                 hits = unique_in_order(ranked.hits, key=lambda h: h.doc_id)
                 pos = {h.doc_id: (n, h.score) for n, h in enumerate(hits, 1)}
                 for g in sorted(q.gold_doc_ids):

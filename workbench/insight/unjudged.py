@@ -21,8 +21,7 @@ import re
 import msgspec
 
 from workbench.access.metrics import unique_in_order
-from workbench.access.retrievers import system_order
-from workbench.access.runs import RunStore
+from workbench.insight.stored import labelled_rankings, ordered_runs
 from workbench.correctness import answer_span, canonical_head, comparison_candidates, normalize
 from workbench.project.files import Project
 from workbench.project.versions import lineage, read_labels
@@ -114,14 +113,9 @@ def unjudged(project: Project, tiers: list[Tier], k: int | None = None, query_id
     bearing: dict[tuple[str, int], tuple[str, bool, int, int] | None] = {}  # the same pair on many tiers and systems
     rows = []
     for tier in tiers:
-        for run in sorted(RunStore(project).runs(tier), key=lambda r: system_order(r.system)):
+        for run in ordered_runs(project, tier):
             slots, docs, n = 0, [], 0
-            for ranked in run.rankings:
-                if not project.has_query(ranked.query_id) or (query_ids is not None and ranked.query_id not in query_ids):
-                    continue
-                q = project.query(ranked.query_id)
-                if not q.is_labelled:
-                    continue
+            for ranked, q in labelled_rankings(project, run, query_ids):
                 n += 1
                 top = unique_in_order([h.doc_id for h in ranked.hits])[:k]
                 slots += len(top)

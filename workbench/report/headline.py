@@ -27,6 +27,20 @@ def tally(r: Report) -> dict[tuple[str, str], Counter]:
     return out
 
 
+def shown_readings(r: Report) -> tuple[list[tuple[Reading, Counter, str]], int]:
+    """The reading rows a report shows, each with its verdict counts and its reading (or "N decided:
+    too few"), and how many rows were left out because every verdict there is NOT-YET."""
+    words = tally(r)
+    rows, left_out = [], 0
+    for x in r.overview.readings:
+        c = words.get((x.level, x.system), Counter())
+        if not any(c[w] for w in COLUMNS if w != "NOT-YET"):
+            left_out += 1
+            continue
+        rows.append((x, c, x.reading if x.decided >= r.min_decided else f"{x.decided} decided: too few"))
+    return rows, left_out
+
+
 def overall_reading(r: Report) -> Reading | None:
     return next((x for x in r.overview.readings if x.system == r.primary and x.level == "overall"), None)
 

@@ -8,11 +8,10 @@ import html
 
 from workbench.stats import Estimate
 from workbench.display import MISSING, fmt
-from collections import Counter
 
 from workbench.diagnosis.nearmiss import Distractor
 from workbench.report.build import QueryReport, Report
-from workbench.report.headline import (COLUMNS, access_sentence, recommended, small_curves, tally, use_cell, use_sentence,
+from workbench.report.headline import (COLUMNS, access_sentence, recommended, shown_readings, small_curves, use_cell, use_sentence,
                                        verdict_sentence)
 from workbench.report.markdown import decided_word, judge_mark, ranks
 from workbench.report.partial import PROVISIONAL_ACCESS, LostGold, shown_verdict
@@ -201,18 +200,12 @@ def _counts_instead(r: Report) -> str:
 
 
 def _reading_table(r: Report) -> list[str]:
-    words = tally(r)
     out = ["<h2>Reading per tier</h2><table><tr><th class=l>level</th><th class=l>system</th>"
            + "".join(f"<th>{h(c)}</th>" for c in COLUMNS) + "<th class=l>reading</th><th class=l>rule</th></tr>"]
-    left_out = 0
-    for x in r.overview.readings:
-        c = words.get((x.level, x.system), Counter())
-        if not any(c[w] for w in COLUMNS if w != "NOT-YET"):
-            left_out += 1
-            continue
-        reading = h(x.reading) if x.decided >= r.min_decided else f"{x.decided} decided: too few"
+    rows, left_out = shown_readings(r)
+    for x, c, reading in rows:
         out.append(f"<tr><td class=l>{h(x.level)}</td><td class=l>{h(x.system)}</td>" + "".join(f"<td>{c[w]}</td>" for w in COLUMNS)
-                   + f"<td class=l><b>{reading}</b></td><td class='l muted'>{h(x.rule)}</td></tr>")
+                   + f"<td class=l><b>{h(reading)}</b></td><td class='l muted'>{h(x.rule)}</td></tr>")
     out.append("</table>")
     if left_out:
         out.append(f"<p class=muted>{left_out} level × system row(s) with every verdict NOT-YET left out; a reading needs at least {r.min_decided} decided verdicts.</p>")

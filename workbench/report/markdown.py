@@ -6,11 +6,10 @@ from __future__ import annotations
 from workbench.diagnosis.collect import QueryVerdict
 from workbench.stats import Estimate
 from workbench.display import MISSING, fmt
-from collections import Counter
 
 from workbench.diagnosis.nearmiss import Distractor
 from workbench.report.build import QueryReport, Report
-from workbench.report.headline import (COLUMNS, access_sentence, recommended, small_curves, tally, use_cell, use_sentence,
+from workbench.report.headline import (COLUMNS, access_sentence, recommended, shown_readings, small_curves, use_cell, use_sentence,
                                        verdict_sentence)
 from workbench.report.partial import PROVISIONAL_ACCESS, LostGold
 from workbench.report.text import no_autolinks, shown
@@ -120,16 +119,10 @@ def access_section(r: Report) -> list[str]:
 
 
 def verdict_table(r: Report) -> list[str]:
-    words = tally(r)
     out = ["## Verdicts per tier", "", "| level | system | " + " | ".join(COLUMNS) + " | reading |",
            "|---|---|" + "---:|" * len(COLUMNS) + "---|"]
-    left_out = 0
-    for x in r.overview.readings:
-        c = words.get((x.level, x.system), Counter())
-        if not any(c[w] for w in COLUMNS if w != "NOT-YET"):
-            left_out += 1
-            continue
-        reading = x.reading if x.decided >= r.min_decided else f"{x.decided} decided: too few"
+    rows, left_out = shown_readings(r)
+    for x, c, reading in rows:
         out.append(f"| {md(x.level)} | {md(x.system)} | " + " | ".join(str(c[w]) for w in COLUMNS) + f" | {reading} |")
     if left_out:
         out += ["", f"{left_out} level × system row(s) with every verdict NOT-YET left out."]

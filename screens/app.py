@@ -15,7 +15,7 @@ from typing import Any
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.reactive import reactive
+from textual.reactive import reactive, var
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from workbench import session as core
@@ -36,8 +36,6 @@ TabPane { height: 1fr; padding: 0; }
 TaskBar { height: 1; display: none; background: $boost; }  /* in the flow above the docked footer: never under it */
 TaskBar #task-label { width: 1fr; }
 TaskBar #task-progress { width: 30; }
-#query-legend { height: auto; color: $text-muted; }
-#filter { margin: 0; }
 #q-head { height: auto; padding: 0 1; background: $boost; }
 #ranking-tables { height: 1fr; }
 #ranking-tables DataTable.ranking { width: 1fr; height: 1fr; border: round $primary-darken-2; }
@@ -74,13 +72,21 @@ class WorkbenchApp(App[None]):
     LONG_TASKS = frozenset({"build", "eval", "model", "add_query", "batch", "calibrate", "fix"})  # shown in the task bar, cancelled by x
 
     task_state: reactive[tuple[str, int, int]] = reactive(("", 0, 0))
+    # What the screens show, as data they watch (the app never calls a screen's refresh): the session
+    # (loaded, or changed wholesale by a label), and a revision per kind of change within it.
+    session: var[Session | None] = var(None, always_update=True)
+    verdicts: var[int] = var(0)  # access results, verdicts or the verdict system changed
+    access: var[int] = var(0)  # new access results (an open inspector reads its rankings again)
+    use: var[int] = var(0)  # the use table changed
+    indexes: var[int] = var(0)  # a build made indexes usable, or finished
+    build_note: var[str] = var("")  # what a running build has made usable so far ("" when none runs)
+    listed: var[tuple[str, ...]] = var(())  # the query list's ids, in its order (the inspector's j/k)
 
     def __init__(self, project_path: Path, auto_build: bool = False, export_dir: Path | None = None,
                  queries_version: str | None = None) -> None:
         super().__init__()
         self.project_path = Path(project_path)
         self.queries_version = queries_version  # the query-set version shown (None: the original)
-        self.session: Session | None = None
         self.auto_build = auto_build
         self.export_dir = export_dir
         self._busy_groups: set[str] = set()
@@ -171,7 +177,7 @@ class WorkbenchApp(App[None]):
         model = s.models()[0][0]
 
         def each(_qid: str, _ev: object) -> None:
-            self.call_from_thread(self.refresh_verdicts)
+            self.call_from_thread(self.verdicts_changed)
 
         ran, kept, skipped = core.run_batch(s, query_ids, model, task, self.progress_reporter("batch: "), on_each=each)
         self.call_from_thread(self.refresh_use)
@@ -196,8 +202,8 @@ class WorkbenchApp(App[None]):
                 self.task_state = ("", 0, 0)
         if w.group == "build" and w.is_finished:
             self.indexes_ready = {}
-        if w.group == "build" and (state == WorkerState.RUNNING or w.is_finished) and (ms := self.main_screen()):
-            ms.refresh_queries()  # the legend says what builds
+        if w.group == "build" and (state == WorkerState.RUNNING or w.is_finished):
+            self.build_note = self.describe_build()  # the legend says what builds
         if w.group == "eval" and w.is_finished and self._evaluate_again:
             self._evaluate_again = False  # indexes became ready while that evaluation ran
             self.evaluate()
@@ -247,9 +253,6 @@ class WorkbenchApp(App[None]):
     def on_project_loaded(self, msg: m.ProjectLoaded) -> None:
         self.session = msg.session
         self.refresh_header()
-        ms = self.main_screen()
-        if ms:
-            ms.refresh_all()
         if msg.stale:
             reason = "; ".join(msg.stale)
             if self.auto_build:
@@ -284,7 +287,7 @@ class WorkbenchApp(App[None]):
     def building(self) -> bool:
         return any(w.group == "build" and not w.is_finished for w in self.workers)
 
-    def build_note(self) -> str:
+    def describe_build(self) -> str:
         """What the screens say while indexes build: what is usable so far, and what figures show."""
         if not self.building:
             return ""
@@ -297,17 +300,13 @@ class WorkbenchApp(App[None]):
         """Part of a running build is usable: its systems join the figures now (BM25 in seconds,
         dense tier by tier), the rest follows as it is built."""
         self.indexes_ready.setdefault(msg.kind, set()).update(msg.tiers)
-        ms = self.main_screen()
-        if ms:
-            ms.refresh_overview()
-            ms.refresh_queries()  # the legend counts the tiers ready
+        self.indexes += 1
+        self.build_note = self.describe_build()  # the legend counts the tiers ready
         self.request_evaluation()
 
     def on_indexes_built(self, msg: m.IndexesBuilt) -> None:
         self.notify(msg.summary, title="Indexes ready", timeout=4)
-        ms = self.main_screen()
-        if ms:
-            ms.refresh_overview()
+        self.indexes += 1
         self.request_evaluation()
 
     def request_evaluation(self) -> None:
@@ -320,13 +319,11 @@ class WorkbenchApp(App[None]):
 
     def on_access_ready(self, msg: m.AccessReady) -> None:
         self.current.set_results(msg.results)
-        self.refresh_verdicts()
-        qs = self.query_screen()
-        if qs:
-            qs.load()
+        self.verdicts_changed()
+        self.access += 1
 
     def on_diagnosis_ready(self, msg: m.DiagnosisReady) -> None:
-        self.refresh_verdicts()
+        self.verdicts_changed()
 
     def refresh_header(self) -> None:
         """The header names what every view shows: the query-set version and the verdict system."""
@@ -343,16 +340,11 @@ class WorkbenchApp(App[None]):
         self.sub_title = visible(f"{shown}queries {core.version_shown(s)} ({len(p.queries)}) · {rankings}{p.config.name}",
                                  one_line=True)
 
-    def refresh_verdicts(self) -> None:
-        """Every view of the verdicts: the query list, the Diagnosis tab, an open inspector's head."""
+    def verdicts_changed(self) -> None:
+        """Every view of the verdicts follows: the header here, the query list, the Diagnosis tab and
+        an open inspector's head through `verdicts`."""
         self.refresh_header()
-        ms = self.main_screen()
-        if ms:
-            ms.refresh_queries()
-            ms.refresh_diagnosis()
-        qs = self.query_screen()
-        if qs:
-            qs.render_head()
+        self.verdicts += 1
 
     def on_labels_changed(self, msg: m.LabelsChanged) -> None:
         """A labelling change (from the inspector or the add-query form): installed, shown everywhere."""
@@ -363,20 +355,13 @@ class WorkbenchApp(App[None]):
         core.apply_relabelled(self.current, change)
         self.refresh_header()
         self.notify(change.note, title="Saved", timeout=6, markup=False)
-        ms = self.main_screen()
-        if ms:
-            ms.refresh_all()
-        qs = self.query_screen()
+        self.mutate_reactive(WorkbenchApp.session)  # every view: labels change figures, verdicts and tiers
         if msg.opened:
             self.open_query(change.query_id)
-        elif qs:
-            qs.relabelled()
 
     def on_use_ready(self, msg: m.UseReady) -> None:
         self.current.use = msg.use
-        ms = self.main_screen()
-        if ms:
-            ms.refresh_diagnosis()
+        self.use += 1
 
     # ------------------------------------------------------------------ actions (also in the command palette)
 

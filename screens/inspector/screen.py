@@ -65,6 +65,10 @@ class QueryScreen(InspectorView):
     def on_mount(self) -> None:
         self.render_head()
         self.load()
+        # the app's data, watched: verdicts (the head), new access results (the rankings), labels (all)
+        self.watch(self.app, "verdicts", lambda _: self.render_head(), init=False)
+        self.watch(self.app, "access", lambda _: self.load(), init=False)
+        self.watch(self.app, "session", lambda _: self.relabelled(), init=False)
 
     def palette_commands(self) -> list[PaletteCommand]:
         cmds: list[PaletteCommand] = []
@@ -194,7 +198,7 @@ class QueryScreen(InspectorView):
         self.render_model()
         if msg.final:
             self.wb.refresh_use()
-            self.wb.refresh_verdicts()
+            self.wb.verdicts_changed()
 
     def on_exported(self, msg: m.Exported) -> None:
         self.notify("\n".join(str(p) for p in msg.paths), title="Evidence exported", timeout=8, markup=False)
@@ -272,11 +276,9 @@ class QueryScreen(InspectorView):
     # ------------------------------------------------------------------ the triage loop without leaving
 
     def filtered_queries(self) -> list[str]:
-        """The query list's rows as the main screen shows them now (its filter and sort)."""
-        ms = self.wb.main_screen()
-        if ms is None:
-            return [q.query_id for q in self.session.project.queries]
-        return [str(k.value) for k in ms.query_one("#query-table", DataTable).rows]
+        """The query list's rows as the main screen shows them now (its filter and sort): the app's
+        `listed`, posted by the list (QueryListShown), never read off its table."""
+        return list(self.wb.listed)
 
     def action_query(self, step: int) -> None:
         """The next / previous query of the list's filter, here. A model run in flight keeps running

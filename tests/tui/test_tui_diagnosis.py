@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from screens.main import _use_figures
+from screens.panes.diagnosis import _use_figures
 from workbench.session import UseRow
 
 
@@ -25,7 +25,8 @@ def test_verdicts_of_a_session_in_the_list_and_the_diagnosis_tab(tmp_path):
     tests/support/diagnosis.py: q1 passes on base and fails access above; q2, q3 fail use)."""
     from rich.console import Console
 
-    from screens.main import verdict_cell, verdict_section
+    from screens.panes.diagnosis import verdict_section
+    from screens.panes.queries import verdict_cell
     from support import diagnosis as ds
     from workbench import session as core
 

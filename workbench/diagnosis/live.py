@@ -125,7 +125,8 @@ class LiveDiagnosis:
                 out[v.verdict] = out.get(v.verdict, 0) + 1
         return out
 
-    def matches(self, query_id: str, word: str) -> bool:
-        """The `v:WORD` filter; an unknown WORD matches nothing."""
-        v = self.summary(query_id)
+    def matches(self, query_id: str, word: str, system: str | None = None) -> bool:
+        """The `v:WORD` filter of the query list (workbench/diagnosis/filters.py), on the verdict it
+        shows for the system; an unknown WORD matches nothing."""
+        v = self.summary(query_id, system)
         return v is not None and v.verdict in FILTER_WORDS.get(word.lower(), ())

@@ -20,6 +20,7 @@ from workbench.access.indexing import index_status
 from workbench.access.retrievers import preferred
 from workbench.diagnosis.collect import QueryVerdict
 from workbench.diagnosis.fix_commands import RunnableFix
+from workbench.diagnosis.filters import Filter, FilterFacts, filter_problems, parse_filter, query_matches
 from workbench.diagnosis.live import FILTER_WORDS, UNJUDGED_WORD, LiveDiagnosis
 from workbench.diagnosis.recommend import Recommendation
 from workbench.diagnosis.rules import VERDICTS
@@ -40,6 +41,7 @@ from workbench.session.labelling import access_line, add_query_from_log, apply_r
 from workbench.session.state import Session, build, evaluate_all, inspect, open_session, ranks_before, use_table
 from workbench.session.unjudged import has_answer_bearing_unjudged, unjudged_documents
 from workbench.session.use import calibrate_judge, estimate_prompts, export_evidence, known_results, run_batch, run_model_task, sweep_panels, why_not_run, window_budget
+from workbench.settings import MIN_DECIDED, reading_given
 from workbench.triage.relabel import Relabelled
 
 __all__ = [
@@ -51,12 +53,13 @@ __all__ = [
     "choose_verdict_system", "figures_system", "diagnosis_after_run", "export_report", "query_sources", "insight_overview", "ranks_before",
     "load_recommendations", "shown_recommendations", "first_runnable_fix", "fix_cost", "fix_pairs", "run_fix",
     "unjudged_documents", "has_answer_bearing_unjudged",
+    "parse_filter", "filter_problems", "query_matches", "reading_given",
     # names and registries
-    "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
+    "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "MIN_DECIDED", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
     # records a front end shows
     "Session", "PromptEstimate", "SystemResult", "UseRow", "UseTable", "ModelEvidence", "QueryInspection",
     "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",
-    "Recommendation", "RunnableFix", "StepperDoc",
+    "Recommendation", "RunnableFix", "StepperDoc", "Filter", "FilterFacts",
     # errors and progress
     "WorkbenchError", "os_error", "Cancelled", "Progress",
 ]

@@ -24,6 +24,7 @@ from workbench.project.files import Project
 from workbench.project.load import load_project
 from workbench.project.visit import LabelVisit
 from workbench.records import ModelConfig, Query, QueryAccess, Tier, TierSet
+from workbench.settings import access_k
 
 if TYPE_CHECKING:
     pass
@@ -71,6 +72,10 @@ class Session:
     @property
     def systems(self) -> list[str]:
         return list(self.per_query)
+
+    @property
+    def k(self) -> int:
+        return access_k(self.project)
 
     @property
     def best_retriever(self) -> str:

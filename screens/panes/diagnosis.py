@@ -1,0 +1,175 @@
+"""The Diagnosis tab: the verdict system's reading (given only on enough decided verdicts), the
+verdicts per level, the recommendations (each access fix's command, judge and measured effect),
+access at the session's K beside use per tier, and a chart of the best system."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.reactive import var
+from textual.widgets import Static
+
+from screens.render import bar, fmt
+from workbench import session as core
+from workbench.safe_text import as_text, visible
+from workbench.session import Session, UseRow
+
+BAR_WIDTH = 18
+
+
+class DiagnosisPane(VerticalScroll):
+    DEFAULT_CSS = """
+    DiagnosisPane { height: 1fr; }
+    """
+
+    session: var[Session | None] = var(None, always_update=True)
+    verdicts: var[int] = var(0)  # bumped when access results, verdicts or labels change
+    use: var[int] = var(0)  # bumped when the use table changes
+
+    def compose(self) -> ComposeResult:
+        yield Static("Waiting for access results…", id="diagnosis-body")
+
+    def watch_session(self) -> None:
+        self.render_diagnosis()
+
+    def watch_verdicts(self) -> None:
+        self.render_diagnosis()
+
+    def watch_use(self) -> None:
+        self.render_diagnosis()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="recommend")
+    def load_recommendations(self, s: Session) -> None:
+        core.load_recommendations(s)
+        self.app.call_from_thread(self.render_diagnosis)
+
+    def render_diagnosis(self) -> None:
+        s = self.session
+        body = self.query_one("#diagnosis-body", Static)
+        if s is None or not s.results:
+            body.update("Waiting for access results…" if s is None or s.tierset else "Build tiers and indexes first (Ctrl+B).")
+            return
+        if s.diagnosis is not None and core.shown_recommendations(s) is None:
+            self.load_recommendations(s)  # the verdict system changed (y) or the diagnosis is new
+        body.update(Group(*diagnosis_parts(s)))
+
+
+def diagnosis_parts(s: Session) -> list[RenderableType]:
+    k = s.k
+    by = {(r.system, r.tier): r.summary for r in s.results}
+    systems = list(s.systems)
+    t = Table(title=f"Access (K={k}) and use per tier", title_justify="left", expand=True)
+    t.add_column("tier", no_wrap=True)
+    for sys_ in systems:
+        t.add_column(f"{sys_}\nSR/FR", justify="right", no_wrap=True)
+    t.add_column("SR−FR\n(best)", justify="right")
+    t.add_column("QA", justify="right")
+    t.add_column("oracle", justify="right")
+    use = s.use.rows if s.use else {}
+    chart = Text()
+    label_width = max((len(visible(t.name, one_line=True)) for t in s.tiers), default=4)
+    best_sys = max(systems, key=lambda x: sum(sm.fr_at_k or 0.0 for tt in s.tiers if (sm := by.get((x, tt.name)))),
+                   default=None)
+    for tier in s.tiers:
+        cells = []
+        for sys_ in systems:
+            sm = by.get((sys_, tier.name))
+            cells.append("–" if sm is None else f"{fmt(sm.sr_at_k)}/{fmt(sm.fr_at_k)}")
+        best = by.get((best_sys, tier.name)) if best_sys else None
+        qa, oracle = _use_figures(use.get(tier.name, {}))
+        t.add_row(as_text(tier.name), *cells, fmt(best.multi_gap) if best else "–", qa, oracle)
+        chart.append(f"{visible(tier.name, one_line=True):<{label_width}} ")  # whole names: the width is theirs
+        chart.append_text(bar(best.sr_at_k if best else None, BAR_WIDTH, "cyan"))
+        chart.append(" ")
+        chart.append_text(bar(best.fr_at_k if best else None, BAR_WIDTH, "magenta"))
+        chart.append(" ")
+        q = _use_value(use.get(tier.name, {}), "qa")
+        chart.append_text(bar(None if q is None else q / 5, BAR_WIDTH, "green"))
+        chart.append("\n")
+    legend = Text.assemble(("Chart", "bold"), f" ({best_sys}): ", (f"SR@{k}", "cyan"), " · ", (f"FR@{k}", "magenta"),
+                           " · ", ("QA/5", "green"), "\n")
+    parts: list[RenderableType] = [*verdict_section(s), t, legend, chart]
+    if any(_distrusted(row, task) for row in use.values() for task in ("qa", "oracle")):
+        parts.append(Text("* judged by a judge that cannot tell right answers from wrong ones (calibration "
+                          "failed): treat these QA figures as noise; set a capable `judge` in workbench.toml.",
+                          style="yellow"))
+    return parts
+
+
+def _use_value(row: dict[str, UseRow], task: str) -> float | None:
+    vals = [v.QA for v in row.values() if v.QA is not None and v.task == task]
+    return max(vals) if vals else None
+
+
+def _distrusted(row: dict[str, UseRow], task: str) -> bool:
+    """Scored by a judge that failed its calibration (cannot tell right answers from wrong)."""
+    return any(v.distrusted and v.task == task for v in row.values())
+
+
+def _use_figures(row: dict[str, UseRow]) -> tuple[str, str]:
+    qa, oracle = _use_value(row, "qa"), _use_value(row, "oracle")
+    marked_oracle = fmt(oracle) + ("*" if oracle is not None and _distrusted(row, "oracle") else "")
+    if qa is None and any(not v.fits and v.task == "qa" for v in row.values()):
+        return "no fit", marked_oracle
+    return fmt(qa) + ("*" if qa is not None and _distrusted(row, "qa") else ""), marked_oracle
+
+
+def reading_shown(reading: str, decided: int) -> str:
+    """A reading only on enough decided verdicts (the one rule, workbench/settings.py)."""
+    return reading if core.reading_given(decided) else "no reading yet"
+
+
+def verdict_section(s: Session) -> list[RenderableType]:
+    """The diagnosis' verdicts: the primary system's reading per tier level, its rule, the recommendations."""
+    d, system = s.diagnosis, core.verdict_system(s)
+    if d is None or system is None:
+        return [Text("Verdicts: computing…", "dim")]
+    readings = d.readings(system)
+    if not readings:
+        return [Text(f"Verdicts of {system}: none yet", "dim")]
+    overall = readings[-1]
+    of = f"{overall.decided} decided verdict{'s' if overall.decided != 1 else ''} of {sum(overall.counts.values())}"
+    if core.reading_given(overall.decided):
+        head = Text.assemble(("Diagnosis ", "bold"), (visible(system, one_line=True), "bold cyan"), " is ",
+                             (overall.reading, "bold yellow"), f" ({of})\n", (overall.rule, "dim"))
+    else:
+        head = Text.assemble(("Diagnosis ", "bold"), (visible(system, one_line=True), "bold cyan"), ": ",
+                             ("no reading yet", "bold yellow"),
+                             f" ({of}; a reading needs at least {core.MIN_DECIDED})\n", (overall.rule, "dim"))
+    t = Table(title="Verdicts per tier level (query × tier; rule table in README / report)", title_justify="left", expand=True)
+    t.add_column("level", no_wrap=True)
+    for v in core.VERDICTS:
+        t.add_column(v if v != "USE-UNDER-DISTRACTORS" else "USE-DISTR", justify="right")
+    t.add_column("reading")
+    for r in readings:
+        t.add_row(as_text(r.level, one_line=True), *(str(r.counts.get(v, 0)) for v in core.VERDICTS),
+                  reading_shown(r.reading, r.decided))
+    recs = recommendations_text(s, overall.recommendations)
+    recs.append("r: export the report (Markdown, self-contained HTML, JSON)\n", "dim")
+    return [head, t, recs]
+
+
+def recommendations_text(s: Session, texts: list[str]) -> Text:
+    """The recommendations in order, each access fix with its command, its judge and, once tried,
+    its measured effect; the key that runs the first runnable one."""
+    shown = core.shown_recommendations(s)
+    recs = Text("Recommendations (access first):\n", "bold")
+    for i, rec in enumerate(shown if shown is not None else [core.Recommendation(x) for x in texts], 1):
+        recs.append(f"  {i}. {visible(rec.text)}\n", "")
+        for line in rec.lines:
+            measured = line.startswith("measured:") and not line.endswith("is not stored)")
+            recs.append(f"     {visible(line)}\n", "bold green" if measured else "dim")
+    if not texts:
+        recs.append("  none: nothing decided fails\n", "dim")
+    fix = core.first_runnable_fix(s)
+    if fix is not None:
+        recs.append("t", "bold")
+        recs.append(f": try {visible(fix.system, one_line=True)} on {visible(', '.join(fix.tiers), one_line=True)} "
+                    f"({core.fix_cost(s, fix)})\n")
+    elif shown and any(r.fix is not None and r.fix.kind == "rerank" for r in shown):
+        recs.append("t: runs a rerank once a [rerankers.NAME] is configured in workbench.toml\n", "dim")
+    return recs

@@ -1,0 +1,88 @@
+"""The Overview tab: the project, its tiers (built or not, fitting each model or not), its models,
+and the sharper diagnosis' lines (effective corpus size, position effects) under them."""
+
+from __future__ import annotations
+
+import asyncio
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.reactive import var
+from textual.widgets import Static
+
+from workbench import session as core
+from workbench.safe_text import as_text, visible
+from workbench.session import Session
+
+PROMPT_ALLOWANCE = 400  # the estimate's prompt tokens beside the tier (the model panel counts the exact prompt)
+
+
+class OverviewPane(VerticalScroll):
+    DEFAULT_CSS = """
+    OverviewPane { height: 1fr; }
+    """
+
+    session: var[Session | None] = var(None, always_update=True)
+    indexes: var[int] = var(0)  # bumped when a build makes indexes usable or finishes
+
+    def compose(self) -> ComposeResult:
+        yield Static("Loading project…", id="overview-body")
+        yield Static("", id="insight-body")
+
+    def watch_session(self, session: Session | None) -> None:
+        self.render_overview()
+        if session is not None:  # stored results only: off the UI thread
+            self.run_worker(self._load_insight(session), group="insight", exclusive=True, exit_on_error=False)
+
+    def watch_indexes(self) -> None:
+        self.render_overview()
+
+    async def _load_insight(self, session: Session) -> None:
+        lines = await asyncio.to_thread(core.insight_overview, session)
+        self.query_one("#insight-body", Static).update(
+            Text.assemble(("Effective corpus size and position\n", "bold"), *(as_text(f"{line}\n") for line in lines)) if lines else "")
+
+    def render_overview(self) -> None:
+        s = self.session
+        if s is None:
+            return
+        p = s.project
+        multi = sum(q.is_multi_source for q in p.queries)
+        head = Text.assemble(
+            as_text(p.config.name, "bold", one_line=True), f"  ·  {visible(str(s.root))}\n",
+            f"{len(p.documents):,} documents · {len(p.queries)} queries ({len(p.queries) - multi} single-source, {multi} multi-source) · "
+            f"{len(p.domains)} domain(s) · query set {p.corpus_hash()[:12]}\n",
+        )
+        tiers = Table(title="Tiers", title_justify="left", expand=True)
+        for c in ("tier", "docs", "tokens", "domains", "queries", "sparse", "dense"):
+            tiers.add_column(c, justify="right" if c in ("docs", "tokens", "queries") else "left", no_wrap=c == "tier")
+        models = s.models()
+        for name, _ in models:
+            tiers.add_column(f"fits {name}", justify="center")
+        if s.tierset is None:
+            tiers.add_row("[yellow]no tiers yet[/]", "", "", "", "", "", "")
+        for t in s.tiers:
+            st = core.index_status(p, t)
+            doms = ", ".join(t.domains) if len(t.domains) <= 2 else f"{len(t.domains)} domains"
+            fits = [
+                Text("yes", "green") if t.tokens + cfg.max_tokens + PROMPT_ALLOWANCE <= core.window_budget(cfg) else Text("no", "red")
+                for _, cfg in models
+            ]
+            tiers.add_row(as_text(t.name), f"{len(t.doc_ids):,}", f"{t.tokens:,}", as_text(doms), str(len(t.query_ids)),
+                          _status(st["sparse"]), _status(st["dense"]), *fits)
+        mt = Table(title="Models", title_justify="left", expand=True)
+        for c in ("model", "endpoint", "window", "usable", "answer budget"):
+            mt.add_column(c)
+        for name, cfg in models:
+            mt.add_row(as_text(name), as_text(cfg.base_url or "embedded llama.cpp (SmolLM2), started on first use"),
+                       f"{cfg.context_window:,}", f"{core.window_budget(cfg):,}", str(cfg.max_tokens))
+        note = Text(f"Fits = tier tokens + ~{PROMPT_ALLOWANCE} prompt tokens + answer budget within the usable window "
+                    "(estimate; the model panel counts the exact prompt).", style="dim")
+        self.query_one("#overview-body", Static).update(Group(head, tiers, mt, note))
+
+
+def _status(s: str) -> Text:
+    return Text(s, "green" if s == "ok" else "yellow")

@@ -1,0 +1,204 @@
+"""The Queries tab: the filter (parsed once by the core's filter language), the legend, and the
+list of queries with their verdict and one access glyph per tier. What it lists is posted
+(`QueryListShown`) for the inspector's j/k and the palette's batch entries."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.reactive import var
+from textual.widgets import DataTable, Input, Static
+
+from screens.render import VERDICT_STYLE, figure_glyph
+from workbench import session as core
+from workbench.safe_text import as_text, visible
+from workbench.session import FILTER_WORDS, Query, Session
+
+SORTS = ("ladder", "breaks")
+VERDICT_FILTERS = "v:" + "|".join(w for w in FILTER_WORDS if w != "notyet")  # every v: word, from its one home
+TIER_NAMES_FROM_HEIGHT = 32  # a shorter terminal keeps its rows for queries: the Overview tab names the tiers
+VERDICT_WORDS_FROM_WIDTH = 100  # every v: word where they fit one line
+FILTER_HINT = ("filter: words  d:domain  multi|single|unlabelled  fail:TIER  fail  v:access|access?|use|both|pass|lost|… "
+               "(f1: every word)")
+
+
+class QueryListShown(Message):
+    """The query ids the list shows now, in its order (its filter and sort)."""
+
+    def __init__(self, query_ids: tuple[str, ...]) -> None:
+        super().__init__()
+        self.query_ids = query_ids
+
+
+class SessionFacts:
+    """The filter words' facts from the session, for one system's figures (core.FilterFacts)."""
+
+    def __init__(self, s: Session, system: str) -> None:
+        self.s, self.system = s, system
+        self._sources: dict[str, tuple[str, ...]] | None = None
+
+    def breaks(self, query: Query) -> bool:
+        return self.s.breaks_at(self.system, query) is not None
+
+    def fails_on(self, query: Query, tier_word: str) -> bool:
+        # only the query's own tiers: fail:base is its own domain's base tier, not the others'
+        names = [t.name for t in self.s.tiers if tier_word in t.name.lower() and query.query_id in t.query_ids]
+        figs = [self.s.figure(self.system, n, query) for n in names]
+        return any(f is not None and f < 1.0 for f in figs)
+
+    def verdict_in(self, query: Query, word: str) -> bool:
+        if word == core.UNJUDGED_WORD:  # not a verdict: an answer-bearing unjudged document
+            return core.has_answer_bearing_unjudged(self.s, query.query_id)
+        d = self.s.diagnosis
+        return d is not None and d.matches(query.query_id, word, core.verdict_system(self.s))
+
+    def sources(self, query: Query) -> tuple[str, ...]:
+        if self._sources is None:  # read once per filtering, not once per query
+            self._sources = {k: tuple(v) for k, v in core.query_sources(self.s.project).items()}
+        return self._sources.get(query.query_id, ())
+
+
+class QueryListPane(Vertical):
+    DEFAULT_CSS = """
+    QueryListPane { height: 1fr; }
+    QueryListPane #query-legend { height: auto; color: $text-muted; }
+    QueryListPane #filter { margin: 0; }
+    """
+
+    session: var[Session | None] = var(None, always_update=True)
+    verdicts: var[int] = var(0)  # bumped when access results, verdicts or labels change
+    build_note: var[str] = var("")  # what a running build has made usable so far
+    sort: var[str] = var("ladder")
+    chosen_system: var[str | None] = var(None)  # the user's choice (y) while there are no verdicts
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder=FILTER_HINT, id="filter")
+        yield Static("", id="query-legend")
+        yield DataTable(id="query-table", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        # the verdict stays in view at 80 columns
+        self.table.add_columns("query", "dom", "S/M", "verdict", "tiers", "breaks", "text")
+
+    @property
+    def table(self) -> DataTable[Text]:
+        return self.query_one("#query-table", DataTable)
+
+    @property
+    def system(self) -> str:
+        """Whose access figures the list shows: the verdict system's retriever (y switches both)."""
+        if self.chosen_system is not None:
+            return self.chosen_system
+        return core.figures_system(self.session) if self.session else core.preferred()[0]
+
+    @property
+    def shown(self) -> list[str]:
+        return [str(k.value) for k in self.table.rows]
+
+    def watch_session(self) -> None:
+        self.render_list()
+
+    def watch_verdicts(self) -> None:
+        self.render_list()
+
+    def watch_build_note(self) -> None:
+        self.render_list()
+
+    def watch_sort(self) -> None:
+        self.render_list()
+
+    def watch_chosen_system(self) -> None:
+        self.render_list()
+
+    def on_resize(self) -> None:
+        self.render_list()  # the legend is shorter on a short terminal
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self) -> None:
+        self.render_list()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self) -> None:
+        self.table.focus()
+
+    def render_list(self) -> None:
+        s = self.session
+        if s is None:
+            return
+        table = self.table
+        system = self.system
+        f = core.parse_filter(self.query_one("#filter", Input).value)
+        facts = SessionFacts(s, system)
+        queries = [q for q in s.project.queries if core.query_matches(f, q, facts)]
+        tiers = s.tiers
+        if self.sort == "breaks":
+            queries.sort(key=lambda q: (b if (b := s.breaks_at(system, q)) is not None else len(tiers) + 1, q.query_id))
+        current = table.cursor_row
+        table.clear()
+        for q in queries:
+            glyphs = Text()
+            for t in tiers:
+                glyphs.append_text(figure_glyph(s.figure(system, t.name, q)) if q.query_id in t.query_ids else Text("·", "dim"))
+            b = s.breaks_at(system, q)
+            breaks = as_text(tiers[b].name, "red") if b is not None else Text("–" if s.per_query else "…", "dim")
+            # IDs and domains whole (technology-07 … -10 must stay apart); the query text takes the rest
+            table.add_row(
+                as_text(q.query_id, one_line=True), as_text(q.domain or "–", one_line=True),
+                Text("M" if q.is_multi_source else "S" if q.is_labelled else "U"),
+                verdict_cell(s, q.query_id), glyphs, breaks, Text(visible(q.query, one_line=True), no_wrap=True, overflow="ellipsis"),
+                key=q.query_id,
+            )
+        if queries:
+            table.move_cursor(row=min(max(current, 0), len(queries) - 1))
+        problems = [visible(x, one_line=True) for x in
+                    core.filter_problems(f, s.project.domains, [t.name for t in tiers], s.diagnosis is not None)]
+        self.query_one("#query-legend", Static).update(self.legend(s, system, len(queries), problems))
+        self.post_message(QueryListShown(tuple(q.query_id for q in queries)))
+
+    def legend(self, s: Session, system: str, n: int, problems: list[str]) -> Text:
+        tiers = s.tiers
+        stand_ins = s.stand_ins(system)
+        return Text.assemble(
+            *[(f"filter: {p}\n", "bold red") for p in problems],
+            (f"{self.build_note}\n" if self.build_note else "", "yellow"),
+            (f"{n}/{len(s.project.queries)} queries", "bold"), f" · system {system} (y) · sort {self.sort} (s) · ",
+            # every tier, numbered as the glyph columns are (the legend wraps rather than hides tiers)
+            ("tiers " + " ".join(f"{i + 1}={visible(t.name, one_line=True)}" for i, t in enumerate(tiers))
+             if self.app.size.height >= TIER_NAMES_FROM_HEIGHT else f"tiers 1–{len(tiers)} in ladder order (1: Overview names them)"),
+            (f"  ● all gold in top {s.k} ◐ some ○ none", "dim"),
+            # a narrow terminal keeps that row for a query
+            (f" · verdicts of {core.verdict_system(s)} "
+             + (f"({VERDICT_FILTERS})" if self.app.size.width >= VERDICT_WORDS_FROM_WIDTH else "(v: words: f1)") if s.diagnosis else "",
+             "dim"),
+            (f"\nuntil {system} is ready there: " + stand_in_text(stand_ins, [t.name for t in tiers])
+             if stand_ins else "", "yellow"),
+        )
+
+
+def stand_in_text(stand_ins: dict[str, str], tiers: list[str]) -> str:
+    """"bm25 stands in on tiers 2, 4, 6–20" (numbered as the glyph columns are)."""
+    by: dict[str, list[int]] = {}
+    for name, other in stand_ins.items():
+        by.setdefault(other, []).append(tiers.index(name) + 1)
+    parts = []
+    for other, numbers in by.items():
+        runs: list[list[int]] = []
+        for n in sorted(numbers):
+            if runs and n == runs[-1][-1] + 1:
+                runs[-1].append(n)
+            else:
+                runs.append([n])
+        spans = ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
+        parts.append(f"{other} stands in on tier{'s' if len(numbers) > 1 else ''} {spans}")
+    return "; ".join(parts)
+
+
+def verdict_cell(s: Session, query_id: str) -> Text:
+    """The query list's verdict: the first failing tier's, else PASS, else NOT-YET (workbench.diagnosis.live)."""
+    v = s.diagnosis.summary(query_id, core.verdict_system(s)) if s.diagnosis else None
+    if v is None:
+        return Text("…", "dim")
+    return Text(v.verdict if v.verdict != "USE-UNDER-DISTRACTORS" else "USE-DISTR", VERDICT_STYLE[v.verdict])

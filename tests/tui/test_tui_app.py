@@ -34,8 +34,10 @@ async def test_open_lists_queries_with_access_rows(evaluated):
         assert "Tiers" in text_of(app.screen.query_one("#overview-body"))
         await pilot.press("3")
         diagnosis = text_of(app.screen.query_one("#diagnosis-body"))
-        assert "Access (K=10) and use per tier" in diagnosis and "Provisional reading" not in diagnosis
-        assert f"Diagnosis {app.session.diagnosis.primary} is" in diagnosis and "Verdicts per tier level" in diagnosis
+        assert f"Access (K={app.session.k}) and use per tier" in diagnosis and "Provisional reading" not in diagnosis
+        # no model answers: nothing decided, so no reading (a reading needs MIN_DECIDED decided verdicts)
+        assert f"Diagnosis {app.session.diagnosis.primary}: no reading yet (0 decided verdicts" in diagnosis
+        assert "Verdicts per tier level" in diagnosis
         for tier in app.session.tiers:
             assert tier.name in diagnosis
 

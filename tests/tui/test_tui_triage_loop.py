@@ -79,7 +79,7 @@ async def test_figures_stand_in_per_tier_while_the_chosen_retriever_is_missing(e
         first = s.tiers[0].name
         for system in ("hybrid", "dense"):  # mid-build: dense and hybrid exist on the first tier only
             s.per_query[system] = {first: s.per_query[system][first]}
-        ms.refresh_queries()
+        app.verdicts_changed()  # the session's figures changed: every view follows
         await pilot.pause()
         for t in s.tiers[1:]:
             for qid in t.query_ids:
@@ -121,7 +121,7 @@ async def test_y_switches_verdicts_and_figures_together_and_the_header_names_the
             shown = cell_text(table, row, 3)
             assert v is not None and shown == (v.verdict if v.verdict != "USE-UNDER-DISTRACTORS" else "USE-DISTR")
         await pilot.press("3")
-        assert f"Diagnosis {after} is" in text_of(ms.query_one("#diagnosis-body"))
+        assert f"Diagnosis {after}: no reading yet" in text_of(ms.query_one("#diagnosis-body"))  # nothing decided here
         app.open_query(str(next(iter(table.rows)).value))
         await settle(pilot)
         assert f"({after}, rule" in text_of(app.screen.query_one("#q-head"))

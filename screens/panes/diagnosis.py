@@ -119,8 +119,9 @@ def _use_figures(row: dict[str, UseRow]) -> tuple[str, str]:
 
 
 def reading_shown(reading: str, decided: int) -> str:
-    """A reading only on enough decided verdicts (the one rule, workbench/settings.py)."""
-    return reading if core.reading_given(decided) else "no reading yet"
+    """A reading only on enough decided verdicts (the one rule, workbench/settings.py); else a dash
+    (one cell at 80 columns: the line above the table says why)."""
+    return reading if core.reading_given(decided) else "–"
 
 
 def verdict_section(s: Session) -> list[RenderableType]:
@@ -139,7 +140,7 @@ def verdict_section(s: Session) -> list[RenderableType]:
     else:
         head = Text.assemble(("Diagnosis ", "bold"), (visible(system, one_line=True), "bold cyan"), ": ",
                              ("no reading yet", "bold yellow"),
-                             f" ({of}; a reading needs at least {core.MIN_DECIDED})\n", (overall.rule, "dim"))
+                             f" ({of}; a reading needs at least {core.MIN_DECIDED}: – in the table)\n", (overall.rule, "dim"))
     t = Table(title="Verdicts per tier level (query × tier; rule table in README / report)", title_justify="left", expand=True)
     t.add_column("level", no_wrap=True)
     for v in core.VERDICTS:

@@ -41,3 +41,37 @@ def test_verdicts_of_a_session_in_the_list_and_the_diagnosis_tab(tmp_path):
         console.print(part)
     text = console.export_text()
     assert "Diagnosis hybrid+local is use-bound" in text and "U ≥ 2·A" in text and "1. prompting" in text
+
+
+def test_a_reading_needs_min_decided_verdicts_in_the_diagnosis_tab(tmp_path, monkeypatch):
+    """The one reading rule (workbench/settings.py): each level of the tiny project has 3 decided
+    verdicts (fewer than MIN_DECIDED: no reading, a dash), the overall row 9 (its reading given);
+    with the rule raised above 9 the head says there is no reading instead of "is use-bound"."""
+    from rich.console import Console
+
+    from screens.panes import diagnosis as pane
+    from support import diagnosis as ds
+    from workbench import session as core
+
+    root = ds.make_project(tmp_path / "tiny")
+    ds.fill(root)
+    s, _ = core.open_session(root)
+    core.diagnose(s)
+    decided = {r.level: r.decided for r in s.diagnosis.readings(core.verdict_system(s))}
+    assert core.MIN_DECIDED > 3 and decided == {"base": 3, "shared": 3, "full": 3, "overall": 9}
+
+    def shown() -> str:
+        console = Console(width=160, record=True, file=open("/dev/null", "w"))
+        for part in pane.verdict_section(s):
+            console.print(part)
+        return console.export_text()
+
+    rows = {line.split("│")[1].strip(): line.split("│")[-2].strip() for line in shown().splitlines() if line.startswith("│")}
+    assert rows == {"base": "–", "shared": "–", "full": "–", "overall": "use-bound"}
+
+    # the rule raised above the overall count (through the facade the pane reads it from): no reading anywhere
+    monkeypatch.setattr(core, "MIN_DECIDED", 10)
+    monkeypatch.setattr(core, "reading_given", lambda n: n >= 10)
+    text = shown()
+    assert "Diagnosis hybrid+local: no reading yet (9 decided verdicts of 9; a reading needs at least 10" in text
+    assert " is use-bound" not in text

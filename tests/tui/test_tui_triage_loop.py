@@ -230,6 +230,7 @@ async def test_j_k_step_through_the_filter_and_slash_goes_to_it(evaluated):
         await pilot.pause()
         ids = [str(k.value) for k in ms.query_one("#query-table", DataTable).rows]
         assert len(ids) > 2
+        assert app.listed == tuple(ids)  # what the list shows reaches the inspector as data, not by reading its table
         await open_inspector(pilot, ids[0], None)
         qs = app.screen
         assert isinstance(qs, QueryScreen)

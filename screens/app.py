@@ -30,21 +30,10 @@ from workbench.safe_text import visible
 from workbench.session import Cancelled, Progress, Session, WorkbenchError, os_error
 
 CSS = """
+/* what every screen shares; each pane and screen owns its own (DEFAULT_CSS) */
 TabbedContent { height: 1fr; }
 TabbedContent ContentSwitcher { height: 1fr; }
 TabPane { height: 1fr; padding: 0; }
-TaskBar { height: 1; display: none; background: $boost; }  /* in the flow above the docked footer: never under it */
-TaskBar #task-label { width: 1fr; }
-TaskBar #task-progress { width: 30; }
-#q-head { height: auto; padding: 0 1; background: $boost; }
-#ranking-tables { height: 1fr; }
-#ranking-tables DataTable.ranking { width: 1fr; height: 1fr; border: round $primary-darken-2; }
-#ranking-tables DataTable.ranking:focus { border: round $accent; }
-#gold-ranks { height: auto; max-height: 8; padding: 0 1; }
-#miss-head { height: auto; padding: 0 1; }
-#diff-panes { height: 1fr; }
-#diff-left, #diff-right { width: 1fr; border: round $primary-darken-2; padding: 0 1; }
-#model-head, #model-results { height: auto; padding: 0 1; }
 .dialog { width: 70; max-width: 95%; height: auto; max-height: 90%; border: thick $accent; background: $surface; padding: 1 2; }
 .dialog.error { border: thick $error; }
 .dialog.help { width: 90; }

@@ -19,6 +19,12 @@ HEADER_CHROME = 18  # the header's icon (8 cells) and the clock's space (10) bes
 class TaskBar(Horizontal):
     """The one long background task: label + progress; hidden when idle. Watches app.task_state."""
 
+    DEFAULT_CSS = """
+    TaskBar { height: 1; display: none; background: $boost; }  /* in the flow above the docked footer: never under it */
+    TaskBar #task-label { width: 1fr; }
+    TaskBar #task-progress { width: 30; }
+    """
+
     def compose(self) -> ComposeResult:
         yield Static("", id="task-label")
         yield ProgressBar(total=None, show_eta=False, id="task-progress")

@@ -53,9 +53,9 @@ def test_inspector_keys_and_palette_follow_the_task_registry():
 def test_diagnosis_columns_name_registered_tasks():
     import inspect as pyinspect
 
-    import screens.main
+    import screens.panes.diagnosis
 
-    source = pyinspect.getsource(screens.main)
+    source = pyinspect.getsource(screens.panes.diagnosis)
     for task in ("qa", "oracle"):
         assert f'"{task}"' in source and task in TASKS
 

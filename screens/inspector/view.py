@@ -27,6 +27,18 @@ from workbench.session import PromptEstimate, QueryInspection, Session, preferre
 class InspectorView(WorkbenchScreen):
     """The inspector's state and panes; QueryScreen adds its keys, workers and message handlers."""
 
+    DEFAULT_CSS = """
+    #q-head { height: auto; padding: 0 1; background: $boost; }
+    #ranking-tables { height: 1fr; }
+    #ranking-tables DataTable.ranking { width: 1fr; height: 1fr; border: round $primary-darken-2; }
+    #ranking-tables DataTable.ranking:focus { border: round $accent; }
+    #gold-ranks { height: auto; max-height: 8; padding: 0 1; }
+    #miss-head { height: auto; padding: 0 1; }
+    #diff-panes { height: 1fr; }
+    #diff-left, #diff-right { width: 1fr; border: round $primary-darken-2; padding: 0 1; }
+    #model-head, #model-results { height: auto; padding: 0 1; }
+    """
+
     def __init__(self, query_id: str, tier: str | None = None) -> None:
         super().__init__()
         self.query_id = query_id

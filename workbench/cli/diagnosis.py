@@ -117,7 +117,11 @@ def compare_command(root: Path, a: str, b: str, tier_spec: str, queries: str, se
     from workbench.diagnosis.compare import compare
     from workbench.project.load import load_project
 
-    project, tiers, qids = load_selection(root, tier_spec, queries, queries_version)
+    from workbench.names import split_level
+
+    # the two sides' built-in retrievers are ranked first if they are not yet (no model needed)
+    project, tiers, qids = load_selection(root, tier_spec, queries, queries_version,
+                                          systems=[split_level(side)[0] for side in (a, b)])
     project_b = load_project(root, against_version) if against_version else None
     c = compare(project, tiers, a, b, qids, seed=seed, project_b=project_b)
     if as_json:

@@ -156,7 +156,8 @@ def positions_command(root: Path, tier_spec: str, queries: str, as_json: bool, q
     """Long-context localization recall and answer correctness by the gold's depth in the input (deciles), from stored runs."""
     from workbench.insight.position import position_tables
 
-    project, tiers, qids = load_selection(root, tier_spec, queries, queries_version)
+    # long-context runs only: no retriever's ranking is read
+    project, tiers, qids = load_selection(root, tier_spec, queries, queries_version, rankings=False)
     tables = position_tables(project, tiers, query_ids=qids)
     if as_json:
         return _json([{**msgspec.to_builtins(t), "cells": [{**msgspec.to_builtins(c), "recall": c.recall, "correct": c.correct}

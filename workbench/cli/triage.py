@@ -10,6 +10,7 @@ from workbench.cli.common import PROJECT_ARG, console, err_console, split_ids, T
 from workbench.display import fmt
 from workbench.project.load import load_project
 from workbench.safe_text import as_text, markup_escaped, visible
+from workbench.suggest import command
 
 MAX_SHOWN_PROBLEMS = 20
 
@@ -241,7 +242,7 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
     print_problems([visible(str(p), one_line=True) for p in r.unknown_documents], "unknown document(s)")
     if r.added_documents:
         err_console.print(f"[yellow]{len(r.added_documents)} document(s) added to the corpus[/] (DocIDs {r.added_documents[0]}–"
-                          f"{r.added_documents[-1]}): tiers and indexes are stale; `workbench index` rebuilds them", highlight=False)
+                          f"{r.added_documents[-1]}): tiers and indexes are stale; `{markup_escaped(command('index', root))}` rebuilds them", highlight=False)
     project = load_project(root)
     tiers = ensure_tiers(project).tiers
     if r.run is not None:

@@ -24,6 +24,7 @@ from workbench.project.files import Project
 from workbench.project.load import load_project
 from workbench.project.visit import LabelVisit
 from workbench.records import ModelConfig, Query, QueryAccess, Tier, TierSet
+from workbench.settings import access_k
 
 if TYPE_CHECKING:
     pass
@@ -57,6 +58,11 @@ class Session:
     recommended: tuple[str, list[Recommendation]] | None = None
     _inspections: OrderedDict[tuple, QueryInspection] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def k(self) -> int:
+        """K of every access figure the front end shows ("SR@K", "top K"): the project's, from settings."""
+        return access_k(self.project)
 
     @property
     def tiers(self) -> list[Tier]:
@@ -175,7 +181,7 @@ def evaluate_all(session: Session, progress: Progress = no_progress) -> list[Sys
     tier of the session, at the project's `[retrievers] k`. While a background build runs, dense
     systems join tier by tier."""
     p = session.project
-    return evaluate(p, session.tiers, make_retrievers(p), k=p.config.retrievers.k, progress=progress, built_only=True)
+    return evaluate(p, session.tiers, make_retrievers(p), k=session.k, progress=progress, built_only=True)
 
 
 def use_table(project: Project, tiers: list[Tier]) -> UseTable | None:

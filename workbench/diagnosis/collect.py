@@ -357,7 +357,7 @@ class Collector:
                 model = self.oracle_model
             else:
                 return "", ""
-        retr = f" --retriever {shlex.quote(spec.access)}" if "rag" in tasks else ""
+        retr = f" --retriever {shlex.quote(spec.access or '')}" if "rag" in tasks else ""
         return self._run_line(model, tasks, tier, where, retr)
 
     def _run_line(self, model: str, tasks: list[str], tier: Tier, where: str, retr: str) -> tuple[str, str]:

@@ -79,10 +79,12 @@ def print_insight(project, tiers, qv, query_ids=None) -> None:
 def stealers_command(root: Path, tier_spec: str, queries: str, k: int | None, limit: int, one_query: str | None,
                      as_json: bool, queries_version: str) -> None:
     """The documents ranked above an outranked gold document, most frequent first, with their diff against it."""
-    from workbench.insight.stealers import steals, top_stealers
+    from workbench.insight.stealers import top_stealers
+    from workbench.session.reading import stolen
 
-    project, tiers, qids = load_selection(root, tier_spec, one_query or queries, queries_version)
-    found = steals(project, tiers, k, qids)
+    sel = load_selection(root, tier_spec, one_query or queries, queries_version)
+    project, tiers, qids = sel
+    found = stolen(sel, k)
     if one_query:
         if as_json:
             return _json(found)
@@ -124,10 +126,11 @@ def print_stealer(n: int, s) -> None:
 @QUERIES_VERSION
 def unjudged_command(root: Path, tier_spec: str, queries: str, k: int | None, listing: bool, as_json: bool, queries_version: str) -> None:
     """Per system × tier: the share of the top K nobody judged, and those documents that contain the answer (likely missing gold)."""
-    from workbench.insight.unjudged import unjudged
+    from workbench.session.reading import unjudged_rows
 
-    project, tiers, qids = load_selection(root, tier_spec, queries, queries_version)
-    rows = unjudged(project, tiers, k, qids)
+    sel = load_selection(root, tier_spec, queries, queries_version)
+    project, tiers, qids = sel
+    rows = unjudged_rows(sel, k)
     if as_json:
         return _json([{**msgspec.to_builtins(r), "share": r.share} for r in rows])
     table = Table(title=f"Unjudged documents in the top K (queries {markup_escaped(project.queries_version)}): neither gold, "

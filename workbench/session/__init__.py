@@ -20,6 +20,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from workbench.session.reading import compared, diagnosis_report, shown_system, stolen, unjudged_rows, verdicts
     from workbench.access.evaluate import SystemResult
     from workbench.access.indexing import index_status
     from workbench.access.retrievers import preferred
@@ -52,6 +53,12 @@ if TYPE_CHECKING:
     from workbench.session.imports import imported_figures, ImportedFigures
 
 _HOME = {
+    'verdicts': 'workbench.session.reading',
+    'shown_system': 'workbench.session.reading',
+    'compared': 'workbench.session.reading',
+    'stolen': 'workbench.session.reading',
+    'unjudged_rows': 'workbench.session.reading',
+    'diagnosis_report': 'workbench.session.reading',
     'SystemResult': 'workbench.access.evaluate',
     'index_status': 'workbench.access.indexing',
     'preferred': 'workbench.access.retrievers',
@@ -145,7 +152,7 @@ __all__ = [
     "choose_verdict_system", "figures_system", "diagnosis_after_run", "export_report", "query_sources", "insight_overview", "ranks_before",
     "load_recommendations", "shown_recommendations", "first_runnable_fix", "fix_cost", "fix_pairs", "run_fix",
     "unjudged_documents", "has_answer_bearing_unjudged",
-    "select", "ensure_rankings", "missing_rankings", "report_stem", "report_path", "imported_figures",
+    "select", "verdicts", "shown_system", "compared", "stolen", "unjudged_rows", "diagnosis_report", "ensure_rankings", "missing_rankings", "report_stem", "report_path", "imported_figures",
     # names and registries
     "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
     # records a front end shows

@@ -37,16 +37,11 @@ def print_problems(problems, what: str, note: str = "not in the project; left ou
               help="Document IDs are source ids (your own) or DocIDs; auto: whichever more of them resolve as.")
 def import_run(root: Path, file: Path, name: str, fmt_: str, tier: str | None, ids: str) -> None:
     """Import a production retriever's rankings as system run:NAME, scored beside bm25/dense/hybrid."""
-    from workbench.triage.runs import import_run as do_import
-    from workbench.access.ladder import ensure_tiers, select_tiers
-    from workbench.session.imports import imported_figures
+    from workbench.session.imports import import_run as do_import
     from workbench.settings import access_k
 
     project = load_project(root)
-    tiers = ensure_tiers(project).tiers
-    if tier is not None:
-        select_tiers(ensure_tiers(project), tier)  # unknown tier → readable error before anything is written
-    report = do_import(project, file, name, fmt_, tier, ids)  # type: ignore[arg-type]
+    report, figures = do_import(project, file, name, fmt_, tier, ids)
     print_problems(report.problems, f"unknown ID(s): {report.unknown_doc_ids} document, {report.unknown_query_ids} query")
     console.print(f"imported [bold]run:{markup_escaped(name)}[/] ({markup_escaped(report.tier)}): {report.queries} queries, "
                   f"{report.hits} ranked IDs as {report.id_space} ids; {report.queries_without_ranking} project "
@@ -55,7 +50,7 @@ def import_run(root: Path, file: Path, name: str, fmt_: str, tier: str | None, i
     table = Table(title=as_text(f"run:{name} per tier (K={k}; n = labelled queries)"), title_justify="left")
     for c in ("tier", "n", f"SR@{k}", f"FR@{k}", "R@1", f"MRR@{k}"):
         table.add_column(c, justify="left" if c == "tier" else "right", no_wrap=True)
-    for row in imported_figures(project, tiers, [name]):
+    for row in figures:
         s = row.summaries[0]
         assert s is not None  # the first run always has a ranking on the rows returned
         table.add_row(as_text(row.tier.name, one_line=True), str(s.n_queries), fmt(s.sr_at_k), fmt(s.fr_at_k), fmt(s.r_at_1),

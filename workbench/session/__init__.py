@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from workbench.session.rankings import ensure_rankings, missing_rankings, NotIndexed
     from workbench.session.selection import select, Selection
     from workbench.session.reports import report_stem, report_path
-    from workbench.session.imports import imported_figures, ImportedFigures
+    from workbench.session.imports import import_run, imported_figures, ImportedFigures
 
 _HOME = {
     'verdicts': 'workbench.session.reading',
@@ -140,6 +140,7 @@ _HOME = {
     'report_stem': 'workbench.session.reports',
     'report_path': 'workbench.session.reports',
     'imported_figures': 'workbench.session.imports',
+    'import_run': 'workbench.session.imports',
     'ImportedFigures': 'workbench.session.imports',
 }
 
@@ -152,7 +153,7 @@ __all__ = [
     "choose_verdict_system", "figures_system", "diagnosis_after_run", "export_report", "query_sources", "insight_overview", "ranks_before",
     "load_recommendations", "shown_recommendations", "first_runnable_fix", "fix_cost", "fix_pairs", "run_fix",
     "unjudged_documents", "has_answer_bearing_unjudged",
-    "select", "verdicts", "shown_system", "compared", "stolen", "unjudged_rows", "diagnosis_report", "ensure_rankings", "missing_rankings", "report_stem", "report_path", "imported_figures",
+    "select", "verdicts", "shown_system", "compared", "stolen", "unjudged_rows", "diagnosis_report", "ensure_rankings", "missing_rankings", "report_stem", "report_path", "imported_figures", "import_run",
     # names and registries
     "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
     # records a front end shows

@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from workbench.project.files import Project
 from workbench.records import AccessSummary, Tier
 from workbench.settings import access_k
+
+if TYPE_CHECKING:
+    from workbench.triage.runs import ImportReport
 
 
 class ImportedFigures(NamedTuple):
@@ -31,3 +35,17 @@ def imported_figures(project: Project, tiers: list[Tier], names: list[str]) -> l
             continue
         out.append(ImportedFigures(t, [score_run(project, run, k)[0] if run is not None else None for run in runs]))
     return out
+
+
+def import_run(project: Project, path: Path, name: str, fmt: str = "trec", tier: str | None = None,
+               ids: str = "auto") -> tuple["ImportReport", list[ImportedFigures]]:
+    """`import-run`: the run stored as `run:NAME` (an unknown --tier fails before anything is
+    written), and its figures per tier at the project's K."""
+    from workbench.access.ladder import ensure_tiers, select_tiers
+    from workbench.triage.runs import import_run as do_import
+
+    tierset = ensure_tiers(project)
+    if tier is not None:
+        select_tiers(tierset, tier)  # unknown tier → readable error before anything is written
+    report = do_import(project, path, name, fmt, tier, ids)  # type: ignore[arg-type]
+    return report, imported_figures(project, list(tierset.tiers), [name])

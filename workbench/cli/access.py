@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from workbench.settings import access_k
+
 from workbench.access.retrievers import retriever_names
 from workbench.cli.common import PROJECT_ARG, QUERIES_VERSION, console, err_console, version_caption, Table
 from workbench.cli.project import ensure_indexes
@@ -146,7 +148,7 @@ def eval_(root: Path, retrievers: str, tier_spec: str, k: int | None, as_json: b
     from workbench.progress import stage_progress
 
     project = load_project(root, queries_version)
-    k = k or project.config.retrievers.k
+    k = k or access_k(project)
     tiers = select_tiers(ensure_tiers(project), tier_spec)
     names = [n.strip() for n in retrievers.split(",") if n.strip()]
     plain, reranked, tuned = split_systems(names)
@@ -200,4 +202,7 @@ def export_trec(root: Path, out: Path | None, tier_spec: str) -> None:
     for path in written:
         console.print(as_text(str(path)))
     if len(written) <= 1:
-        err_console.print("no stored runs yet: run `workbench eval` first")
+        from workbench.safe_text import markup_escaped
+        from workbench.suggest import command
+
+        err_console.print(f"no stored runs yet: run `{markup_escaped(command('eval', root))}` first", highlight=False)

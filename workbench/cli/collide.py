@@ -11,6 +11,7 @@ import click
 from workbench.cli.common import PROJECT_ARG, QUERIES_VERSION, console, err_console, Table
 from workbench.project.versions import LabelRecord
 from workbench.safe_text import as_text
+from workbench.suggest import command
 
 
 def _full_tier(project):
@@ -25,7 +26,7 @@ def _full_tier(project):
     return tier
 
 
-def print_summary(s) -> None:
+def print_summary(s, root: Path) -> None:
     """The collide summary: queries in → what happened to them, and the verdicts behind it."""
     hn = "–" if s.hard_negatives_mean is None else f"{s.hard_negatives_mean:.2f} (min {s.hard_negatives_min}, max {s.hard_negatives_max})"
     lines = [
@@ -43,7 +44,7 @@ def print_summary(s) -> None:
         console.print(as_text(line))
     if s.version:
         console.print(as_text(f"written as query-set version {s.version!r}: "
-                              f"workbench eval PROJECT --queries-version {s.version}"))
+                              f"{command('eval', root, queries_version=s.version)}"))
 
 
 @click.command("collide")
@@ -107,13 +108,13 @@ def collide_command(root: Path, queries_version, candidates, floor, margin, pool
     if as_json:
         click.echo(json.dumps(msgspec.to_builtins(summary), indent=1))
     else:
-        print_summary(summary)
+        print_summary(summary, root)
         if start == "unjudged":
             console.print(as_text(f"from the unjudged: {summary.queries_in} queries with answer-bearing unjudged documents on "
                                   f"{tier.name}; the other {len(project.queries) - summary.queries_in} carried over unchanged"))
     if summary.version is None and summary.candidates == 0 and not summary.failed_calls:
         err_console.print(f"nothing to verify: no answer-bearing unjudged document in a stored ranking's top K on {tier.name} "
-                          f"(`workbench unjudged {root}` lists them); no version written", highlight=False, markup=False)
+                          f"(`{command('unjudged', root)}` lists them); no version written", highlight=False, markup=False)
         return
     if summary.version is None:
         err_console.print(f"[red]{summary.failed_calls} candidate(s) could not be verified (calls failed)[/]: "

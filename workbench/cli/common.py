@@ -93,18 +93,20 @@ def split_ids(values: tuple[str, ...]) -> list[str]:
     return [v.strip() for spec in values for v in spec.split(",") if v.strip()]
 
 
-def load_selection(root: Path, tier_spec: str, queries: str, queries_version: str):
+def load_selection(root: Path, tier_spec: str, queries: str, queries_version: str, rankings: bool = True,
+                   systems: list[str] | None = None):
     """The project under the version, its tiers by --tiers, and the --queries ids (None = all),
-    for the commands that read stored results (diagnose, compare, report)."""
-    from workbench.access.ladder import load_tiers, select_tiers
-    from workbench.errors import BadInput
-    from workbench.project.load import load_project
+    for the commands that read stored results (diagnose, compare, report, stealers, unjudged):
+    workbench/session/selection.py decides them, and (``rankings``) computes the built-in
+    retrievers' missing rankings first, with progress on stderr, or names the command to run."""
+    from workbench.session.selection import needs_rankings, ready, select
 
-    project = load_project(root, queries_version)
-    tiers = select_tiers(load_tiers(project), tier_spec)
-    qids = {q.strip() for q in queries.split(",") if q.strip()} or None
-    if qids:
-        unknown = sorted(qids - {q.query_id for q in project.queries})
-        if unknown:
-            raise BadInput(f"unknown query id(s): {unknown[:10]}")
-    return project, tiers, qids
+    sel = select(root, tier_spec, queries, queries_version)
+    if rankings and needs_rankings(sel, systems):
+        from workbench.progress import stage_progress
+
+        with stage_progress(err_console, unit="queries") as progress:
+            done = ready(sel, progress, systems)
+        if done:
+            err_console.print(f"computed {len(done)} missing ranking(s) (no model needed)", highlight=False)
+    return sel

@@ -13,7 +13,6 @@ import msgspec
 from workbench.cli.insight import print_insight
 from workbench.cli.common import PROJECT_ARG, QUERIES_OPT, QUERIES_VERSION, SEED_OPT, TIERS_OPT, console, load_selection, Table
 from workbench.display import fmt
-from workbench.errors import BadInput
 from workbench.safe_text import markup_escaped
 
 if TYPE_CHECKING:
@@ -35,22 +34,17 @@ if TYPE_CHECKING:
 def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | None, oracle_model: str | None, as_json: bool,
                      queries_version: str) -> None:
     """A verdict per query and tier (PASS, ACCESS, ACCESS?, USE, USE-UNDER-DISTRACTORS, BOTH, UNDECIDED, NOT-YET) and a reading per tier."""
-    from workbench.diagnosis.collect import Collector, collect
     from workbench.diagnosis.overview import system_readings
     from workbench.diagnosis.rules import PENDING
-    from workbench.llm.providers import resolve_model
+    from workbench.session.reading import shown_system, verdicts
 
-    project, tiers, qids = load_selection(root, tier_spec, queries, queries_version)
-    if oracle_model is not None:
-        resolve_model(project, oracle_model)  # an unknown model is a usage error before anything is read
-    qv = collect(project, tiers, qids, collector=Collector(project, oracle_model=oracle_model))
+    sel = load_selection(root, tier_spec, queries, queries_version)
+    project, tiers, qids = sel
+    qv = verdicts(sel, oracle_model)
     if as_json:
         click.echo(msgspec.json.format(msgspec.json.encode(qv), indent=1).decode())
         return
-    names = [s.name for s in qv.systems]
-    chosen = system or qv.primary
-    if chosen not in names:
-        raise BadInput(f"unknown system {chosen!r}; known: {names}")
+    chosen = shown_system(qv, system)
     lost = [v for v in qv.of(chosen) if v.verdict in ("ACCESS", "ACCESS?", "BOTH")]
     if lost:  # access needs no model: what it shows leads
         per_level = {lv: len({v.query_id for v in lost if v.level == lv}) for lv in qv.levels}
@@ -114,12 +108,12 @@ def compare_command(root: Path, a: str, b: str, tier_spec: str, queries: str, se
                     queries_version: str, against_version: str | None) -> None:
     """Two systems (A B), one system on two tiers (SYSTEM@LEVEL SYSTEM@LEVEL), or one system under two
     query-set versions (SYSTEM SYSTEM --against-version NAME), on the queries both sides share."""
-    from workbench.diagnosis.compare import compare
-    from workbench.project.load import load_project
+    from workbench.names import split_level
+    from workbench.session.reading import compared
 
-    project, tiers, qids = load_selection(root, tier_spec, queries, queries_version)
-    project_b = load_project(root, against_version) if against_version else None
-    c = compare(project, tiers, a, b, qids, seed=seed, project_b=project_b)
+    # the two sides' built-in retrievers are ranked first if they are not yet (no model needed)
+    sel = load_selection(root, tier_spec, queries, queries_version, systems=[split_level(side)[0] for side in (a, b)])
+    c = compared(sel, a, b, seed, against_version)
     if as_json:
         click.echo(json.dumps(msgspec.to_builtins(c), indent=1))
         return

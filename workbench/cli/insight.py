@@ -8,11 +8,14 @@ import json
 from pathlib import Path
 
 import click
+
+from workbench.settings import access_k
 import msgspec
 
 from workbench.cli.common import PROJECT_ARG, QUERIES_OPT, QUERIES_VERSION, TIERS_OPT, console, load_selection, Table
 from workbench.display import MISSING, fmt
 from workbench.safe_text import as_text, markup_escaped
+from workbench.suggest import command
 
 K_OPT = click.option("--k", type=click.IntRange(1, 1000), default=None, help="Cut-off K (default: `[retrievers] k`).")
 JSON_OPT = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
@@ -43,7 +46,7 @@ def print_effective_sizes(project, tiers, collector=None, query_ids=None) -> Non
     console.print(table)
 
 
-def print_distractor_split(qv) -> None:
+def print_distractor_split(qv, root: Path) -> None:
     """USE-UNDER-DISTRACTORS per system: interference (D2), volume (D3), not split yet (D1)."""
     from workbench.diagnosis.rules import DISTRACTOR_CAUSES
 
@@ -53,7 +56,7 @@ def print_distractor_split(qv) -> None:
             parts = [f"{cause} {sum(v.rule == row for v in mine)} ({row})" for row, cause in DISTRACTOR_CAUSES.items()]
             console.print(f"[bold]{markup_escaped(spec.name)}[/]: USE-UNDER-DISTRACTORS {len(mine)} = " + ", ".join(parts)
                           + f", not split yet {sum(v.rule == 'D1' for v in mine)} (D1: no near-miss answer; "
-                          "`workbench run … --task nearmiss`)", highlight=False)
+                          f"`{markup_escaped(command('run', root, task='nearmiss'))}`)", highlight=False)
 
 
 def print_insight(project, tiers, qv, query_ids=None) -> None:
@@ -61,7 +64,7 @@ def print_insight(project, tiers, qv, query_ids=None) -> None:
     from workbench.diagnosis.collect import Collector
 
     print_effective_sizes(project, tiers, Collector(project, qv.k), query_ids)
-    print_distractor_split(qv)
+    print_distractor_split(qv, project.root)
 
 
 @click.command("stealers")
@@ -76,14 +79,16 @@ def print_insight(project, tiers, qv, query_ids=None) -> None:
 def stealers_command(root: Path, tier_spec: str, queries: str, k: int | None, limit: int, one_query: str | None,
                      as_json: bool, queries_version: str) -> None:
     """The documents ranked above an outranked gold document, most frequent first, with their diff against it."""
-    from workbench.insight.stealers import steals, top_stealers
+    from workbench.insight.stealers import top_stealers
+    from workbench.session.reading import stolen
 
-    project, tiers, qids = load_selection(root, tier_spec, one_query or queries, queries_version)
-    found = steals(project, tiers, k, qids)
+    sel = load_selection(root, tier_spec, one_query or queries, queries_version)
+    project, tiers, qids = sel
+    found = stolen(sel, k)
     if one_query:
         if as_json:
             return _json(found)
-        table = Table(title=f"Steals of {markup_escaped(one_query)} (K={k or project.config.retrievers.k})", title_justify="left")
+        table = Table(title=f"Steals of {markup_escaped(one_query)} (K={k or access_k(project)})", title_justify="left")
         for c in ("tier", "system", "gold (rank)", "stealer (rank)", "label", "score gap", "word overlap", "embedding sim"):
             table.add_column(c, no_wrap=True)
         for s in found:
@@ -121,10 +126,11 @@ def print_stealer(n: int, s) -> None:
 @QUERIES_VERSION
 def unjudged_command(root: Path, tier_spec: str, queries: str, k: int | None, listing: bool, as_json: bool, queries_version: str) -> None:
     """Per system × tier: the share of the top K nobody judged, and those documents that contain the answer (likely missing gold)."""
-    from workbench.insight.unjudged import unjudged
+    from workbench.session.reading import unjudged_rows
 
-    project, tiers, qids = load_selection(root, tier_spec, queries, queries_version)
-    rows = unjudged(project, tiers, k, qids)
+    sel = load_selection(root, tier_spec, queries, queries_version)
+    project, tiers, qids = sel
+    rows = unjudged_rows(sel, k)
     if as_json:
         return _json([{**msgspec.to_builtins(r), "share": r.share} for r in rows])
     table = Table(title=f"Unjudged documents in the top K (queries {markup_escaped(project.queries_version)}): neither gold, "
@@ -143,7 +149,8 @@ def unjudged_command(root: Path, tier_spec: str, queries: str, k: int | None, li
                 console.print(f"{markup_escaped(d.query_id)}: {d.doc_id} {markup_escaped(d.title)} "
                               f"({markup_escaped(r.system)} #{d.rank} at {markup_escaped(r.tier)}){mark}", highlight=False)
     if seen:
-        console.print(f"[dim]label them in the TUI (`workbench open {markup_escaped(str(root))}`, the query's inspector: G / H / N)[/]")
+        console.print(f"[dim]label them in the TUI (`{markup_escaped(command('open', root))}`, the query's inspector: G / H / N)[/]",
+                      highlight=False)
 
 
 @click.command("positions")
@@ -156,13 +163,15 @@ def positions_command(root: Path, tier_spec: str, queries: str, as_json: bool, q
     """Long-context localization recall and answer correctness by the gold's depth in the input (deciles), from stored runs."""
     from workbench.insight.position import position_tables
 
-    project, tiers, qids = load_selection(root, tier_spec, queries, queries_version)
+    # long-context runs only: no retriever's ranking is read
+    project, tiers, qids = load_selection(root, tier_spec, queries, queries_version, rankings=False)
     tables = position_tables(project, tiers, query_ids=qids)
     if as_json:
         return _json([{**msgspec.to_builtins(t), "cells": [{**msgspec.to_builtins(c), "recall": c.recall, "correct": c.correct}
                                                            for c in t.cells]} for t in tables])
     if not tables:
-        console.print("no stored long-context run on these tiers: `workbench run PROJECT --task localize,qa --tiers …`")
+        console.print(f"no stored long-context run on these tiers: `{markup_escaped(command('run', root, task='localize,qa'))}`",
+                      highlight=False)
     for t in tables:
         console.print(position_table(t))
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from workbench.settings import access_k
+
 from workbench.cli.common import EXISTING_PROJECT_ARG, QUERIES_VERSION, err_console, wide_console, Table
 from workbench.display import MISSING, fmt
 from workbench.errors import BadInput
@@ -59,7 +61,7 @@ def run_command(root: Path, model_name, tasks, tiers, queries, variant, k, retri
         unknown = [q for q in qids if q not in {x.query_id for x in project.queries}]
         if unknown:
             raise BadInput(f"unknown query id(s): {unknown[:10]}", title="Unknown query")
-    k = k or project.config.retrievers.k
+    k = k or access_k(project)
     seed = project.config.ladder.seed if seed is None else seed
     needs_judge = any(not TASKS[t].localizes for t in task_list)
     if not cfg.base_url or (needs_judge and not judge_cfg.base_url):

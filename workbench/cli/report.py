@@ -25,17 +25,15 @@ def report_command(root: Path, fmt_: str, output: Path | None, tier_spec: str, q
     It leads with access (which queries lose gold, at which level, to which near misses: no model
     needed) and adds use as answers are stored. With exactly one query (`--queries ID`) it is that
     query's own report: its rankings per tier, its near misses' word diffs, its answers."""
-    from workbench.fsutil import safe_name
-    from workbench.project.files import ORIGINAL_VERSION
-    from workbench.report import make_report, render, write_report
+    from workbench.report import render, write_report
+    from workbench.session.reading import diagnosis_report
+    from workbench.session.reports import report_path
 
-    project, tiers, qids = load_selection(root, tier_spec, queries, queries_version)
-    report = make_report(project, tiers, qids, seed=seed)
+    sel = load_selection(root, tier_spec, queries, queries_version)
+    project, _, qids = sel
+    report = diagnosis_report(sel, seed)
     if output is not None and str(output) == "-":
         click.echo(render(report, fmt_).decode(), nl=False)
         return
-    stem = "diagnosis" if qids is None or len(qids) != 1 else f"report-{safe_name(next(iter(qids)))}"
-    if project.queries_version != ORIGINAL_VERSION:
-        stem += f"-{safe_name(project.queries_version)}"
-    path = write_report(report, fmt_, output or root / "reports" / f"{stem}.{fmt_}")
+    path = write_report(report, fmt_, output or report_path(root, project, fmt_, qids))
     err_console.print(f"wrote {markup_escaped(str(path))}", highlight=False)

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from workbench.settings import access_k
+
 from workbench.cli.common import PROJECT_ARG, TIERS_OPT, console, err_console
 
 
@@ -32,7 +34,7 @@ def rerank_command(root: Path, systems: tuple[str, ...], tier_spec: str, k: int 
     from workbench.rerank.run import rerank
 
     project = load_project(root)
-    k = k or project.config.retrievers.k
+    k = k or access_k(project)
     tiers = select_tiers(ensure_tiers(project), tier_spec)
     ensure_indexes(project, tiers)
     with stage_progress(err_console, unit="queries") as progress:

@@ -246,7 +246,9 @@ def list_(root):
     store = SweepStore(project)
     metas = store.list()
     if not metas:
-        click.echo("no sweeps yet: run `workbench sweep volume PROJECT` (add --dry-run to see the arms first)")
+        from workbench.suggest import command
+
+        click.echo(f"no sweeps yet: run `{command('sweep volume', root)}` (add --dry-run to see the arms first)")
         return
     for m in metas:
         n = len(store.results(m.sweep_id))
@@ -268,5 +270,7 @@ def show(root, sweep_id):
         return
     meta = SweepStore(project).load_meta(sweep_id)
     if meta is None:
-        raise click.ClickException(f"no sweep {sweep_id!r}: see `workbench sweep list {root}`")
+        from workbench.suggest import command
+
+        raise click.ClickException(f"no sweep {sweep_id!r}: see `{command('sweep list', root)}`")
     _print(project, meta)

@@ -10,6 +10,7 @@ from workbench.cli.common import PROJECT_ARG, console, err_console, split_ids, T
 from workbench.display import fmt
 from workbench.project.load import load_project
 from workbench.safe_text import as_text, markup_escaped, visible
+from workbench.suggest import command
 
 MAX_SHOWN_PROBLEMS = 20
 
@@ -36,31 +37,24 @@ def print_problems(problems, what: str, note: str = "not in the project; left ou
               help="Document IDs are source ids (your own) or DocIDs; auto: whichever more of them resolve as.")
 def import_run(root: Path, file: Path, name: str, fmt_: str, tier: str | None, ids: str) -> None:
     """Import a production retriever's rankings as system run:NAME, scored beside bm25/dense/hybrid."""
-    from workbench.access.evaluate import score_run
-    from workbench.triage.runs import import_run as do_import
-    from workbench.triage.runs import load_imported, tier_run
-    from workbench.access.ladder import ensure_tiers, select_tiers
-    from workbench.access.runs import RunStore
+    from workbench.session.imports import import_run as do_import
+    from workbench.settings import access_k
 
     project = load_project(root)
-    tiers = ensure_tiers(project).tiers
-    if tier is not None:
-        select_tiers(ensure_tiers(project), tier)  # unknown tier → readable error before anything is written
-    report = do_import(project, file, name, fmt_, tier, ids)  # type: ignore[arg-type]
+    report, figures = do_import(project, file, name, fmt_, tier, ids)
     print_problems(report.problems, f"unknown ID(s): {report.unknown_doc_ids} document, {report.unknown_query_ids} query")
     console.print(f"imported [bold]run:{markup_escaped(name)}[/] ({markup_escaped(report.tier)}): {report.queries} queries, "
                   f"{report.hits} ranked IDs as {report.id_space} ids; {report.queries_without_ranking} project "
                   "quer(ies) without a ranking score zero", highlight=False)
-    record, store = load_imported(project, name), RunStore(project)
-    table = Table(title=as_text(f"run:{name} per tier (K=10; n = labelled queries)"), title_justify="left")
-    for c in ("tier", "n", "SR@10", "FR@10", "R@1", "MRR@10"):
+    k = access_k(project)
+    table = Table(title=as_text(f"run:{name} per tier (K={k}; n = labelled queries)"), title_justify="left")
+    for c in ("tier", "n", f"SR@{k}", f"FR@{k}", "R@1", f"MRR@{k}"):
         table.add_column(c, justify="left" if c == "tier" else "right", no_wrap=True)
-    for t in tiers:
-        run = tier_run(project, record, t, store) if record else None
-        if run is None:
-            continue
-        s, _ = score_run(project, run, 10)
-        table.add_row(as_text(t.name, one_line=True), str(s.n_queries), fmt(s.sr_at_k), fmt(s.fr_at_k), fmt(s.r_at_1), fmt(s.mrr_at_k))
+    for row in figures:
+        s = row.summaries[0]
+        assert s is not None  # the first run always has a ranking on the rows returned
+        table.add_row(as_text(row.tier.name, one_line=True), str(s.n_queries), fmt(s.sr_at_k), fmt(s.fr_at_k), fmt(s.r_at_1),
+                      fmt(s.mrr_at_k))
     console.print(table)
 
 
@@ -243,7 +237,7 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
     print_problems([visible(str(p), one_line=True) for p in r.unknown_documents], "unknown document(s)")
     if r.added_documents:
         err_console.print(f"[yellow]{len(r.added_documents)} document(s) added to the corpus[/] (DocIDs {r.added_documents[0]}–"
-                          f"{r.added_documents[-1]}): tiers and indexes are stale; `workbench index` rebuilds them", highlight=False)
+                          f"{r.added_documents[-1]}): tiers and indexes are stale; `{markup_escaped(command('index', root))}` rebuilds them", highlight=False)
     project = load_project(root)
     tiers = ensure_tiers(project).tiers
     if r.run is not None:
@@ -262,35 +256,30 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
 
 
 def print_trace_runs(project, tiers, name: str, reranked: bool) -> None:
-    """Production's ranking, and its reranked list beside it, on every tier (K=10)."""
+    """Production's ranking, and its reranked list beside it, on every tier (at the project's K)."""
     from rich.text import Text
 
-    from workbench.access.evaluate import score_run
-    from workbench.access.runs import RunStore
-    from workbench.triage.runs import load_imported, tier_run
+    from workbench.session.imports import imported_figures
+    from workbench.settings import access_k
     from workbench.triage.traces.importer import RERANK_SUFFIX
 
     names = [name] + ([name + RERANK_SUFFIX] if reranked else [])
-    records, store = [load_imported(project, n) for n in names], RunStore(project)
-    table = Table(title=Text(f"production per tier (K=10; n = labelled queries): {', '.join('run:' + n for n in names)}"),
+    k = access_k(project)
+    table = Table(title=Text(f"production per tier (K={k}; n = labelled queries): {', '.join('run:' + n for n in names)}"),
                   title_justify="left")
     table.add_column("tier", no_wrap=True)
     table.add_column("n", justify="right")
     for n in names:
-        for c in ("SR@10", "FR@10", "MRR@10"):
+        for c in (f"SR@{k}", f"FR@{k}", f"MRR@{k}"):
             table.add_column(Text(f"{c} {'rerank' if n != name else 'run'}"), justify="right", no_wrap=True)
-    for t in tiers:
-        runs = [tier_run(project, rec, t, store) if rec else None for rec in records]
-        if runs[0] is None:
-            continue
+    for row in imported_figures(project, tiers, names):
         cells: list = []
         n_queries = 0
-        for run in runs:
-            if run is None:
+        for s in row.summaries:
+            if s is None:
                 cells += ["–"] * 3
                 continue
-            s, _ = score_run(project, run, 10)
             n_queries = s.n_queries
             cells += [fmt(s.sr_at_k), fmt(s.fr_at_k), fmt(s.mrr_at_k)]
-        table.add_row(Text(t.name), str(n_queries), *cells)
+        table.add_row(Text(row.tier.name), str(n_queries), *cells)
     console.print(table)

@@ -39,7 +39,7 @@ def demo(no_tui: bool) -> None:
     session, _ = open_session(root)
     with stage_progress(err_console, unit=stage_unit) as progress:
         build(session, progress)
-    k = session.project.config.retrievers.k
+    k = session.k
     with stage_progress(err_console, unit="queries") as progress:
         results = evaluate_all(session, progress)
     print_eval(results, k, use_table(session.project, session.tiers))

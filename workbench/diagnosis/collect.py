@@ -19,6 +19,7 @@ compared query by query.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 
 import msgspec
@@ -36,6 +37,7 @@ from workbench.access.metrics import query_access
 from workbench.project.files import ORIGINAL_VERSION, Project
 from workbench.records import Query, QueryAccess, Tier
 from workbench.access.runs import RunStore
+from workbench.suggest import command
 
 
 
@@ -327,12 +329,12 @@ class Collector:
         if not v.missing:
             return "", ""
         root = self.project.root
-        where = f"--queries {query.query_id}"
+        where = f"--queries {shlex.quote(query.query_id)}"  # suggested commands run when pasted (workbench/suggest.py)
         if self.project.queries_version != ORIGINAL_VERSION:
-            where += f" --queries-version {self.project.queries_version}"
+            where += f" --queries-version {shlex.quote(self.project.queries_version)}"
         if v.rule == "N5":
             name = production_name(spec.name)
-            return (f"workbench import-run {root} RUN_FILE --name {name} (production's ranking), or import-answers "
+            return (f"{command('import-run', root, 'RUN_FILE', name=name)} (production's ranking), or import-answers "
                     f"with context_doc_ids"), ""
         if v.rule == "Q1" or v.missing.startswith("a decision on"):  # rerunning gives the same answer: decide it
             decider = (spec.oracle_model if spec.reader == "production" else spec.model) or self.oracle_model
@@ -343,7 +345,7 @@ class Collector:
         if v.rule == "N1":
             if spec.reader == "qa" and spec.model:
                 return self._run_line(spec.model, ["localize", "qa"], tier, where, "")
-            return f"workbench eval {root} --retrievers {spec.access} --tiers {tier.name}", ""
+            return command("eval", root, retrievers=spec.access, tiers=tier.name), ""
         tasks = []
         if v.rule in ("A2", "N4"):
             tasks.append("oracle")
@@ -355,7 +357,7 @@ class Collector:
                 model = self.oracle_model
             else:
                 return "", ""
-        retr = f" --retriever {spec.access}" if "rag" in tasks else ""
+        retr = f" --retriever {shlex.quote(spec.access or '')}" if "rag" in tasks else ""
         return self._run_line(model, tasks, tier, where, retr)
 
     def _run_line(self, model: str, tasks: list[str], tier: Tier, where: str, retr: str) -> tuple[str, str]:
@@ -370,7 +372,8 @@ class Collector:
                 parts.append(f"{why}; it fits on {_tier_list(there)}" if there else f"{why}; it fits on none of these tiers")
             return "; ".join(parts) + ": use a model with a larger window", ""
         keys = ", ".join(TASKS[t].key for t in tasks)
-        return f"workbench run {self.project.root} --model {model} --task {','.join(tasks)}{retr} --tiers {tier.name} {where}", keys
+        run = command("run", self.project.root, model=model, task=",".join(tasks))
+        return f"{run}{retr} --tiers {shlex.quote(tier.name)} {where}", keys
 
     def _is_model(self, model: str) -> bool:
         from workbench.llm.providers import resolve_model

@@ -1,7 +1,8 @@
 """The TUI's facade: every operation a screen performs on a project, and the record types the
 screens show. screens/ may import nothing else of the core (an import-linter contract in
-pyproject.toml says so); the CLI calls the core packages directly, except `workbench demo`
-without a terminal, which runs the same open → build → evaluate as the TUI.
+pyproject.toml says so), and the CLI's commands call the same operations (the read commands'
+selection and rankings, the report's file name, the imported runs' figures) rather than wiring
+the packages themselves.
 
 Everything is headless and blocking: the TUI calls it from thread workers. Long work reports
 through the one progress + cancel protocol (workbench/progress.py); user-causable failures are
@@ -15,34 +16,142 @@ judged, for labelling). Screens import this package only.
 
 from __future__ import annotations
 
-from workbench.access.evaluate import SystemResult
-from workbench.access.indexing import index_status
-from workbench.access.retrievers import preferred
-from workbench.diagnosis.collect import QueryVerdict
-from workbench.diagnosis.fix_commands import RunnableFix
-from workbench.diagnosis.filters import Filter, FilterFacts, filter_problems, parse_filter, query_matches
-from workbench.diagnosis.live import FILTER_WORDS, UNJUDGED_WORD, LiveDiagnosis
-from workbench.diagnosis.recommend import Recommendation
-from workbench.diagnosis.rules import VERDICTS
-from workbench.errors import WorkbenchError, os_error
-from workbench.insight.unjudged import StepperDoc
-from workbench.inspection.evidence import ModelEvidence
-from workbench.inspection.rankings import QueryInspection, SystemRanking
-from workbench.inspection.worddiff import Span, salient_changes, word_diff
-from workbench.llm.figures import UseRow, UseTable
-from workbench.llm.tasks import PromptEstimate
-from workbench.names import TASKS, system_label
-from workbench.progress import Cancelled, Progress
-from workbench.project.labels import MARKS
-from workbench.project.versions import VersionInfo, list_versions
-from workbench.records import Document, Query
-from workbench.session.diagnosis import choose_verdict_system, diagnose, diagnosis_after_run, export_report, figures_system, first_runnable_fix, fix_cost, fix_pairs, insight_overview, load_recommendations, query_sources, run_fix, shown_recommendations, verdict_system, verdict_systems
-from workbench.session.labelling import access_line, add_query_from_log, apply_relabelled, close_visit, edit_reference_answer, label_document, undo_label, version_shown
-from workbench.session.state import Session, build, evaluate_all, inspect, open_session, ranks_before, use_table
-from workbench.session.unjudged import has_answer_bearing_unjudged, unjudged_documents
-from workbench.session.use import calibrate_judge, estimate_prompts, export_evidence, known_results, run_batch, run_model_task, sweep_panels, why_not_run, window_budget
-from workbench.settings import MIN_DECIDED, reading_given
-from workbench.triage.relabel import Relabelled
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from workbench.session.reading import compared, diagnosis_report, shown_system, stolen, unjudged_rows, verdicts
+    from workbench.access.evaluate import SystemResult
+    from workbench.access.indexing import index_status
+    from workbench.access.retrievers import preferred
+    from workbench.diagnosis.collect import QueryVerdict
+    from workbench.diagnosis.fix_commands import RunnableFix
+    from workbench.diagnosis.live import FILTER_WORDS, UNJUDGED_WORD, LiveDiagnosis
+    from workbench.diagnosis.recommend import Recommendation
+    from workbench.diagnosis.rules import VERDICTS
+    from workbench.errors import WorkbenchError, os_error
+    from workbench.insight.unjudged import StepperDoc
+    from workbench.inspection.evidence import ModelEvidence
+    from workbench.inspection.rankings import QueryInspection, SystemRanking
+    from workbench.inspection.worddiff import Span, salient_changes, word_diff
+    from workbench.llm.figures import UseRow, UseTable
+    from workbench.llm.tasks import PromptEstimate
+    from workbench.names import TASKS, system_label
+    from workbench.progress import Cancelled, Progress
+    from workbench.project.labels import MARKS
+    from workbench.project.versions import VersionInfo, list_versions
+    from workbench.records import Document, Query
+    from workbench.session.diagnosis import choose_verdict_system, diagnose, diagnosis_after_run, export_report, figures_system, first_runnable_fix, fix_cost, fix_pairs, insight_overview, load_recommendations, query_sources, run_fix, shown_recommendations, verdict_system, verdict_systems
+    from workbench.session.labelling import access_line, add_query_from_log, apply_relabelled, close_visit, edit_reference_answer, label_document, undo_label, version_shown
+    from workbench.session.state import Session, build, evaluate_all, inspect, open_session, ranks_before, use_table
+    from workbench.session.unjudged import has_answer_bearing_unjudged, unjudged_documents
+    from workbench.session.use import calibrate_judge, estimate_prompts, export_evidence, known_results, run_batch, run_model_task, sweep_panels, why_not_run, window_budget
+    from workbench.triage.relabel import Relabelled
+    from workbench.diagnosis.filters import Filter, FilterFacts, filter_problems, parse_filter, query_matches
+    from workbench.settings import MIN_DECIDED, reading_given
+    from workbench.session.rankings import ensure_rankings, missing_rankings, NotIndexed
+    from workbench.session.selection import select, Selection
+    from workbench.session.reports import report_stem, report_path
+    from workbench.session.imports import import_run, imported_figures, ImportedFigures
+
+_HOME = {
+    'verdicts': 'workbench.session.reading',
+    'shown_system': 'workbench.session.reading',
+    'compared': 'workbench.session.reading',
+    'stolen': 'workbench.session.reading',
+    'unjudged_rows': 'workbench.session.reading',
+    'diagnosis_report': 'workbench.session.reading',
+    'SystemResult': 'workbench.access.evaluate',
+    'index_status': 'workbench.access.indexing',
+    'preferred': 'workbench.access.retrievers',
+    'QueryVerdict': 'workbench.diagnosis.collect',
+    'RunnableFix': 'workbench.diagnosis.fix_commands',
+    'FILTER_WORDS': 'workbench.diagnosis.live',
+    'UNJUDGED_WORD': 'workbench.diagnosis.live',
+    'LiveDiagnosis': 'workbench.diagnosis.live',
+    'Recommendation': 'workbench.diagnosis.recommend',
+    'VERDICTS': 'workbench.diagnosis.rules',
+    'WorkbenchError': 'workbench.errors',
+    'os_error': 'workbench.errors',
+    'StepperDoc': 'workbench.insight.unjudged',
+    'ModelEvidence': 'workbench.inspection.evidence',
+    'QueryInspection': 'workbench.inspection.rankings',
+    'SystemRanking': 'workbench.inspection.rankings',
+    'Span': 'workbench.inspection.worddiff',
+    'salient_changes': 'workbench.inspection.worddiff',
+    'word_diff': 'workbench.inspection.worddiff',
+    'UseRow': 'workbench.llm.figures',
+    'UseTable': 'workbench.llm.figures',
+    'PromptEstimate': 'workbench.llm.tasks',
+    'TASKS': 'workbench.names',
+    'system_label': 'workbench.names',
+    'Cancelled': 'workbench.progress',
+    'Progress': 'workbench.progress',
+    'MARKS': 'workbench.project.labels',
+    'VersionInfo': 'workbench.project.versions',
+    'list_versions': 'workbench.project.versions',
+    'Document': 'workbench.records',
+    'Query': 'workbench.records',
+    'choose_verdict_system': 'workbench.session.diagnosis',
+    'diagnose': 'workbench.session.diagnosis',
+    'diagnosis_after_run': 'workbench.session.diagnosis',
+    'export_report': 'workbench.session.diagnosis',
+    'figures_system': 'workbench.session.diagnosis',
+    'first_runnable_fix': 'workbench.session.diagnosis',
+    'fix_cost': 'workbench.session.diagnosis',
+    'fix_pairs': 'workbench.session.diagnosis',
+    'insight_overview': 'workbench.session.diagnosis',
+    'load_recommendations': 'workbench.session.diagnosis',
+    'query_sources': 'workbench.session.diagnosis',
+    'run_fix': 'workbench.session.diagnosis',
+    'shown_recommendations': 'workbench.session.diagnosis',
+    'verdict_system': 'workbench.session.diagnosis',
+    'verdict_systems': 'workbench.session.diagnosis',
+    'access_line': 'workbench.session.labelling',
+    'add_query_from_log': 'workbench.session.labelling',
+    'apply_relabelled': 'workbench.session.labelling',
+    'close_visit': 'workbench.session.labelling',
+    'edit_reference_answer': 'workbench.session.labelling',
+    'label_document': 'workbench.session.labelling',
+    'undo_label': 'workbench.session.labelling',
+    'version_shown': 'workbench.session.labelling',
+    'Session': 'workbench.session.state',
+    'build': 'workbench.session.state',
+    'evaluate_all': 'workbench.session.state',
+    'inspect': 'workbench.session.state',
+    'open_session': 'workbench.session.state',
+    'ranks_before': 'workbench.session.state',
+    'use_table': 'workbench.session.state',
+    'has_answer_bearing_unjudged': 'workbench.session.unjudged',
+    'unjudged_documents': 'workbench.session.unjudged',
+    'calibrate_judge': 'workbench.session.use',
+    'estimate_prompts': 'workbench.session.use',
+    'export_evidence': 'workbench.session.use',
+    'known_results': 'workbench.session.use',
+    'run_batch': 'workbench.session.use',
+    'run_model_task': 'workbench.session.use',
+    'sweep_panels': 'workbench.session.use',
+    'why_not_run': 'workbench.session.use',
+    'window_budget': 'workbench.session.use',
+    'Relabelled': 'workbench.triage.relabel',
+    'ensure_rankings': 'workbench.session.rankings',
+    'missing_rankings': 'workbench.session.rankings',
+    'NotIndexed': 'workbench.session.rankings',
+    'select': 'workbench.session.selection',
+    'Selection': 'workbench.session.selection',
+    'report_stem': 'workbench.session.reports',
+    'report_path': 'workbench.session.reports',
+    'imported_figures': 'workbench.session.imports',
+    'import_run': 'workbench.session.imports',
+    'ImportedFigures': 'workbench.session.imports',
+    'Filter': 'workbench.diagnosis.filters',
+    'FilterFacts': 'workbench.diagnosis.filters',
+    'filter_problems': 'workbench.diagnosis.filters',
+    'parse_filter': 'workbench.diagnosis.filters',
+    'query_matches': 'workbench.diagnosis.filters',
+    'MIN_DECIDED': 'workbench.settings',
+    'reading_given': 'workbench.settings',
+}
 
 __all__ = [
     # operations
@@ -53,14 +162,29 @@ __all__ = [
     "choose_verdict_system", "figures_system", "diagnosis_after_run", "export_report", "query_sources", "insight_overview", "ranks_before",
     "load_recommendations", "shown_recommendations", "first_runnable_fix", "fix_cost", "fix_pairs", "run_fix",
     "unjudged_documents", "has_answer_bearing_unjudged",
+    "select", "verdicts", "shown_system", "compared", "stolen", "unjudged_rows", "diagnosis_report", "ensure_rankings", "missing_rankings", "report_stem", "report_path", "imported_figures", "import_run",
     "parse_filter", "filter_problems", "query_matches", "reading_given",
     # names and registries
     "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "MIN_DECIDED", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
     # records a front end shows
     "Session", "PromptEstimate", "SystemResult", "UseRow", "UseTable", "ModelEvidence", "QueryInspection",
     "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",
-    "Recommendation", "RunnableFix", "StepperDoc", "Filter", "FilterFacts",
+    "Recommendation", "RunnableFix", "StepperDoc", "Selection", "ImportedFigures", "Filter", "FilterFacts",
     # errors and progress
-    "WorkbenchError", "os_error", "Cancelled", "Progress",
+    "WorkbenchError", "NotIndexed", "os_error", "Cancelled", "Progress",
 ]
 
+
+def __getattr__(name: str) -> object:
+    """A public name imported when first used: a command that needs one operation (`eval`, `report`)
+    does not load every part the TUI uses (tests/cli/test_startup_imports.py)."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # once: the next lookup is a plain module attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

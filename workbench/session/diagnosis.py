@@ -126,14 +126,15 @@ def run_fix(session: Session, fix: RunnableFix, progress: Progress = no_progress
 
 def export_report(session: Session, directory: Path, query_id: str | None = None,
                   formats: tuple[str, ...] = ("md", "html", "json")) -> list[Path]:
-    """The diagnosis report of the whole project (diagnosis.*) or of one query (report-<query>.*)."""
-    from workbench.fsutil import safe_name
+    """The diagnosis report of the whole project or of one query, named as `workbench report` names
+    it (session/reports.py: a labelled version's report gets the version in its name)."""
     from workbench.report import export_reports
+    from workbench.session.reports import report_stem
 
     if query_id is None:
-        return export_reports(session.project, session.tiers, directory, formats=formats)
+        return export_reports(session.project, session.tiers, directory, stem=report_stem(session.project), formats=formats)
     return export_reports(session.project, session.tiers_for(query_id), directory, {query_id},
-                          stem=f"report-{safe_name(query_id)}", formats=formats)
+                          stem=report_stem(session.project, {query_id}), formats=formats)
 
 
 # ---------------------------------------------------------------- production traces

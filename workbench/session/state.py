@@ -60,6 +60,11 @@ class Session:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
+    def k(self) -> int:
+        """K of every access figure the front end shows ("SR@K", "top K"): the project's, from settings."""
+        return access_k(self.project)
+
+    @property
     def tiers(self) -> list[Tier]:
         return list(self.tierset.tiers) if self.tierset else []
 
@@ -72,10 +77,6 @@ class Session:
     @property
     def systems(self) -> list[str]:
         return list(self.per_query)
-
-    @property
-    def k(self) -> int:
-        return access_k(self.project)
 
     @property
     def best_retriever(self) -> str:
@@ -180,7 +181,7 @@ def evaluate_all(session: Session, progress: Progress = no_progress) -> list[Sys
     tier of the session, at the project's `[retrievers] k`. While a background build runs, dense
     systems join tier by tier."""
     p = session.project
-    return evaluate(p, session.tiers, make_retrievers(p), k=p.config.retrievers.k, progress=progress, built_only=True)
+    return evaluate(p, session.tiers, make_retrievers(p), k=session.k, progress=progress, built_only=True)
 
 
 def use_table(project: Project, tiers: list[Tier]) -> UseTable | None:

@@ -1,0 +1,51 @@
+"""Imported production runs scored per tier at the project's K, for `import-run` and
+`import-traces` (and any front end that shows what an import brought)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from workbench.project.files import Project
+from workbench.records import AccessSummary, Tier
+from workbench.settings import access_k
+
+if TYPE_CHECKING:
+    from workbench.triage.runs import ImportReport
+
+
+class ImportedFigures(NamedTuple):
+    tier: Tier
+    summaries: list[AccessSummary | None]  # one per imported run asked for; None: that run has no ranking here
+
+
+def imported_figures(project: Project, tiers: list[Tier], names: list[str]) -> list[ImportedFigures]:
+    """Per tier where the first of ``names`` (imported runs, without `run:`) has a ranking: each
+    run's access summary at `access_k(project)`."""
+    from workbench.access.evaluate import score_run
+    from workbench.access.runs import RunStore
+    from workbench.triage.runs import load_imported, tier_run
+
+    k = access_k(project)
+    records, store = [load_imported(project, n) for n in names], RunStore(project)
+    out = []
+    for t in tiers:
+        runs = [tier_run(project, rec, t, store) if rec else None for rec in records]
+        if runs[0] is None:
+            continue
+        out.append(ImportedFigures(t, [score_run(project, run, k)[0] if run is not None else None for run in runs]))
+    return out
+
+
+def import_run(project: Project, path: Path, name: str, fmt: str = "trec", tier: str | None = None,
+               ids: str = "auto") -> tuple["ImportReport", list[ImportedFigures]]:
+    """`import-run`: the run stored as `run:NAME` (an unknown --tier fails before anything is
+    written), and its figures per tier at the project's K."""
+    from workbench.access.ladder import ensure_tiers, select_tiers
+    from workbench.triage.runs import import_run as do_import
+
+    tierset = ensure_tiers(project)
+    if tier is not None:
+        select_tiers(tierset, tier)  # unknown tier → readable error before anything is written
+    report = do_import(project, path, name, fmt, tier, ids)  # type: ignore[arg-type]
+    return report, imported_figures(project, list(tierset.tiers), [name])

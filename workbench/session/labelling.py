@@ -23,6 +23,7 @@ from workbench.project.files import Project
 from workbench.project.load import load_project
 from workbench.project.visit import LabelVisit
 from workbench.records import TierSet
+from workbench.rerank.systems import stored_runs
 from workbench.session.state import Session
 from workbench.settings import access_k
 from workbench.triage.queries import add_query, edit_original_answer, who
@@ -131,7 +132,8 @@ def recompute(root: Path, tierset: TierSet | None, change: LabelChange, query_id
     project = load_project(root, change.version)
     tiers = list(tierset.tiers)
     # K is the project's; only built retrievers: labelling while the dense index builds updates what is built
-    results = evaluate(project, tiers, make_retrievers(project, None), k=access_k(project), progress=progress, built_only=True)
+    results = evaluate(project, tiers, make_retrievers(project, None), k=access_k(project), progress=progress, built_only=True,
+                       stored=stored_runs)
     # Verdicts follow the labels: recomputed here, in the worker, never on the front end's thread.
     diagnosis = LiveDiagnosis(project, tiers) if with_diagnosis else None
     return Relabelled(change.version, project, tierset, results, change.note, query_id, undo=change.undo, undone=change.undone,

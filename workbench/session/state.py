@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from workbench.access.evaluate import SystemResult, evaluate
+from workbench.rerank.systems import stored_runs
 from workbench.access.indexing import IndexKind, build_indexes, index_status
 from workbench.access.ladder import StaleTiersError, load_tiers, write_ladder
 from workbench.access.retrievers import make_retrievers, preferred
@@ -175,7 +176,8 @@ def evaluate_all(session: Session, progress: Progress = no_progress) -> list[Sys
     tier of the session, at the project's `[retrievers] k`. While a background build runs, dense
     systems join tier by tier."""
     p = session.project
-    return evaluate(p, session.tiers, make_retrievers(p), k=p.config.retrievers.k, progress=progress, built_only=True)
+    return evaluate(p, session.tiers, make_retrievers(p), k=p.config.retrievers.k, progress=progress, built_only=True,
+                    stored=stored_runs)
 
 
 def use_table(project: Project, tiers: list[Tier]) -> UseTable | None:

@@ -202,7 +202,7 @@ def test_a_tier_with_nothing_stored_is_named_not_listed(diag_copy):
 
 
 def test_export_reports_and_check_stored(diag_root, tmp_path):
-    from workbench.diagnosis.answers import check_stored
+    from workbench.llm.answers import check_stored
     from workbench.report import export_reports
 
     p = load_project(diag_root)

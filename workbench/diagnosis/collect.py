@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from workbench.diagnosis.answers import AnswerCheck, check_answer
+from workbench.llm.answers import AnswerCheck, check_answer
 from workbench.diagnosis.rules import PENDING, Facts, Verdict, decide_verdict, split_distractors
 from workbench.errors import WorkbenchError
 from workbench.llm.records import TierRun

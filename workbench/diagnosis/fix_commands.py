@@ -52,9 +52,9 @@ class RunnableFix(msgspec.Struct, frozen=True):
 
 
 def _effect(project: Project, tiers: list[Tier], base: str, system: str, collector: Collector) -> str | None:
-    """The measured effect, as the report states it (workbench/report/fixes.py): FR@K on the largest
+    """The measured effect, as the report states it (workbench/diagnosis/fix_effect.py): FR@K on the largest
     level's multi-source queries (SR@K where it has none), the paired test, n and the rank movement."""
-    from workbench.report.fixes import fix_effect  # the report's one computation of a fix's effect
+    from workbench.diagnosis.fix_effect import fix_effect  # the report's one computation of a fix's effect
 
     chosen = [t for t in tiers if level_of(t) == level_of(tiers[-1])] if tiers else []
     if not any(system in collector.tier_store(t).rankings for t in chosen):

@@ -24,7 +24,7 @@ from collections import Counter
 
 import msgspec
 
-from workbench.diagnosis.answers import ARM_LABELS
+from workbench.llm.answers import ARM_LABELS
 from workbench.diagnosis.collect import Collector, QueryVerdicts, SystemSpec, level_of
 from workbench.diagnosis.rules import PENDING
 from workbench.stats import DEFAULT_SEED, TURN_THRESHOLD, Estimate, Turn, bootstrap_ci, turning_point

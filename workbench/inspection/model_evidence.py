@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable
 
 import msgspec
 
-from workbench.diagnosis.answers import check_stored, judge_reason
+from workbench.llm.answers import check_stored, judge_reason
 from workbench.inspection.evidence import ModelEvidence
 from workbench.names import TASKS
 from workbench.project.files import Project

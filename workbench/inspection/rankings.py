@@ -22,7 +22,7 @@ from workbench.access.metrics import unique_in_order
 from workbench.project.files import Project
 from workbench.records import Document, Hit, Query, Tier
 from workbench.access.retrievers import system_order
-from workbench.diagnosis.movement import ranks_before
+from workbench.inspection.movement import ranks_before
 from workbench.access.runs import RunStore
 from workbench.inspection.worddiff import WordDiff, word_diff
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
-from workbench.diagnosis.answers import ARM_LABELS
+from workbench.llm.answers import ARM_LABELS
 from workbench.correctness import ANSWER_RULE
 from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, SystemSpec, collect
 from workbench.diagnosis.nearmiss import Distractor, distractors
@@ -24,7 +24,7 @@ from workbench.records import ModelConfig, Tier
 from workbench.access.runs import tier_hash
 from workbench.report.partial import MIN_ANSWERS, MIN_DECIDED, AccessFirst, access_first, first_decided_failure
 from workbench.report.insight import Insight, insight_section
-from workbench.report.fixes import FixEffect, fix_effects
+from workbench.diagnosis.fix_effect import FixEffect, fix_effects
 from workbench.diagnosis.recommend import Recommendation, primary_recommendations
 from workbench.report.sweeps import sweeps_dict
 
@@ -107,7 +107,7 @@ class Report(msgspec.Struct, frozen=True):
     min_answers: int = MIN_ANSWERS  # fewer answers behind a figure: a count, not a rate or a curve
     min_decided: int = MIN_DECIDED  # fewer decided verdicts: no reading
     insight: Insight | None = None  # the sharper diagnosis (workbench/report/insight.py)
-    fixes: list[FixEffect] = []  # tried access fixes against their base (workbench/report/fixes.py)
+    fixes: list[FixEffect] = []  # tried access fixes against their base (workbench/diagnosis/fix_effect.py)
     recommended: list[Recommendation] = []  # the primary's overall recommendations, each fix with command, judge, effect
 
 

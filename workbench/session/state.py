@@ -209,7 +209,7 @@ def inspect(session: Session, query_id: str, tier_name: str) -> QueryInspection:
 
 def ranks_before(session: Session, query_id: str, tier_name: str, system: str) -> dict[int, int] | None:
     """For a reranked system: each document's rank under its base on this tier (``#16 → #3``); None otherwise."""
-    from workbench.diagnosis.movement import ranks_before as before
+    from workbench.inspection.movement import ranks_before as before
 
     hits = RunStore(session.project).query_rankings(session.tier(tier_name), query_id)
     return before({s: [h.doc_id for h in hs] for s, hs in hits.items()}, system)

@@ -36,6 +36,7 @@ from workbench.access.metrics import query_access
 from workbench.project.files import ORIGINAL_VERSION, Project
 from workbench.records import Query, QueryAccess, Tier
 from workbench.access.runs import RunStore
+from workbench.diagnosis.next_steps import how_to_fill
 
 
 
@@ -313,78 +314,12 @@ class Collector:
                       gold_ids=tuple(query.gold_doc_ids))
         v = decide_verdict(facts)
         v = split_distractors(v, self.answer(tier, spec.model, "nearmiss", query.query_id) if spec.model else None)
-        command, key = self._how_to_fill(v, spec, tier, query)
+        command, key = how_to_fill(self, v, spec, tier, query)
         return QueryVerdict(
             query_id=query.query_id, tier=tier.name, level=level_of(tier), system=spec.name, verdict=v.verdict,
             rule=v.rule, because=v.because, k=self.k, gold_ranks=gold_ranks, answer=answer, oracle=oracle,
             in_context=in_context, missing=v.missing, command=command, key=key, parametric=v.parametric,
         )
-
-    def _how_to_fill(self, v: Verdict, spec: SystemSpec, tier: Tier, query: Query) -> tuple[str, str]:
-        """The one command (and inspector key) that fills what the verdict misses; never a run that
-        cannot be made (a name that is no model, a task that does not fit the window: then the tiers
-        where it fits are named)."""
-        if not v.missing:
-            return "", ""
-        root = self.project.root
-        where = f"--queries {query.query_id}"
-        if self.project.queries_version != ORIGINAL_VERSION:
-            where += f" --queries-version {self.project.queries_version}"
-        if v.rule == "N5":
-            name = production_name(spec.name)
-            return (f"workbench import-run {root} RUN_FILE --name {name} (production's ranking), or import-answers "
-                    f"with context_doc_ids"), ""
-        if v.rule == "Q1" or v.missing.startswith("a decision on"):  # rerunning gives the same answer: decide it
-            decider = (spec.oracle_model if spec.reader == "production" else spec.model) or self.oracle_model
-            line, keys = self._run_line(decider, ["oracle"], tier, where, "")
-            if line.startswith("workbench run"):  # a run that fits calibrates the judge and judges its answers
-                return f"{line} (calibrates the judge), or give the query a canonical_answer / answer_aliases", keys
-            return f"{line}; or give the query a canonical_answer / answer_aliases", ""
-        if v.rule == "N1":
-            if spec.reader == "qa" and spec.model:
-                return self._run_line(spec.model, ["localize", "qa"], tier, where, "")
-            return f"workbench eval {root} --retrievers {spec.access} --tiers {tier.name}", ""
-        tasks = []
-        if v.rule in ("A2", "N4"):
-            tasks.append("oracle")
-        if v.rule in ("N3", "N4") and spec.reader != "production":
-            tasks.append("qa" if spec.reader == "qa" else "rag")  # access only: retrieve-then-read on its ranking
-        model = spec.oracle_model if spec.reader == "production" else spec.model
-        if not model:
-            if spec.reader is None:  # access only: the oracle of the project's model confirms it
-                model = self.oracle_model
-            else:
-                return "", ""
-        retr = f" --retriever {spec.access}" if "rag" in tasks else ""
-        return self._run_line(model, tasks, tier, where, retr)
-
-    def _run_line(self, model: str, tasks: list[str], tier: Tier, where: str, retr: str) -> tuple[str, str]:
-        """`workbench run` for these tasks where they fit; the tasks that do not fit named with the tiers where they do."""
-        if not self._is_model(model):
-            return f"{model!r} is not a configured model: add [models.{model}] to workbench.toml", ""
-        blocked = [(t, why) for t in tasks if (why := self.fits(model, t, tier))]
-        if blocked:  # nothing of these runs here: the tier is too large for this model
-            parts = []
-            for t, why in blocked:
-                there = self.fitting_tiers(model, t)
-                parts.append(f"{why}; it fits on {_tier_list(there)}" if there else f"{why}; it fits on none of these tiers")
-            return "; ".join(parts) + ": use a model with a larger window", ""
-        keys = ", ".join(TASKS[t].key for t in tasks)
-        return f"workbench run {self.project.root} --model {model} --task {','.join(tasks)}{retr} --tiers {tier.name} {where}", keys
-
-    def _is_model(self, model: str) -> bool:
-        from workbench.llm.providers import resolve_model
-
-        try:
-            resolve_model(self.project, model)
-        except WorkbenchError:
-            return False
-        return True
-
-
-def _tier_list(names: list[str], most: int = 4) -> str:
-    shown = ", ".join(names[:most])
-    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def production_name(system: str) -> str:

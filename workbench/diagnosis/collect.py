@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from workbench.llm.answers import AnswerCheck, check_answer
-from workbench.diagnosis.rules import PENDING, Facts, Verdict, decide_verdict, split_distractors
+from workbench.diagnosis.rules import PENDING, Facts, decide_verdict, split_distractors
 from workbench.errors import WorkbenchError
 from workbench.llm.records import TierRun
 from workbench.names import TASKS, SystemName
@@ -37,6 +37,7 @@ from workbench.project.files import ORIGINAL_VERSION, Project
 from workbench.records import Query, QueryAccess, Tier
 from workbench.access.runs import RunStore
 from workbench.diagnosis.next_steps import how_to_fill
+from workbench.diagnosis.systems import SystemSpec, production_name
 
 
 
@@ -47,24 +48,6 @@ def level_of(tier: Tier) -> str:
     if tier.kind == "mix":
         return f"mix:{tier.budget}"
     return tier.name
-
-
-class SystemSpec(msgspec.Struct, frozen=True):
-    name: str
-    access: str | None  # the ranking system whose top K is the access fact
-    model: str | None
-    reader: str | None  # "rag" (retrieve-then-read on `access`) | "qa" (the whole tier in context) | "production" | None
-    oracle_model: str | None = None  # production: the model whose oracle answers tell ACCESS from BOTH
-
-    @property
-    def label(self) -> str:
-        if self.reader == "production":
-            return f"{self.name} (production: what it read → its answer; oracle {self.oracle_model})"
-        if self.reader == "rag":
-            return f"{self.access} → {self.model} (retrieve-then-read)"
-        if self.reader == "qa":
-            return f"{self.model} (long context; access = its own localization)"
-        return f"{self.access} (access only)"
 
 
 class QueryVerdict(msgspec.Struct, frozen=True):
@@ -320,12 +303,6 @@ class Collector:
             rule=v.rule, because=v.because, k=self.k, gold_ranks=gold_ranks, answer=answer, oracle=oracle,
             in_context=in_context, missing=v.missing, command=command, key=key, parametric=v.parametric,
         )
-
-
-def production_name(system: str) -> str:
-    """run:<name>:answers → <name>."""
-    name = SystemName.parse(system).name
-    return name[: -len(":answers")] if name.endswith(":answers") else name
 
 
 def default_oracle_model(project: Project) -> str:

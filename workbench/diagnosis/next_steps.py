@@ -5,23 +5,29 @@ window: then the tiers where it fits are named)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from workbench.diagnosis.rules import Verdict
+from workbench.diagnosis.systems import SystemSpec, production_name
 from workbench.errors import WorkbenchError
 from workbench.names import TASKS
-from workbench.project.files import ORIGINAL_VERSION
+from workbench.project.files import ORIGINAL_VERSION, Project
 from workbench.records import Query, Tier
 from workbench.suggest import command
 
-if TYPE_CHECKING:
-    from workbench.diagnosis.collect import Collector, SystemSpec
+class Collector(Protocol):
+    """What a next step reads of the diagnosis' loaded results (diagnosis.collect.Collector)."""
+
+    project: Project
+    oracle_model: str
+
+    def fits(self, model: str, task: str, tier: Tier) -> str: ...
+
+    def fitting_tiers(self, model: str, task: str) -> list[str]: ...
 
 
 def how_to_fill(c: Collector, v: Verdict, spec: SystemSpec, tier: Tier, query: Query) -> tuple[str, str]:
     """The command and inspector key that fill what the verdict misses ("", "": nothing missing)."""
-    from workbench.diagnosis.collect import production_name
-
     if not v.missing:
         return "", ""
     root = c.project.root

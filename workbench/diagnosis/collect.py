@@ -30,8 +30,8 @@ from workbench.llm.records import TierRun
 from workbench.names import TASKS, SystemName
 from workbench.access.retrievers import preferred, system_order
 from workbench.llm.calibration import load_calibration
-from workbench.llm.store import (LABEL_DEPENDENT_TASKS, LLMRunStore, labels_of, other_version_stores, relabelled, tui_stores,
-                                 version_runs_root, version_tui_stores)
+from workbench.llm.sources import model_sources
+from workbench.llm.store import LABEL_DEPENDENT_TASKS, labels_of, relabelled
 from workbench.access.metrics import query_access
 from workbench.project.files import ORIGINAL_VERSION, Project
 from workbench.records import Query, QueryAccess, Tier
@@ -85,8 +85,6 @@ class _TierStore:
     context_known: dict[str, set[str]] = field(default_factory=dict)
 
 
-VERSION_RUN = "version run"  # a run made under the loaded query-set version (its labels)
-VERSION_TUI_RUN = "version TUI run"
 
 
 class Collector:
@@ -128,20 +126,6 @@ class Collector:
         mine = labels_of(self.project.query(query_id))
         return self._labels[version].get(query_id) == mine
 
-    def _sources(self, tier: Tier) -> list[tuple[TierRun, str, str | None]]:
-        """Every stored model run of the tier: (run, source, the version whose labels made it).
-        The loaded version's own first, then the original's tier runs, then other versions' own,
-        then the shared TUI runs: an earlier source's answer of a query wins."""
-        vroot = version_runs_root(self.project)
-        mine = self.project.queries_version
-        own: list[tuple[TierRun, str, str | None]] = ([(run, VERSION_RUN, mine) for run in LLMRunStore(self.project, root=vroot).runs(tier)]
-               + [(run, VERSION_TUI_RUN, mine) for store in version_tui_stores(self.project) for run in store.runs(tier)]) if vroot else []
-        full = [(run, "tier run", ORIGINAL_VERSION) for run in LLMRunStore(self.project).runs(tier)]
-        others = [(run, VERSION_TUI_RUN if tui else VERSION_RUN, version) for version, store, tui in other_version_stores(self.project)
-                  for run in store.runs(tier)]
-        scratch = [(run, "TUI run", ORIGINAL_VERSION) for store in tui_stores(self.project) for run in store.runs(tier)]
-        return own + full + others + scratch
-
     def tier_store(self, tier: Tier) -> _TierStore:
         if tier.name in self._tiers:
             return self._tiers[tier.name]
@@ -149,7 +133,7 @@ class Collector:
         for run in RunStore(self.project).runs(tier):
             ts.rankings[run.system] = {r.query_id: [h.doc_id for h in r.hits] for r in run.rankings}
         mine = self.project.queries_version
-        for run, source, made_under in self._sources(tier):
+        for run, source, made_under in ((x.run, x.source, x.made_under) for x in model_sources(self.project, tier)):
             if SystemName.parse(run.system).kind == "run":  # production's imported answers
                 self._production(ts, run)
                 continue

@@ -41,3 +41,18 @@ def test_a_label_while_the_dense_index_is_missing_updates_what_is_built(evaluate
     assert session.project.queries_version == r.version
     scored = [a for res in r.results if res.system == "bm25" for a in res.per_query if a.query_id == q.query_id]
     assert scored and all(doc in a.gold_ranks for a in scored)  # bm25's figures follow the new gold
+
+
+def test_the_inspector_reads_the_projects_k(evaluated_copy):
+    """A query inspected without a K (the TUI's inspector) is cut at the project's K, not a literal 10."""
+    from workbench.access.ladder import load_tiers
+    from workbench.inspection.rankings import inspect_stored
+    from workbench.project.load import load_project
+
+    root = evaluated_copy
+    toml = root / "workbench.toml"
+    toml.write_text(toml.read_text() + "[retrievers]\nk = 3\n")
+    p = load_project(root)
+    tier = load_tiers(p).tiers[0]
+    q = p.query(next(qid for qid in p.tier_query_ids(tier) if p.query(qid).is_labelled))
+    assert inspect_stored(p, tier, q).k == 3

@@ -280,3 +280,16 @@ def project_lock(root: Path, state_dir: str = ".workbench") -> Iterator[None]:
                     holders.pop()
         finally:
             os.close(fd)
+
+
+def folder_fingerprint(path: Path) -> str:
+    """Identity of a model folder without reading its weights: its small files' bytes and every
+    file's name and size (a retrained model changes the weights' size or its config)."""
+    h = hashlib.sha256()
+    for p in sorted(q for q in path.rglob("*") if q.is_file()):
+        rel = str(p.relative_to(path)).encode()
+        size = p.stat().st_size
+        h.update(rel + b"\0" + str(size).encode() + b"\0")
+        if size < 64_000:
+            h.update(p.read_bytes())
+    return h.hexdigest()[:16]

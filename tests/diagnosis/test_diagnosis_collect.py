@@ -98,7 +98,10 @@ def test_no_model_runs_gives_access_only_systems(diag_copy):
 
 
 def test_reading_and_recommendations(diag_root):
-    from workbench.diagnosis.overview import overview
+    from collections import Counter
+
+    from workbench.diagnosis.overview import overview, reading_of
+    from workbench.settings import MIN_DECIDED
 
     p = load_project(diag_root)
     tiers = load_tiers(p).tiers
@@ -107,8 +110,15 @@ def test_reading_and_recommendations(diag_root):
     ov = overview(p, tiers, qv, c, seed=0)
     full = next(r for r in ov.readings if r.system == "hybrid+local" and r.level == "full")
     assert full.counts == {"ACCESS": 1, "USE": 1, "USE-UNDER-DISTRACTORS": 1}
-    assert full.reading == "use-bound" and "U ≥ 2·A" in full.rule
-    assert full.recommendations[0].startswith("prompting")
+    # three decided verdicts: no reading (the one rule, settings.reading_given, as the report says)
+    assert full.reading == "too few decided" and f"fewer than {MIN_DECIDED} decided" in full.rule
+    assert not full.recommendations
+    more = reading_of(Counter({"ACCESS": 2, "USE": 3, "USE-UNDER-DISTRACTORS": 2}), "hybrid+local", "full", True)
+    assert more.decided == 7 and more.reading == "use-bound" and "U ≥ 2·A" in more.rule
+    assert more.recommendations[0].startswith("prompting")
+    edge = reading_of(Counter({"ACCESS": MIN_DECIDED - 1, "NOT-YET": 9}), "hybrid", "full", False)
+    assert edge.reading == "too few decided"
+    assert reading_of(Counter({"ACCESS": MIN_DECIDED}), "hybrid", "full", False).reading == "retrieval-bound"
     access = {(a.system, a.level): a for a in ov.access}
     assert access[("hybrid", "full")].sr.mean == pytest.approx(2 / 3) and access[("hybrid", "full")].n == 3
     assert access[("hybrid", "full")].gap.mean == 0.0  # q3: both gold in the top 2
@@ -202,7 +212,7 @@ def test_a_tier_with_nothing_stored_is_named_not_listed(diag_copy):
 
 
 def test_export_reports_and_check_stored(diag_root, tmp_path):
-    from workbench.diagnosis.answers import check_stored
+    from workbench.llm.answers import check_stored
     from workbench.report import export_reports
 
     p = load_project(diag_root)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from workbench.diagnosis.answers import AnswerCheck, judge_reason
+from workbench.llm.answers import AnswerCheck, judge_reason
 from workbench.correctness import decide_answer
 from workbench.diagnosis.rules import DISTRACTOR_CAUSES, RULES, Facts, decide_verdict
 from workbench.correctness import token_f1

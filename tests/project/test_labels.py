@@ -14,6 +14,7 @@ from workbench.project.labels import edit_answer, label, undo
 from workbench.access.ladder import load_tiers
 from workbench.project.load import load_project
 from workbench.project.versions import list_versions, read_labels
+from workbench.triage.queries import edit_original_answer
 
 
 @pytest.fixture
@@ -83,7 +84,7 @@ def test_editing_the_reference_answer_keeps_the_labelled_chain_loadable(triage_p
 
     project = load_project(triage_project)
     v1 = label(project, "log-1", project.queries[0].gold_doc_ids[0], "gold", "user:tester")
-    name = edit_answer(triage_project, v1.name, "log-1", "a new answer", "user:tester")
+    name = edit_answer(triage_project, v1.name, "log-1", "a new answer", "user:tester", edit_original_answer)
     assert name != v1.name
     p = load_project(triage_project, name)
     assert p.query("log-1").answer == "a new answer" and p.query("log-1").gold_doc_ids

@@ -12,7 +12,7 @@ from workbench.access.ladder import load_tiers
 from workbench.access.runs import RunStore
 from workbench.cli import main
 from workbench.diagnosis.collect import Collector
-from workbench.diagnosis.movement import count_moves, movement, query_moves
+from workbench.inspection.movement import count_moves, movement, query_moves
 from workbench.project.load import load_project
 from workbench.records import Query
 from workbench.rerank.run import rerank

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from workbench.access.evaluate import evaluate
+from workbench.rerank.systems import stored_runs
 from workbench.access.ladder import load_tiers
 from workbench.access.retrievers import make_retrievers
 from workbench.access.runs import RunStore
@@ -56,7 +57,7 @@ def test_eval_lists_the_reranked_system_and_a_bigger_tier_reuses_scores(rerank_p
     assert big.scored + big.cached == sum(min(4, len(r.hits)) for r in big.runs[0].rankings)
     again = rerank(project, [full], [SYSTEM], k=3)
     assert again.reused_runs == 1 and again.scored == 0
-    results = evaluate(project, [full], make_retrievers(project, ["bm25"]), k=3)
+    results = evaluate(project, [full], make_retrievers(project, ["bm25"]), k=3, stored=stored_runs)
     systems = {r.system for r in results}
     assert SYSTEM in systems and "bm25" in systems
     mine = next(r for r in results if r.system == SYSTEM)
@@ -71,7 +72,7 @@ def test_a_rebuilt_base_makes_the_reranked_run_stale(rerank_project):
     import msgspec
 
     store.save(msgspec.structs.replace(base, key="another-index"))
-    results = evaluate(project, [full], {}, k=3)
+    results = evaluate(project, [full], {}, k=3, stored=stored_runs)
     assert SYSTEM not in {r.system for r in results}, "its base changed: not listed until reranked again"
 
 

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from workbench.cli import main
 from workbench.access.evaluate import evaluate
+from workbench.rerank.systems import stored_runs
 from workbench.fsutil import safe_name
 from workbench.access.ladder import load_tiers
 from workbench.project.load import load_project
@@ -45,7 +46,7 @@ def test_exported_bm25_reimported_equals_bm25_on_every_tier(evaluated_copy, tmp_
         path = out / f"{safe_name(tier.name)}.{safe_name('bm25')}.run"  # as export-trec names it
         result = cli("import-run", evaluated_copy, path, "--name", "bm25-again", "--tier", tier.name)
         assert result.exit_code == 0, result.output
-    results = evaluate(load_project(evaluated_copy), tiers, make_retrievers(project, ["bm25"]))
+    results = evaluate(load_project(evaluated_copy), tiers, make_retrievers(project, ["bm25"]), stored=stored_runs)
     again, bm25 = figures(results, "run:bm25-again"), figures(results, "bm25")
     assert set(again) == {t.name for t in tiers}
     assert again == bm25
@@ -66,7 +67,7 @@ def test_a_run_for_every_tier_is_restricted_to_each_tier(evaluated_copy, tmp_pat
     result = cli("import-run", evaluated_copy, path, "--name", "prod", "--format", "jsonl")
     assert result.exit_code == 0, result.output
     assert "as source ids" in result.output and "1 project quer(ies) without a ranking" in result.output
-    results = evaluate(load_project(evaluated_copy), tiers, {})
+    results = evaluate(load_project(evaluated_copy), tiers, {}, stored=stored_runs)
     store = RunStore(project)
     for tier in tiers:
         run = store.load("run:prod", tier.name)

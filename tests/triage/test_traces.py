@@ -304,6 +304,7 @@ def test_the_genai_convention_reads_the_same_ranking(evaluated_copy, tmp_path):
 
 def test_exported_with_export_trec_and_reimported_with_import_run_gives_the_same_figures(evaluated_copy, tmp_path):
     from workbench.access.evaluate import evaluate
+    from workbench.rerank.systems import stored_runs
     from workbench.access.ladder import load_tiers
     from workbench.fsutil import safe_name
 
@@ -317,7 +318,7 @@ def test_exported_with_export_trec_and_reimported_with_import_run_gives_the_same
         result = cli("import-run", evaluated_copy, out / f"{safe_name(tier.name)}.{safe_name('run:prod')}.run",
                      "--name", "prod-again", "--tier", tier.name)
         assert result.exit_code == 0, result.output
-    results = evaluate(load_project(evaluated_copy), tiers, {})
+    results = evaluate(load_project(evaluated_copy), tiers, {}, stored=stored_runs)
     fig = {(r.system, r.tier): (msgspec.to_builtins(r.summary), msgspec.to_builtins(r.per_query)) for r in results}
     for tier in tiers:
         assert fig[("run:prod-again", tier.name)] == fig[("run:prod", tier.name)]

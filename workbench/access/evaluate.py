@@ -9,21 +9,18 @@ are ranked and stored like any other but left out of the figures, and counted.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import msgspec
 
 from workbench.access.indexing import index_status
 from workbench.access.metrics import query_access, summarize
-from workbench.names import TUNED_SUFFIX, SystemName
+from workbench.names import SystemName
 from workbench.progress import Progress
 from workbench.project.files import Project
 from workbench.records import AccessSummary, QueryAccess, RankedList, Tier
 from workbench.access.retrievers import Retriever
 from workbench.access.runs import RunStore, SystemRun, query_text_hash, tier_hash
-
-if TYPE_CHECKING:
-    from workbench.llm.figures import UseTable
 
 DEFAULT_DEPTH = 100  # ranks kept per query: deep enough to show where a gold document fell
 
@@ -94,9 +91,14 @@ def unlabelled_count(project: Project, tier: Tier) -> int:
     return sum(not project.query(q).gold_doc_ids for q in project.tier_query_ids(tier))
 
 
+# The stored runs a tier's figures include beside its retrievers': the kinds above access (imported,
+# tuned, reranked: workbench.rerank.systems.stored_runs) are passed down by the caller.
+StoredRuns = Callable[[Project, Tier, "RunStore"], list[SystemRun]]
+
+
 def model_runs(project: Project, tier: Tier, store: RunStore) -> list[SystemRun]:
-    """Stored model localization runs that match the tier's current contents (imported runs are
-    materialised from their import records by stored_runs)."""
+    """Stored model localization runs that match the tier's current contents (what access itself
+    knows; imported, tuned and reranked runs: workbench.rerank.systems.stored_runs)."""
     return [run for run in store.runs(tier) if SystemName.parse(run.system).kind == "model"]
 
 
@@ -105,26 +107,6 @@ def _per_query(progress: Progress | None, stage: str, total: int) -> Callable[[i
         return None
     report = progress
     return lambda n: report(stage, n, total)
-
-
-def stored_runs(project: Project, tier: Tier, store: RunStore) -> list[SystemRun]:
-    """Model localization runs, imported production runs (`run:<name>`), the tuned embedder's runs
-    (`dense@tuned`, `hybrid@tuned`: held-out queries only, made by `workbench tune`) and current
-    reranked runs (`<base>>rerank:<name>@<depth>`, made by `workbench rerank`) on this tier."""
-    from workbench.triage.runs import external_runs
-
-    runs = model_runs(project, tier, store) + external_runs(project, tier, store)
-    # the tuned and reranked stages (their models' code) are imported only where they left runs
-    systems = {run.system for run in store.runs(tier)}
-    if any(s.endswith(TUNED_SUFFIX) for s in systems):
-        from workbench.tune.retrieval import tuned_runs
-
-        runs += tuned_runs(project, tier, store)
-    if any(SystemName.parse(s).kind == "rerank" for s in systems):
-        from workbench.rerank.stage import reranked_runs
-
-        runs += reranked_runs(project, tier, store)
-    return runs
 
 
 def evaluate(
@@ -136,9 +118,11 @@ def evaluate(
     include_models: bool = True,
     progress: Progress | None = None,
     built_only: bool = False,
+    stored: StoredRuns = model_runs,
 ) -> list[SystemResult]:
     """Access figures per tier × system. With built_only, a retriever is left out of a tier whose
-    indexes it needs are not built (yet) instead of failing."""
+    indexes it needs are not built (yet) instead of failing; ``stored``: which stored runs count
+    beside the retrievers' (every kind: workbench.rerank.systems.stored_runs)."""
     store = RunStore(project)
     results = []
     needed = tuple(sorted(set().union(*(r.index_kinds for r in retrievers.values()))))  # only these are read
@@ -153,7 +137,7 @@ def evaluate(
             summary, per_query = score_run(project, run, k)
             results.append(SystemResult(name, tier.name, summary, per_query, reused, unlabelled))
         if include_models:
-            for run in stored_runs(project, tier, store):
+            for run in stored(project, tier, store):
                 summary, per_query = score_run(project, run, k)
                 results.append(SystemResult(run.system, tier.name, summary, per_query, True, unlabelled))
     return results
@@ -174,7 +158,7 @@ def summary_figures(s: AccessSummary) -> dict[str, float | int | None]:
     }
 
 
-def results_json(results: list[SystemResult], k: int, use: UseTable | None = None, queries_version: str = "original") -> dict:
+def results_json(results: list[SystemResult], k: int, use: msgspec.Struct | None = None, queries_version: str = "original") -> dict:
     """The stable machine-readable eval document (see README: `eval --json`)."""
     tiers: dict[str, dict] = {}
     queries: dict[str, dict] = {}

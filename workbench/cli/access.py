@@ -142,6 +142,7 @@ def _index_kinds(retrievers: list[str], reranked: list[str], tuned: list[str]) -
 def eval_(root: Path, retrievers: str, tier_spec: str, k: int | None, as_json: bool, no_models: bool, queries_version: str) -> None:
     """Access metrics (R@1, SR@K, FR@K, MRR@K, nDCG@10) per tier × system, plus stored model results."""
     from workbench.access.evaluate import evaluate, results_json
+    from workbench.rerank.systems import stored_runs
     from workbench.access.ladder import ensure_tiers, select_tiers
     from workbench.access.retrievers import RETRIEVERS, make_retrievers
     from workbench.cli.insight import print_effective_sizes
@@ -162,7 +163,7 @@ def eval_(root: Path, retrievers: str, tier_spec: str, k: int | None, as_json: b
     ensure_indexes(project, tiers, kinds=_index_kinds([n for n in plain if n in RETRIEVERS], reranked, tuned))
     with stage_progress(err_console, unit="queries") as progress:
         staged = staged_runs(project, tiers, reranked, tuned, k, progress)
-        results = evaluate(project, tiers, made, k=k, include_models=not no_models, progress=progress)
+        results = evaluate(project, tiers, made, k=k, include_models=not no_models, progress=progress, stored=stored_runs)
     if staged:
         from workbench.access.evaluate import SystemResult, score_run, unlabelled_count
 

@@ -124,6 +124,6 @@ def compare_command(root: Path, a: str, b: str, tier_spec: str, queries: str, se
     console.print(f"  {markup_escaped(c.a)} wins {t.wins}, loses {t.losses}, ties {t.ties}", highlight=False)
     console.print(f"  p = {fmt(t.p_value, 4)} two-sided ({t.method})", highlight=False)
     if c.movement is not None:
-        from workbench.diagnosis.movement import movement_line
+        from workbench.inspection.movement import movement_line
 
         console.print(f"  rank movement: {markup_escaped(movement_line(c.movement.counts, c.b))}", highlight=False)

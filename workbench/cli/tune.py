@@ -65,6 +65,6 @@ def tune_command(root: Path, tier_spec: str, train_share: float, split_seed: int
                 f"p = {fmt(t.p_value, 4)}")
         console.print(markup_escaped(line), highlight=False)
         if c.movement is not None:
-            from workbench.diagnosis.movement import movement_line
+            from workbench.inspection.movement import movement_line
 
             console.print("  " + markup_escaped(movement_line(c.movement.counts, tuned)), highlight=False)

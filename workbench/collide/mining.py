@@ -39,6 +39,7 @@ import msgspec
 from workbench.errors import BadInput
 from workbench.project.files import Project
 from workbench.records import Query, Tier
+from workbench.suggest import command
 
 Source = Literal["dense", "bm25", "dense+bm25", "unjudged"]
 Start = Literal["mined", "unjudged"]
@@ -158,7 +159,7 @@ def unjudged_candidates(project: Project, tier: Tier, progress: Callable[[int, i
 
     if not RunStore(project).runs(tier):
         raise NoRankings(f"no stored ranking on tier {tier.name!r}: `collide --from unjudged` starts from the systems' top K; "
-                         f"run `workbench eval {project.root} --tiers {tier.name}` first")
+                         f"run `{command('eval', project.root, tiers=tier.name)}` first")
     out = []
     ids = [qid for qid in project.tier_query_ids(tier) if project.query(qid).is_labelled]
     for n, qid in enumerate(ids, 1):

@@ -1,6 +1,6 @@
 """Everything stored about a project's queries, turned into one verdict per (query, tier, system).
 
-Reads only stored results (nothing is recomputed): retriever and localization rankings from the
+Reads only stored results, loaded by diagnosis/loading.py (nothing is recomputed): retriever and localization rankings from the
 run store, model answers from the use-side store — full-tier runs from `workbench run` and the
 one-query runs started in the TUI (.workbench/tui/<query>/), each labelled with how many queries
 its run covers. A *system* pairs an access source with a reader:
@@ -19,25 +19,19 @@ compared query by query.
 
 from __future__ import annotations
 
-import shlex
-from dataclasses import dataclass, field
 
 import msgspec
 
-from workbench.diagnosis.answers import AnswerCheck, check_answer
-from workbench.diagnosis.rules import PENDING, Facts, Verdict, decide_verdict, split_distractors
-from workbench.errors import WorkbenchError
-from workbench.llm.records import TierRun
-from workbench.names import TASKS, SystemName
+from workbench.llm.answers import AnswerCheck
+from workbench.diagnosis.rules import PENDING, Facts, decide_verdict, split_distractors
+from workbench.names import SystemName
 from workbench.access.retrievers import preferred, system_order
-from workbench.llm.calibration import load_calibration
-from workbench.llm.store import (LABEL_DEPENDENT_TASKS, LLMRunStore, labels_of, other_version_stores, relabelled, tui_stores,
-                                 version_runs_root, version_tui_stores)
 from workbench.access.metrics import query_access
-from workbench.project.files import ORIGINAL_VERSION, Project
+from workbench.project.files import Project
 from workbench.records import Query, QueryAccess, Tier
-from workbench.access.runs import RunStore
-from workbench.suggest import command
+from workbench.diagnosis.loading import StoredResults
+from workbench.diagnosis.next_steps import how_to_fill
+from workbench.diagnosis.systems import SystemSpec, production_name
 
 
 
@@ -48,24 +42,6 @@ def level_of(tier: Tier) -> str:
     if tier.kind == "mix":
         return f"mix:{tier.budget}"
     return tier.name
-
-
-class SystemSpec(msgspec.Struct, frozen=True):
-    name: str
-    access: str | None  # the ranking system whose top K is the access fact
-    model: str | None
-    reader: str | None  # "rag" (retrieve-then-read on `access`) | "qa" (the whole tier in context) | "production" | None
-    oracle_model: str | None = None  # production: the model whose oracle answers tell ACCESS from BOTH
-
-    @property
-    def label(self) -> str:
-        if self.reader == "production":
-            return f"{self.name} (production: what it read → its answer; oracle {self.oracle_model})"
-        if self.reader == "rag":
-            return f"{self.access} → {self.model} (retrieve-then-read)"
-        if self.reader == "qa":
-            return f"{self.model} (long context; access = its own localization)"
-        return f"{self.access} (access only)"
 
 
 class QueryVerdict(msgspec.Struct, frozen=True):
@@ -87,161 +63,9 @@ class QueryVerdict(msgspec.Struct, frozen=True):
     parametric: bool = False
 
 
-@dataclass
-class _TierStore:
-    """One tier's stored results, indexed by query."""
-
-    tier: Tier
-    rankings: dict[str, dict[str, list[int]]] = field(default_factory=dict)  # system → query → ranked ids
-    # (model, arm, retriever or "") → query → AnswerCheck
-    answers: dict[tuple[str, str, str], dict[str, AnswerCheck]] = field(default_factory=dict)
-    rag_k: dict[tuple[str, str], int] = field(default_factory=dict)
-    no_fit: dict[tuple[str, str], str] = field(default_factory=dict)  # (model, task) → why it cannot run here
-    fits: set[tuple[str, str]] = field(default_factory=set)  # (model, task) stored as fitting this tier
-    # production's imported answers: run name → query → AnswerCheck, and the queries it gave context for
-    production: dict[str, dict[str, AnswerCheck]] = field(default_factory=dict)
-    context_known: dict[str, set[str]] = field(default_factory=dict)
-
-
-VERSION_RUN = "version run"  # a run made under the loaded query-set version (its labels)
-VERSION_TUI_RUN = "version TUI run"
-
-
-class Collector:
-    """Loads each tier once; judge calibrations are read once per judge."""
-
-    def __init__(self, project: Project, k: int | None = None, oracle_model: str | None = None):
-        self.project = project
-        self.k = k or project.config.retrievers.k
-        self.oracle_model = oracle_model or default_oracle_model(project)
-        self._trust: dict[str, bool | None] = {}
-        self._tiers: dict[str, _TierStore] = {}
-        self._known = {q.query_id for q in project.queries}
-        self._labels: dict[str, dict[str, tuple[list[int], list[int]]]] = {}  # version → query → labels
-        self._window: dict[tuple[str, str, str], str] = {}  # (model, task, tier) → why it does not fit ("" = fits)
-        self.tiers: list[Tier] = []  # the tiers being diagnosed (collect sets them): where a task fits is said among them
-
-    def trusted(self, judge: str | None) -> bool | None:
-        if judge is None:
-            return None
-        if judge not in self._trust:
-            cal = load_calibration(self.project, judge)
-            self._trust[judge] = cal.separates if cal else None
-        return self._trust[judge]
-
-    def forget(self) -> None:
-        """Drop what was loaded (after a new run was stored)."""
-        self._tiers.clear()
-        self._trust.clear()
-
-    def same_labels(self, version: str, query_id: str) -> bool:
-        """The query is labelled in `version` as in the loaded version (its label-dependent answers hold)."""
-        if version not in self._labels:
-            from workbench.project.versions import load_queries
-
-            try:
-                self._labels[version] = {q.query_id: labels_of(q) for q in load_queries(self.project.root, version)}
-            except (OSError, WorkbenchError):
-                self._labels[version] = {}
-        mine = labels_of(self.project.query(query_id))
-        return self._labels[version].get(query_id) == mine
-
-    def _sources(self, tier: Tier) -> list[tuple[TierRun, str, str | None]]:
-        """Every stored model run of the tier: (run, source, the version whose labels made it).
-        The loaded version's own first, then the original's tier runs, then other versions' own,
-        then the shared TUI runs: an earlier source's answer of a query wins."""
-        vroot = version_runs_root(self.project)
-        mine = self.project.queries_version
-        own: list[tuple[TierRun, str, str | None]] = ([(run, VERSION_RUN, mine) for run in LLMRunStore(self.project, root=vroot).runs(tier)]
-               + [(run, VERSION_TUI_RUN, mine) for store in version_tui_stores(self.project) for run in store.runs(tier)]) if vroot else []
-        full = [(run, "tier run", ORIGINAL_VERSION) for run in LLMRunStore(self.project).runs(tier)]
-        others = [(run, VERSION_TUI_RUN if tui else VERSION_RUN, version) for version, store, tui in other_version_stores(self.project)
-                  for run in store.runs(tier)]
-        scratch = [(run, "TUI run", ORIGINAL_VERSION) for store in tui_stores(self.project) for run in store.runs(tier)]
-        return own + full + others + scratch
-
-    def tier_store(self, tier: Tier) -> _TierStore:
-        if tier.name in self._tiers:
-            return self._tiers[tier.name]
-        ts = _TierStore(tier)
-        for run in RunStore(self.project).runs(tier):
-            ts.rankings[run.system] = {r.query_id: [h.doc_id for h in r.hits] for r in run.rankings}
-        mine = self.project.queries_version
-        for run, source, made_under in self._sources(tier):
-            if SystemName.parse(run.system).kind == "run":  # production's imported answers
-                self._production(ts, run)
-                continue
-            if run.variant == "standard":
-                if not run.fits:
-                    ts.no_fit[(run.model, run.task)] = f"{run.task} does not fit {run.model}'s window on {tier.name} ({run.input_tokens} > {run.budget_tokens} tokens)"
-                else:
-                    ts.fits.add((run.model, run.task))
-            if run.task == "localize" or run.variant != "standard" or not run.fits:
-                continue
-            retriever = SystemName.parse(run.system).retriever if run.task == "rag" else ""
-            slot = ts.answers.setdefault((run.model, run.task, retriever), {})
-            if run.task == "rag":
-                ts.rag_k.setdefault((run.model, retriever), run.k)
-            trusted = self.trusted(run.judge)
-            for r in run.qa:
-                if r.query_id in slot or r.query_id not in self._known:
-                    continue
-                if run.task in LABEL_DEPENDENT_TASKS and made_under != mine and not self._holds(made_under, r.query_id):
-                    continue  # made from other labels: this version's gold or hard negatives are other documents
-                slot[r.query_id] = check_answer(self.project.query(r.query_id), run, r, trusted, source)
-        self._tiers[tier.name] = ts
-        return ts
-
-    def _holds(self, made_under: str | None, query_id: str) -> bool:
-        if made_under == ORIGINAL_VERSION:
-            return self.project.queries_version == ORIGINAL_VERSION or not relabelled(self.project, query_id)
-        return made_under is not None and self.same_labels(made_under, query_id)
-
-    def _production(self, ts: _TierStore, run: TierRun) -> None:
-        from workbench.triage.answers import load_answers
-
-        name = production_name(run.system)
-        slot = ts.production.setdefault(name, {})
-        record = load_answers(self.project, name)
-        # the import says which answers came with context_doc_ids; another importer's run (traces):
-        # a non-empty context
-        ts.context_known[name] = ({a.query_id for a in record.answers if a.has_context} if record
-                                  else {r.query_id for r in run.qa if r.context_doc_ids})
-        trusted = self.trusted(run.judge)
-        for r in run.qa:
-            if r.query_id in self._known and r.query_id not in slot:
-                slot[r.query_id] = check_answer(self.project.query(r.query_id), run, r, trusted, "production import")
-
-    def fits(self, model: str, task: str, tier: Tier) -> str:
-        """Why this task of this model does not fit the tier's window ("" = it fits, or nothing says it
-        does not): a stored run's record first, else the window check (no model call)."""
-        ts = self.tier_store(tier)
-        if (model, task) in ts.no_fit:
-            return ts.no_fit[(model, task)]
-        if (model, task) in ts.fits or TASKS[task].context != "tier":
-            return ""  # the gold or the retrieved documents only: small next to a window
-        key = (model, task, tier.name)
-        if key not in self._window:
-            self._window[key] = self._window_check(model, task, tier)
-        return self._window[key]
-
-    def _window_check(self, model: str, task: str, tier: Tier) -> str:
-        from workbench.llm.providers import resolve_model
-        from workbench.llm.tasks import TaskOptions, estimate_input
-
-        qids = self.project.tier_query_ids(tier)
-        if not qids:
-            return ""
-        try:
-            _, cfg = resolve_model(self.project, model)
-            _, reason = estimate_input(self.project, tier, cfg, TaskOptions(task), [self.project.query(qids[0])])
-        except WorkbenchError:
-            return ""
-        return f"{task} does not fit {model}'s window on {tier.name}: {reason}" if reason else ""
-
-    def fitting_tiers(self, model: str, task: str) -> list[str]:
-        """The diagnosed tiers where the task fits the model's window."""
-        return [t.name for t in self.tiers if not self.fits(model, task, t)]
+class Collector(StoredResults):
+    """The verdicts over what StoredResults loaded (diagnosis/loading.py): the systems, each
+    query's access and answers, the verdict and its next step (diagnosis/next_steps.py)."""
 
     def systems(self, tiers: list[Tier]) -> list[SystemSpec]:
         retrievers: set[str] = set()
@@ -315,92 +139,12 @@ class Collector:
                       gold_ids=tuple(query.gold_doc_ids))
         v = decide_verdict(facts)
         v = split_distractors(v, self.answer(tier, spec.model, "nearmiss", query.query_id) if spec.model else None)
-        command, key = self._how_to_fill(v, spec, tier, query)
+        command, key = how_to_fill(self, v, spec, tier, query)
         return QueryVerdict(
             query_id=query.query_id, tier=tier.name, level=level_of(tier), system=spec.name, verdict=v.verdict,
             rule=v.rule, because=v.because, k=self.k, gold_ranks=gold_ranks, answer=answer, oracle=oracle,
             in_context=in_context, missing=v.missing, command=command, key=key, parametric=v.parametric,
         )
-
-    def _how_to_fill(self, v: Verdict, spec: SystemSpec, tier: Tier, query: Query) -> tuple[str, str]:
-        """The one command (and inspector key) that fills what the verdict misses; never a run that
-        cannot be made (a name that is no model, a task that does not fit the window: then the tiers
-        where it fits are named)."""
-        if not v.missing:
-            return "", ""
-        root = self.project.root
-        where = f"--queries {shlex.quote(query.query_id)}"  # suggested commands run when pasted (workbench/suggest.py)
-        if self.project.queries_version != ORIGINAL_VERSION:
-            where += f" --queries-version {shlex.quote(self.project.queries_version)}"
-        if v.rule == "N5":
-            name = production_name(spec.name)
-            return (f"{command('import-run', root, 'RUN_FILE', name=name)} (production's ranking), or import-answers "
-                    f"with context_doc_ids"), ""
-        if v.rule == "Q1" or v.missing.startswith("a decision on"):  # rerunning gives the same answer: decide it
-            decider = (spec.oracle_model if spec.reader == "production" else spec.model) or self.oracle_model
-            line, keys = self._run_line(decider, ["oracle"], tier, where, "")
-            if line.startswith("workbench run"):  # a run that fits calibrates the judge and judges its answers
-                return f"{line} (calibrates the judge), or give the query a canonical_answer / answer_aliases", keys
-            return f"{line}; or give the query a canonical_answer / answer_aliases", ""
-        if v.rule == "N1":
-            if spec.reader == "qa" and spec.model:
-                return self._run_line(spec.model, ["localize", "qa"], tier, where, "")
-            return command("eval", root, retrievers=spec.access, tiers=tier.name), ""
-        tasks = []
-        if v.rule in ("A2", "N4"):
-            tasks.append("oracle")
-        if v.rule in ("N3", "N4") and spec.reader != "production":
-            tasks.append("qa" if spec.reader == "qa" else "rag")  # access only: retrieve-then-read on its ranking
-        model = spec.oracle_model if spec.reader == "production" else spec.model
-        if not model:
-            if spec.reader is None:  # access only: the oracle of the project's model confirms it
-                model = self.oracle_model
-            else:
-                return "", ""
-        retr = f" --retriever {shlex.quote(spec.access or '')}" if "rag" in tasks else ""
-        return self._run_line(model, tasks, tier, where, retr)
-
-    def _run_line(self, model: str, tasks: list[str], tier: Tier, where: str, retr: str) -> tuple[str, str]:
-        """`workbench run` for these tasks where they fit; the tasks that do not fit named with the tiers where they do."""
-        if not self._is_model(model):
-            return f"{model!r} is not a configured model: add [models.{model}] to workbench.toml", ""
-        blocked = [(t, why) for t in tasks if (why := self.fits(model, t, tier))]
-        if blocked:  # nothing of these runs here: the tier is too large for this model
-            parts = []
-            for t, why in blocked:
-                there = self.fitting_tiers(model, t)
-                parts.append(f"{why}; it fits on {_tier_list(there)}" if there else f"{why}; it fits on none of these tiers")
-            return "; ".join(parts) + ": use a model with a larger window", ""
-        keys = ", ".join(TASKS[t].key for t in tasks)
-        run = command("run", self.project.root, model=model, task=",".join(tasks))
-        return f"{run}{retr} --tiers {shlex.quote(tier.name)} {where}", keys
-
-    def _is_model(self, model: str) -> bool:
-        from workbench.llm.providers import resolve_model
-
-        try:
-            resolve_model(self.project, model)
-        except WorkbenchError:
-            return False
-        return True
-
-
-def _tier_list(names: list[str], most: int = 4) -> str:
-    shown = ", ".join(names[:most])
-    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
-
-
-def production_name(system: str) -> str:
-    """run:<name>:answers → <name>."""
-    name = SystemName.parse(system).name
-    return name[: -len(":answers")] if name.endswith(":answers") else name
-
-
-def default_oracle_model(project: Project) -> str:
-    """Whose oracle answers a production system's verdicts read: the project's judge, else its model."""
-    from workbench.llm.providers import resolve_model
-
-    return project.config.judge or resolve_model(project, None)[0]
 
 
 class QueryVerdicts(msgspec.Struct, frozen=True):

@@ -5,7 +5,7 @@ model:<m>:localize) is scored per query by SR@K; a reading system (hybrid+local,
 its verdict: 1 for PASS, 0 for any decided failure (NOT-YET queries are left out of the pairs).
 Without @LEVEL a side covers every selected level and queries pair up on (query, level).
 The test is stats.paired_test (Fisher's randomization test; see there for why). Two ranking systems
-also get their rank movement (workbench/diagnosis/movement.py): gold promoted into the top K, near
+also get their rank movement (workbench/inspection/movement.py): gold promoted into the top K, near
 misses demoted below their gold, and the reverse, per query × tier.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import msgspec
 
 from workbench.diagnosis.collect import Collector, collect, level_of
-from workbench.diagnosis.movement import RankMovement, movement
+from workbench.inspection.movement import RankMovement, movement
 from workbench.diagnosis.rules import PENDING
 from workbench.errors import BadInput
 from workbench.names import split_level

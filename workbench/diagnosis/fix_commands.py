@@ -7,7 +7,6 @@ For the diagnosis's recommendations and the TUI's Diagnosis tab to show beside e
 
 from __future__ import annotations
 
-import shlex
 from typing import Literal
 
 import msgspec
@@ -18,6 +17,7 @@ from workbench.display import fmt
 from workbench.names import RERANK_MARK, TUNED_SUFFIX
 from workbench.project.files import Project
 from workbench.records import Tier
+from workbench.suggest import command as suggest
 
 RERANK_DEPTH = 100  # "a reranker over the top 100 before the top K is cut"
 # a chat model scores one pair per call: twice K is the least depth that can still bring a document
@@ -52,9 +52,9 @@ class RunnableFix(msgspec.Struct, frozen=True):
 
 
 def _effect(project: Project, tiers: list[Tier], base: str, system: str, collector: Collector) -> str | None:
-    """The measured effect, as the report states it (workbench/report/fixes.py): FR@K on the largest
+    """The measured effect, as the report states it (workbench/diagnosis/fix_effect.py): FR@K on the largest
     level's multi-source queries (SR@K where it has none), the paired test, n and the rank movement."""
-    from workbench.report.fixes import fix_effect  # the report's one computation of a fix's effect
+    from workbench.diagnosis.fix_effect import fix_effect  # the report's one computation of a fix's effect
 
     chosen = [t for t in tiers if level_of(t) == level_of(tiers[-1])] if tiers else []
     if not any(system in collector.tier_store(t).rankings for t in chosen):
@@ -102,31 +102,31 @@ def _tune_blocker(project: Project) -> str:
 def runnable_fixes(project: Project, system: str, tiers: list[Tier], collector: Collector | None = None) -> list[RunnableFix]:
     """The access fixes for ranking system ``system``, in ACCESS_FIXES order (hybrid left out when it is hybrid)."""
     collector = collector or Collector(project)
-    root = shlex.quote(str(project.root))
+    root = project.root
     judged = [t.name for t in tiers if level_of(t) == level_of(tiers[-1])] if tiers else []
-    on = f" --tiers {shlex.quote(','.join(judged))}" if judged else ""
+    on = ",".join(judged) or None  # --tiers: the level the fix is judged on
     queries = sum(len(project.tier_query_ids(t)) for t in tiers if t.name in judged)
     out = []
 
     def add(kind: FixKind, made: str, command: str, note: str = "", **more) -> None:
-        judge = f"workbench compare {root} {shlex.quote(system)} {shlex.quote(made)}{on}"
+        judge = suggest("compare", root, system, made, tiers=on)
         fix = ACCESS_FIXES[("hybrid", "rerank", "tune").index(kind)]
         out.append(RunnableFix(fix, made, command, judge, _effect(project, tiers, system, made, collector), note, kind,
                                judged, **more))
 
     if system != "hybrid":
-        add("hybrid", "hybrid", f"workbench eval {root} --retrievers hybrid")
+        add("hybrid", "hybrid", suggest("eval", root, retrievers="hybrid"))
     reranker = next(iter(project.config.rerankers), "")
     backend = project.config.rerankers[reranker].backend if reranker else ""
     depth = LLM_DEPTH_PER_K * collector.k if backend == "llm" else RERANK_DEPTH
     made = f"{system}{RERANK_MARK}{reranker or 'NAME'}@{depth}"
     pairs = depth * queries
     costly = reranker and pairs > EMBEDDED_LLM_KEY_PAIRS and _embedded_llm(project, reranker)
-    add("rerank", made, f"workbench rerank {root} {shlex.quote(made)}{on}",
+    add("rerank", made, suggest("rerank", root, made, tiers=on),
         "" if reranker else "add a [rerankers.NAME] table to workbench.toml first (README: Trying a fix)",
         skipped=_too_costly(pairs) if costly else "", pairs=pairs)
     tuned = f"{'hybrid' if system == 'hybrid' else 'dense'}{TUNED_SUFFIX}"
-    add("tune", tuned, f"workbench tune {root}{on}", _tune_blocker(project),
+    add("tune", tuned, suggest("tune", root, tiers=on), _tune_blocker(project),
         about="judged on the held-out queries only (the split is printed by the command and shown beside its figures)")
     return out
 

@@ -24,16 +24,18 @@ from collections import Counter
 
 import msgspec
 
-from workbench.diagnosis.answers import ARM_LABELS
+from workbench.llm.answers import ARM_LABELS
 from workbench.diagnosis.collect import Collector, QueryVerdicts, SystemSpec, level_of
 from workbench.diagnosis.rules import PENDING
 from workbench.stats import DEFAULT_SEED, TURN_THRESHOLD, Estimate, Turn, bootstrap_ci, turning_point
 from workbench.project.files import Project
 from workbench.records import Tier
+from workbench.settings import MIN_DECIDED, reading_given
 
 READING_RULES = {
     "none": "no decided verdict yet",
     "provisional": "no decided verdict yet; the gold does not reach the reader of some queries (ACCESS?, provisional until an oracle answer)",
+    "too-few": f"fewer than {MIN_DECIDED} decided verdicts: no reading yet (the one rule: workbench.settings.reading_given)",
     "clean": "F = 0: nothing fails here",
     "both": "B ≥ F/2: most failures miss the gold and could not use it anyway",
     "retrieval-bound": "A ≥ 2·U: access failures at least twice the use failures",
@@ -116,6 +118,8 @@ def reading_of(counts: Counter, system: str, level: str, rag: bool) -> Reading:
     provisional = counts["ACCESS?"]
     if decided == 0:
         key, name = ("provisional" if provisional else "none"), "undecided"
+    elif not reading_given(decided):  # one verdict is no reading: the report, diagnose and the TUI agree
+        key, name = "too-few", "too few decided"
     elif f == 0:
         key, name = "clean", "balanced"
     elif b * 2 >= f:
@@ -133,7 +137,7 @@ def reading_of(counts: Counter, system: str, level: str, rag: bool) -> Reading:
         recs += USE_FIXES
         if counts["USE-UNDER-DISTRACTORS"] > counts["USE"]:
             recs.insert(len(recs) - 2, "distractors: the model is right with the gold alone — filter or demote the near misses")
-    if key == "provisional":
+    if key == "provisional" or (key == "too-few" and provisional):
         recs += ACCESS_FIXES
     rule = f"{READING_RULES[key]} (A={a}, U={u}, B={b}, F={f}, decided {decided}" + (f"; ACCESS? {provisional}" if provisional else "") + ")"
     return Reading(system, level, dict(sorted(counts.items())), decided, name, rule, recs)

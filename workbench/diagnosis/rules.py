@@ -41,7 +41,7 @@ from typing import Literal
 
 import msgspec
 
-from workbench.diagnosis.answers import AnswerCheck
+from workbench.llm.answers import AnswerCheck
 
 VerdictName = Literal["PASS", "ACCESS", "ACCESS?", "USE", "USE-UNDER-DISTRACTORS", "BOTH", "UNDECIDED", "NOT-YET"]
 VERDICTS: tuple[str, ...] = ("PASS", "ACCESS", "ACCESS?", "USE", "USE-UNDER-DISTRACTORS", "BOTH", "UNDECIDED", "NOT-YET")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import msgspec
 
-from workbench.diagnosis.answers import ARM_LABELS
+from workbench.llm.answers import ARM_LABELS
 from workbench.diagnosis.collect import Collector, level_of
 from workbench.display import fmt
 from workbench.project.files import Project

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import msgspec
 
-from workbench.diagnosis.answers import check_answer
+from workbench.llm.answers import check_answer
 from workbench.diagnosis.collect import Collector, level_of
 from workbench.llm.records import TierRun
 from workbench.llm.store import LLMRunStore

@@ -22,9 +22,10 @@ from workbench.access.metrics import unique_in_order
 from workbench.project.files import Project
 from workbench.records import Document, Hit, Query, Tier
 from workbench.access.retrievers import system_order
-from workbench.diagnosis.movement import ranks_before
+from workbench.inspection.movement import ranks_before
 from workbench.access.runs import RunStore
 from workbench.inspection.worddiff import WordDiff, word_diff
+from workbench.settings import access_k
 
 RowKind = Literal["gold", "hard_negative", "other"]
 GOLD: RowKind = "gold"
@@ -117,8 +118,9 @@ def jaccard(a: set[str], b: set[str]) -> float:
 
 
 def inspect_query(
-    project: Project, tier: Tier, query: Query, rankings: dict[str, list[Hit]], k: int = 10
+    project: Project, tier: Tier, query: Query, rankings: dict[str, list[Hit]], k: int | None = None
 ) -> QueryInspection:
+    k = access_k(project) if k is None else k  # None: the project's K, never a literal one
     gold = sorted(query.gold_doc_ids)
     systems: list[SystemRanking] = []
     near: dict[int, dict] = {}
@@ -171,6 +173,7 @@ def _doc_text(doc: Document) -> str:
     return f"{doc.title}\n{doc.text}"
 
 
-def inspect_stored(project: Project, tier: Tier, query: Query, k: int = 10, store: RunStore | None = None) -> QueryInspection:
+def inspect_stored(project: Project, tier: Tier, query: Query, k: int | None = None, store: RunStore | None = None) -> QueryInspection:
+    """``k`` None: the project's K (workbench.settings.access_k)."""
     return inspect_query(project, tier, query, stored_rankings(project, tier, query.query_id, store), k)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Callable, Literal
 
 import msgspec
 
@@ -32,6 +32,9 @@ from workbench.project.versions import (
     write_version,
 )
 from workbench.records import Query
+
+# (root, query_id, answer) → the query as written into queries.jsonl (triage.queries.edit_original_answer)
+WriteAnswer = Callable[[Path, str, str], Query]
 
 Mark = Literal["gold", "hard_negative", "not_relevant"]
 MARKS: tuple[Mark, ...] = ("gold", "hard_negative", "not_relevant")
@@ -111,11 +114,10 @@ def _remake(root: Path, version: str, queries: list[Query], record: LabelRecord,
     return info.name
 
 
-def edit_answer(root: Path, version: str, query_id: str, answer: str, by: str) -> str:
+def edit_answer(root: Path, version: str, query_id: str, answer: str, by: str, edit_original_answer: WriteAnswer) -> str:
     """Change a reference answer; returns the version to work on next (a re-made child of
-    `version` carrying the new answer, or the original)."""
-    from workbench.triage.queries import edit_original_answer
-
+    `version` carrying the new answer, or the original). ``edit_original_answer`` writes it into
+    queries.jsonl (the triage level's logged edit, passed down: project/ imports nothing above it)."""
     old = load_project(root, version) if version != ORIGINAL else load_project(root)
     before = old.query(query_id).answer
     edit_original_answer(root, query_id, answer)
@@ -138,14 +140,17 @@ def carry_query(root: Path, version: str, query_id: str, by: str) -> str:
     return _remake(root, version, queries, record, f"{query_id}: added from a log")
 
 
+def source_id_map(project: Project) -> dict[str, int]:
+    """The project's ID map: a document's source id (its own ID in the imported data) → DocID."""
+    return {d.source_id if d.source_id is not None else str(d.doc_id): d.doc_id for d in project.documents.values()}
+
+
 def newest_version(root: Path) -> str:
     return list_versions(root)[-1].name
 
 
 def qrels_tsv(project: Project) -> str:
     """BEIR qrels: query-id, corpus-id (the document's source id, the user's own), score 1 for gold."""
-    from workbench.triage.runs import source_id_map
-
     source = {doc_id: sid for sid, doc_id in source_id_map(project).items()}
     # a tab or newline in an ID would break the TSV's columns or rows: refused, never written
     bad = sorted({source[d] for q in project.queries for d in q.gold_doc_ids if re.search(r"[\t\r\n]", source[d])})

@@ -16,7 +16,7 @@ from pathlib import Path
 import msgspec
 
 from workbench.project.files import ORIGINAL_VERSION
-from workbench.project.labels import METHOD, STEM, Mark, _remake, _user, mark_of, marked
+from workbench.project.labels import METHOD, STEM, Mark, WriteAnswer, _remake, _user, mark_of, marked
 from workbench.project.load import load_project
 from workbench.project.versions import LabelRecord, amend_version, load_queries, now_utc, remove_version, write_version
 from workbench.records import Query
@@ -110,11 +110,10 @@ def undo(visit: LabelVisit, root: Path, by: str) -> str | None:
         raise
 
 
-def edit_answer(visit: LabelVisit, root: Path, query_id: str, answer: str, by: str) -> str:
-    """Change a reference answer (it lives in queries.jsonl) and carry it into the visit's version;
-    the version worked on next (the original stays the original: an answer is no label)."""
-    from workbench.triage.queries import edit_original_answer
-
+def edit_answer(visit: LabelVisit, root: Path, query_id: str, answer: str, by: str, edit_original_answer: WriteAnswer) -> str:
+    """Change a reference answer (it lives in queries.jsonl, written by ``edit_original_answer``,
+    passed down from the triage level) and carry it into the visit's version; the version worked
+    on next (the original stays the original: an answer is no label)."""
     before = load_project(root, visit.current).query(query_id).answer
     edit_original_answer(root, query_id, answer)
     if visit.current == ORIGINAL_VERSION:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
-from workbench.diagnosis.answers import ARM_LABELS
+from workbench.llm.answers import ARM_LABELS
 from workbench.correctness import ANSWER_RULE
 from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, SystemSpec, collect
 from workbench.diagnosis.nearmiss import Distractor, distractors
@@ -18,13 +18,13 @@ from workbench.diagnosis.rules import RULES
 from workbench.stats import DEFAULT_SEED
 from workbench.access.indexing import IndexManifest, dense_dir, embedder_name, read_manifest, sparse_dir
 from workbench.llm.calibration import JudgeCalibration, load_calibration
-from workbench.llm.store import LLMRunStore
 from workbench.project.files import Project
 from workbench.records import ModelConfig, Tier
 from workbench.access.runs import tier_hash
-from workbench.report.partial import MIN_ANSWERS, MIN_DECIDED, AccessFirst, access_first, first_decided_failure
+from workbench.report.partial import MIN_ANSWERS, AccessFirst, access_first, first_decided_failure
+from workbench.settings import MIN_DECIDED
 from workbench.report.insight import Insight, insight_section
-from workbench.report.fixes import FixEffect, fix_effects
+from workbench.diagnosis.fix_effect import FixEffect, fix_effects
 from workbench.diagnosis.recommend import Recommendation, primary_recommendations
 from workbench.report.sweeps import sweeps_dict
 
@@ -107,23 +107,19 @@ class Report(msgspec.Struct, frozen=True):
     min_answers: int = MIN_ANSWERS  # fewer answers behind a figure: a count, not a rate or a curve
     min_decided: int = MIN_DECIDED  # fewer decided verdicts: no reading
     insight: Insight | None = None  # the sharper diagnosis (workbench/report/insight.py)
-    fixes: list[FixEffect] = []  # tried access fixes against their base (workbench/report/fixes.py)
+    fixes: list[FixEffect] = []  # tried access fixes against their base (workbench/diagnosis/fix_effect.py)
     recommended: list[Recommendation] = []  # the primary's overall recommendations, each fix with command, judge, effect
 
 
 def capped_answers(project: Project, tiers: list[Tier]) -> list[CappedAnswer]:
     """Every stored completion the length cap cut: tier runs, the TUI's one-query runs, the version's."""
-    from workbench.llm.store import tui_stores, version_runs_root, version_tui_stores
+    from workbench.llm.sources import model_sources
 
-    vroot = version_runs_root(project)
-    stores = [LLMRunStore(project), *tui_stores(project), *([LLMRunStore(project, root=vroot)] if vroot else []),
-              *version_tui_stores(project)]
     out: set[tuple[str, str, str]] = set()
     for t in tiers:
-        for store in stores:
-            for run in store.runs(t):
-                items = run.localize if run.task == "localize" else run.qa
-                out.update((x.query_id, t.name, run.system) for x in items if getattr(x, CAP_FLAG, False) is True)
+        for run in (src.run for src in model_sources(project, t)):
+            items = run.localize if run.task == "localize" else run.qa
+            out.update((x.query_id, t.name, run.system) for x in items if getattr(x, CAP_FLAG, False) is True)
     return [CappedAnswer(*c) for c in sorted(out)]
 
 
@@ -135,12 +131,18 @@ def _provenance(project: Project, tiers: list[Tier], collector: Collector, seed:
     models: set[str] = set()
     judges: set[str] = set()
     calls = hits = 0
-    for t in tiers:
-        for run in LLMRunStore(project).runs(t):
+    from workbench.llm.sources import model_sources
+
+    for t in tiers:  # what the verdicts read: every source, a query's answer counted from the first that has it
+        used: set[tuple[str, str]] = set()
+        for run in (src.run for src in model_sources(project, t)):
+            items = [x for x in (run.localize if run.task == "localize" else run.qa) if (run.system, x.query_id) not in used]
+            if not items:
+                continue
+            used.update((run.system, x.query_id) for x in items)
             models.add(run.model)
             if run.judge:
                 judges.add(run.judge)
-            items = run.localize if run.task == "localize" else run.qa
             calls += len(items)
             hits += sum(x.cached for x in items)
     model_cfgs = {}

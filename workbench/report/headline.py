@@ -10,6 +10,8 @@ from workbench.diagnosis.overview import Reading
 from workbench.diagnosis.recommend import Recommendation
 from workbench.report.build import Report
 from workbench.report.partial import PROVISIONAL_ACCESS, count, shown_verdict
+from workbench.settings import reading_given
+from workbench.suggest import command
 
 COLUMNS = ("PASS", "ACCESS", PROVISIONAL_ACCESS, "USE", "USE-UNDER-DISTRACTORS", "BOTH", "UNDECIDED", "NOT-YET")
 DECIDED = ("PASS", "ACCESS", "USE", "USE-UNDER-DISTRACTORS", "BOTH")
@@ -37,7 +39,7 @@ def shown_readings(r: Report) -> tuple[list[tuple[Reading, Counter, str]], int]:
         if not any(c[w] for w in COLUMNS if w != "NOT-YET"):
             left_out += 1
             continue
-        rows.append((x, c, x.reading if x.decided >= r.min_decided else f"{x.decided} decided: too few"))
+        rows.append((x, c, x.reading if reading_given(x.decided) else f"{x.decided} decided: too few"))
     return rows, left_out
 
 
@@ -49,7 +51,7 @@ def access_sentence(r: Report) -> str:
     """Plain text (the renderers escape it)."""
     af = r.access_first
     if af is None:
-        return f"No ranking stored yet: workbench eval {r.provenance.root} ranks every query (access needs no model)."
+        return f"No ranking stored yet: {command('eval', r.provenance.root)} ranks every query (access needs no model)."
     firsts = Counter(x.level for x in af.lost)
     where = ", ".join(f"{lv} {firsts[lv]}" for lv in r.levels if firsts[lv])
     lost = len(af.lost)
@@ -80,7 +82,7 @@ def verdict_sentence(r: Report) -> tuple[str, Reading | None]:
     if provisional:
         line += f", {provisional} provisional {PROVISIONAL_ACCESS} (gold not reached; the oracle answer confirms)"
     reading = overall_reading(r)
-    if reading is None or decided < r.min_decided:
+    if reading is None or not reading_given(decided):
         return line + f"; too few decided for a reading (at least {r.min_decided}).", None
     return line + f"; reading: {reading.reading}.", reading
 

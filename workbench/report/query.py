@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import msgspec
 
-from workbench.diagnosis.answers import AnswerCheck
+from workbench.llm.answers import AnswerCheck
 from workbench.diagnosis.collect import Collector, QueryVerdict, level_of
 from workbench.diagnosis.nearmiss import around_changes
 from workbench.inspection.rankings import SystemRanking, inspect_stored

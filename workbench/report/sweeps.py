@@ -17,20 +17,10 @@ from workbench.display import MISSING
 from workbench.project.files import Project
 from workbench.report.text import no_autolinks, shown
 from workbench.sweeps.distributions import BIN_WIDTH
-from workbench.sweeps.store import SweepStore
-from workbench.sweeps.summary import summarize
-
-KINDS = ("volume", "depth", "distribution")
+from workbench.sweeps.summary import sweeps_dict  # the report's input, made in sweeps/ (the TUI charts it too)
 
 
-def sweeps_dict(project: Project) -> dict:
-    store = SweepStore(project)
-    out = {}
-    for kind in KINDS:
-        meta = store.latest(kind)
-        if meta is not None:
-            out[kind] = summarize(project, meta)
-    return out
+
 
 
 # ---------------------------------------------------------------- Markdown

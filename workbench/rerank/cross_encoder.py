@@ -3,27 +3,14 @@ already in the offline Hugging Face cache (loading, truncation to max_length and
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Sequence
 
+from workbench.fsutil import folder_fingerprint
 from workbench.records import RerankerConfig
 from workbench.rerank.base import SCORER_VERSION, Scorer
 from workbench.rerank.errors import RerankError
-
-
-def folder_fingerprint(path: Path) -> str:
-    """Identity of a model folder without reading its weights: its small files' bytes and every
-    file's name and size (a retrained model changes the weights' size or its config)."""
-    h = hashlib.sha256()
-    for p in sorted(q for q in path.rglob("*") if q.is_file()):
-        rel = str(p.relative_to(path)).encode()
-        size = p.stat().st_size
-        h.update(rel + b"\0" + str(size).encode() + b"\0")
-        if size < 64_000:
-            h.update(p.read_bytes())
-    return h.hexdigest()[:16]
 
 
 def resolve_model_path(name: str, config: RerankerConfig, root: Path) -> Path:

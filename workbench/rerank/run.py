@@ -6,7 +6,7 @@ on a selected tier, depth < K) fails before any score is computed or any run is 
 
 from __future__ import annotations
 
-from workbench.access.evaluate import DEFAULT_DEPTH, retrieve_tier, stored_runs
+from workbench.access.evaluate import DEFAULT_DEPTH, retrieve_tier
 from workbench.access.retrievers import RETRIEVERS, make_retrievers
 from workbench.access.runs import RunStore, SystemRun
 from workbench.names import SystemName
@@ -18,6 +18,7 @@ from workbench.rerank.errors import RerankError
 from workbench.rerank.base import Scorer
 from workbench.rerank.scorers import make_scorer, reranker_config
 from workbench.rerank.stage import RerankStats, parse_reranked, rerank_tier
+from workbench.rerank.systems import stored_runs
 
 
 def _check_base(project: Project, tiers: list[Tier], name: SystemName, store: RunStore) -> None:

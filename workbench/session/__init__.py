@@ -42,11 +42,10 @@ if TYPE_CHECKING:
     from workbench.project.versions import VersionInfo, list_versions
     from workbench.records import Document, Query
     from workbench.session.diagnosis import choose_verdict_system, diagnose, diagnosis_after_run, export_report, figures_system, first_runnable_fix, fix_cost, fix_pairs, insight_overview, load_recommendations, query_sources, run_fix, shown_recommendations, verdict_system, verdict_systems
-    from workbench.session.labelling import access_line, add_query_from_log, apply_relabelled, close_visit, edit_reference_answer, label_document, undo_label, version_shown
+    from workbench.session.labelling import Relabelled, access_line, add_query_from_log, apply_relabelled, close_visit, edit_reference_answer, label_document, undo_label, version_shown
     from workbench.session.state import Session, build, evaluate_all, inspect, open_session, ranks_before, use_table
     from workbench.session.unjudged import has_answer_bearing_unjudged, unjudged_documents
     from workbench.session.use import calibrate_judge, estimate_prompts, export_evidence, known_results, run_batch, run_model_task, sweep_panels, why_not_run, window_budget
-    from workbench.triage.relabel import Relabelled
     from workbench.diagnosis.filters import Filter, FilterFacts, filter_problems, parse_filter, query_matches
     from workbench.settings import MIN_DECIDED, reading_given
     from workbench.session.rankings import ensure_rankings, missing_rankings, NotIndexed
@@ -133,7 +132,7 @@ _HOME = {
     'sweep_panels': 'workbench.session.use',
     'why_not_run': 'workbench.session.use',
     'window_budget': 'workbench.session.use',
-    'Relabelled': 'workbench.triage.relabel',
+    'Relabelled': 'workbench.session.labelling',
     'ensure_rankings': 'workbench.session.rankings',
     'missing_rankings': 'workbench.session.rankings',
     'NotIndexed': 'workbench.session.rankings',

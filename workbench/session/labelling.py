@@ -1,29 +1,154 @@
-"""Production triage from the inspector: labels in one visit, reference answers, queries from a log."""
+"""Labelling, one package: the triage loop's changes from the inspector (a mark, an undo, an
+edited answer, a query added from a log), written as a query-set version (LabelChange: the
+writing itself is workbench.project.labels / workbench.project.visit), then the figures and
+verdicts under that version recomputed from the stored rankings in the caller's worker thread
+(Relabelled). Labels change no ranking; when queries.jsonl itself changed, tiers and rankings are
+brought up to date first (indexes depend on documents only, unchanged queries keep theirs)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, NamedTuple
 
+from workbench.access.evaluate import SystemResult, evaluate
+from workbench.access.indexing import build_indexes
+from workbench.access.ladder import ensure_tiers
+from workbench.access.retrievers import make_retrievers
+from workbench.diagnosis.live import LiveDiagnosis
+from workbench.errors import BadInput
 from workbench.names import system_label
 from workbench.progress import Progress, no_progress
+from workbench.project.files import Project
+from workbench.project.load import load_project
 from workbench.project.visit import LabelVisit
-from workbench.triage import relabel
-from workbench.triage.queries import who
-from workbench.triage.relabel import Relabelled
+from workbench.records import TierSet
+from workbench.rerank.systems import stored_runs
 from workbench.session.state import Session
+from workbench.settings import access_k
+from workbench.triage.queries import add_query, edit_original_answer, who
 
-if TYPE_CHECKING:
-    pass
+# ---------------------------------------------------------------- the change written, its figures recomputed
+
+
+class LabelChange(NamedTuple):
+    """One labelling change, written: the version to work on from now on and what to say about it."""
+
+    version: str
+    note: str  # what was saved: version, change, who and when
+    rebuilt: bool = False  # queries.jsonl itself changed: tiers and rankings are brought up to date
+    undo: tuple[str, str] | None = None  # (version before, version made): pushed on the undo stack
+    undone: bool = False  # consumed the newest undo entry
+
+
+def _note(info) -> str:
+    return f"{info.name}: {info.description} — {info.made_by}, {info.created}"
+
+
+def _visit_note(root: Path, visit, what: str) -> str:
+    from workbench.project.versions import version_info
+
+    if visit.name is None:
+        return f"{what}: back to {visit.parent} (the visit's version is removed: nothing left in it)"
+    info = version_info(root, visit.name)
+    n = len(visit.steps) + len(visit.kept)
+    return f"{what} — {visit.name} (open: {n} change{'s' * (n != 1)} this visit), {info.made_by}, {info.created}"
+
+
+def mark_in_visit(root: Path, visit, query_id: str, doc_id: int, mark: str, by: str, judged: bool = False) -> LabelChange | None:
+    """A mark written into the visit's version (None: the document already had it; ``judged``:
+    see workbench/project/visit.py's mark)."""
+    from workbench.project import visit as visits
+    from workbench.project.labels import MARKS
+
+    if mark not in MARKS:
+        raise BadInput(f"unknown mark {mark!r}; known: {list(MARKS)}")
+    name = visits.mark(visit, root, query_id, doc_id, mark, by, judged=judged)
+    return None if name is None else LabelChange(name, _visit_note(root, visit, f"{query_id}: document {doc_id} marked {mark}"))
+
+
+def undo_in_visit(root: Path, visit, by: str) -> LabelChange | None:
+    """The visit's newest mark taken back (None: nothing to undo in this visit)."""
+    from workbench.project import visit as visits
+
+    step = visit.steps[-1] if visit.steps else None
+    name = visits.undo(visit, root, by)
+    if name is None or step is None:
+        return None
+    return LabelChange(name, _visit_note(root, visit, f"undone: {step.query_id}: document {step.doc_id} {step.before} again"))
+
+
+def answer_in_visit(root: Path, visit, query_id: str, answer: str, by: str) -> LabelChange:
+    from workbench.project import visit as visits
+
+    new = visits.edit_answer(visit, root, query_id, answer, by, edit_original_answer)
+    return LabelChange(new, f"{query_id}: reference answer saved (queries.jsonl; version {new})", rebuilt=True)
+
+
+def undo_change(project: Project, target: str, undone: str, by: str) -> LabelChange:
+    """Undo a labelling change: one more version, equal to the one before it."""
+    from workbench.project.labels import undo
+
+    info = undo(project, target, undone, by)
+    return LabelChange(info.name, _note(info), undone=True)
+
+
+def add_logged_query(root: Path, version: str, text: str, answer: str, gold: list[str], by: str,
+                     domain: str | None = None) -> tuple[str, LabelChange]:
+    """A failing query pasted from a log, added (and carried into the version worked on): its id and
+    the change. ``domain`` None: the gold documents' domain."""
+    from workbench.project.labels import carry_query
+
+    q = add_query(root, text, answer, gold, domain=domain)
+    new = carry_query(root, version, q.query_id, by)
+    state = "unlabelled" if not q.is_labelled else f"{len(q.gold_doc_ids)} gold"
+    return q.query_id, LabelChange(new, f"added {q.query_id} ({state})", rebuilt=True)
+
+
+@dataclass
+class Relabelled:
+    """A labelling change computed in a worker (written, figures recomputed); the front end installs
+    it on its own thread."""
+
+    version: str  # the query-set version worked on from now on
+    project: Project
+    tierset: TierSet
+    results: list[SystemResult]
+    note: str  # what was saved: version, change, who and when
+    query_id: str
+    undo: tuple[str, str] | None = None  # pushed on the undo stack
+    undone: bool = False  # consumed the newest undo entry
+    diagnosis: LiveDiagnosis | None = None  # verdicts under the new labels (when the caller had them)
+
+
+def recompute(root: Path, tierset: TierSet | None, change: LabelChange, query_id: str, *, with_diagnosis: bool,
+              progress: Progress = no_progress) -> Relabelled:
+    """Figures (and, with_diagnosis, verdicts) of the change's version on the original's tiers; when
+    queries.jsonl changed (rebuilt) or there are no tiers yet, tiers and indexes are made current first."""
+    if change.rebuilt or tierset is None:
+        original = load_project(root)
+        tierset = ensure_tiers(original)
+        build_indexes(original, list(tierset.tiers), progress=progress)
+    project = load_project(root, change.version)
+    tiers = list(tierset.tiers)
+    # K is the project's; only built retrievers: labelling while the dense index builds updates what is built
+    results = evaluate(project, tiers, make_retrievers(project, None), k=access_k(project), progress=progress, built_only=True,
+                       stored=stored_runs)
+    # Verdicts follow the labels: recomputed here, in the worker, never on the front end's thread.
+    diagnosis = LiveDiagnosis(project, tiers) if with_diagnosis else None
+    return Relabelled(change.version, project, tierset, results, change.note, query_id, undo=change.undo, undone=change.undone,
+                      diagnosis=diagnosis)
+
 
 # ---------------------------------------------------------------- production triage: labels, queries from a log
 
 
-def _relabelled(session: Session, change: relabel.LabelChange, query_id: str, progress: Progress) -> Relabelled:
-    return relabel.recompute(session.root, session.tierset, change, query_id, with_diagnosis=session.diagnosis is not None,
+def _relabelled(session: Session, change: LabelChange, query_id: str, progress: Progress) -> Relabelled:
+    return recompute(session.root, session.tierset, change, query_id, with_diagnosis=session.diagnosis is not None,
                              progress=progress)
 
 
-def _in_visit(session: Session, write: Callable[[LabelVisit], relabel.LabelChange | None], query_id: str,
+def _in_visit(session: Session, write: Callable[[LabelVisit], LabelChange | None], query_id: str,
               progress: Progress) -> Relabelled | None:
     """One labelling change of the inspector visit (opened by its first change), written, then its
     figures recomputed; changes run one at a time, so a quick second key waits for the first."""
@@ -41,7 +166,7 @@ def label_document(session: Session, query_id: str, doc_id: int, mark: str, prog
     """Mark a document gold / hard_negative / not_relevant for a query, in the visit's one version
     (made by its first change, amended by the others; None: it already was that). ``judged`` (the
     unjudged stepper): not relevant is recorded even where it changes no list, as a judgement."""
-    return _in_visit(session, lambda v: relabel.mark_in_visit(session.root, v, query_id, doc_id, mark, who(), judged=judged),
+    return _in_visit(session, lambda v: mark_in_visit(session.root, v, query_id, doc_id, mark, who(), judged=judged),
                      query_id, progress)
 
 
@@ -51,15 +176,15 @@ def undo_label(session: Session, query_id: str, progress: Progress = no_progress
     with session._visit_lock:
         in_visit = session.visit is not None and bool(session.visit.steps)
     if in_visit:
-        return _in_visit(session, lambda v: relabel.undo_in_visit(session.root, v, who()), query_id, progress)
+        return _in_visit(session, lambda v: undo_in_visit(session.root, v, who()), query_id, progress)
     if not session.label_history:
         return None
     target, undone = session.label_history[-1]
-    return _relabelled(session, relabel.undo_change(session.project, target, undone, who()), query_id, progress)
+    return _relabelled(session, undo_change(session.project, target, undone, who()), query_id, progress)
 
 
 def edit_reference_answer(session: Session, query_id: str, answer: str, progress: Progress = no_progress) -> Relabelled:
-    change = _in_visit(session, lambda v: relabel.answer_in_visit(session.root, v, query_id, answer, who()),
+    change = _in_visit(session, lambda v: answer_in_visit(session.root, v, query_id, answer, who()),
                        query_id, progress)
     assert change is not None  # an answer edit always changes something
     return change
@@ -88,7 +213,7 @@ def add_query_from_log(session: Session, text: str, answer: str = "", gold: list
                        progress: Progress = no_progress, domain: str | None = None) -> Relabelled:
     """A failing query pasted from a log: added, run through every retriever on every tier
     (``domain`` None: its gold documents' domain)."""
-    query_id, change = relabel.add_logged_query(session.root, session.project.queries_version, text, answer, gold or [],
+    query_id, change = add_logged_query(session.root, session.project.queries_version, text, answer, gold or [],
                                                 who(), domain=domain)
     return _relabelled(session, change, query_id, progress)
 
@@ -109,18 +234,19 @@ def apply_relabelled(session: Session, r: Relabelled) -> None:
 
 def access_line(session: Session, query_id: str, tier: str) -> str:
     """The query's access on one tier, per system (what stands for its verdict until a use result
-    exists): FR@10 for multi-source, SR@10 / R@1 otherwise; unlabelled queries say so."""
+    exists): the gold found in the project's top K, per system; unlabelled queries say so."""
     q = session.project.query(query_id)
     if not q.is_labelled:
         return f"unlabelled: no access figures until a document is marked gold (queries {version_shown(session)})"
+    k = access_k(session.project)
     parts = []
     for system in session.systems:
         a = session.access(system, tier, query_id)
         if a is None:
             continue
-        found = sum(r is not None and r <= 10 for r in a.gold_ranks.values())
+        found = sum(r is not None and r <= k for r in a.gold_ranks.values())
         parts.append(f"{system_label(system)} {found}/{a.n_gold}")
-    return (f"gold in top 10 at {tier}: " + ", ".join(parts) if parts else f"no stored ranking at {tier} yet") + \
+    return (f"gold in top {k} at {tier}: " + ", ".join(parts) if parts else f"no stored ranking at {tier} yet") + \
         f"  (queries {version_shown(session)})"
 
 

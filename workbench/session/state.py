@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from workbench.access.evaluate import SystemResult, evaluate
+from workbench.rerank.systems import stored_runs
 from workbench.access.indexing import IndexKind, build_indexes, index_status
 from workbench.access.ladder import StaleTiersError, load_tiers, write_ladder
 from workbench.access.retrievers import make_retrievers, preferred
@@ -181,7 +182,8 @@ def evaluate_all(session: Session, progress: Progress = no_progress) -> list[Sys
     tier of the session, at the project's `[retrievers] k`. While a background build runs, dense
     systems join tier by tier."""
     p = session.project
-    return evaluate(p, session.tiers, make_retrievers(p), k=session.k, progress=progress, built_only=True)
+    return evaluate(p, session.tiers, make_retrievers(p), k=session.k, progress=progress, built_only=True,
+                    stored=stored_runs)
 
 
 def use_table(project: Project, tiers: list[Tier]) -> UseTable | None:
@@ -213,7 +215,7 @@ def inspect(session: Session, query_id: str, tier_name: str) -> QueryInspection:
 
 def ranks_before(session: Session, query_id: str, tier_name: str, system: str) -> dict[int, int] | None:
     """For a reranked system: each document's rank under its base on this tier (``#16 → #3``); None otherwise."""
-    from workbench.diagnosis.movement import ranks_before as before
+    from workbench.inspection.movement import ranks_before as before
 
     hits = RunStore(session.project).query_rankings(session.tier(tier_name), query_id)
     return before({s: [h.doc_id for h in hs] for s, hs in hits.items()}, system)

@@ -137,6 +137,6 @@ def sweep_chart(summary: dict) -> Group:
 
 def sweep_panels(project) -> list[Group]:
     """The latest sweep of each kind as terminal charts ([] when the project has none)."""
-    from workbench.report.sweeps import sweeps_dict
+    from workbench.sweeps.summary import sweeps_dict
 
     return [sweep_chart(s) for s in sweeps_dict(project).values()]

@@ -224,3 +224,18 @@ SUMMARIES = {"volume": volume_summary, "distribution": distribution_summary, "de
 
 def summarize(project: Project, meta: SweepMeta) -> dict:
     return SUMMARIES[meta.spec.kind](project, meta)
+
+
+KINDS = ("volume", "depth", "distribution")
+
+
+def sweeps_dict(project: Project) -> dict:
+    """The latest sweep of each kind, summarised ({} when the project has none): what the report
+    renders (workbench/report/sweeps.py) and the TUI charts (sweeps/charts.py)."""
+    store = SweepStore(project)
+    out = {}
+    for kind in KINDS:
+        meta = store.latest(kind)
+        if meta is not None:
+            out[kind] = summarize(project, meta)
+    return out

@@ -3,5 +3,4 @@
   runs.py     `import-run`: production rankings (TREC / JSONL) as the system run:NAME
   answers.py  `import-answers`: production answers as the judged use run run:NAME:answers
   queries.py  `add-query`: a failing query pasted from a log, with who/when in query_edits.jsonl
-  relabel.py  figures and verdicts recomputed after a labelling change (the TUI's triage loop)
 """

@@ -26,6 +26,7 @@ from workbench.fsutil import atomic_write_bytes, log, safe_name, sha256_bytes
 from workbench.project.files import Problem, Project, ProjectError, number_problem, text_lines
 from workbench.records import Hit, RankedList, Tier
 from workbench.access.runs import RunStore, SystemRun, run_key, tier_hash
+from workbench.project.labels import source_id_map  # noqa: F401 (its home is project/; importers reach it here)
 
 IMPORTS_DIR = Path("imports") / "runs"
 ALL_TIERS = "*"
@@ -129,11 +130,6 @@ def read_jsonl_run(path: Path, problems: list[Problem]) -> list[RawRanked]:
 
 
 # ------------------------------------------------------------------ ID mapping
-
-
-def source_id_map(project: Project) -> dict[str, int]:
-    """The project's ID map: a document's source id (its own ID in the imported data) → DocID."""
-    return {d.source_id if d.source_id is not None else str(d.doc_id): d.doc_id for d in project.documents.values()}
 
 
 def docid_map(project: Project) -> dict[str, int]:

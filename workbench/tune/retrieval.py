@@ -11,12 +11,11 @@ from workbench.access.indexing import embed_pool
 from workbench.access.retrievers import SEARCH_VERSION, BM25Retriever, DenseRetriever, HybridRetriever
 from workbench.access.runs import RunStore, SystemRun, query_text_hash, run_key, tier_docs_hash, tier_hash
 from workbench.errors import WorkbenchError
-from workbench.fsutil import atomic_replace_dir, fresh_temp_dir, safe_name
+from workbench.fsutil import atomic_replace_dir, folder_fingerprint, fresh_temp_dir, safe_name
 from workbench.names import TUNED_SUFFIX
 from workbench.progress import Progress
 from workbench.project.files import Project
 from workbench.records import RankedList, Tier
-from workbench.rerank.cross_encoder import folder_fingerprint
 from workbench.tune.train import MODEL_DIR, TuneError, TuneRecord, load_record, tuned_root
 
 TUNED_SYSTEMS = (f"dense{TUNED_SUFFIX}", f"hybrid{TUNED_SUFFIX}")

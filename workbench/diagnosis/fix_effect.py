@@ -4,7 +4,7 @@ near misses below their gold and promoted 4").
 
 FR@K on the level's multi-source queries (SR@K where it has none), both with 95% bootstrap
 intervals, the paired randomization test on the same queries, and the rank movement
-(workbench/diagnosis/movement.py) over that level's tiers.
+(workbench/inspection/movement.py) over that level's tiers.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import msgspec
 
 from workbench.diagnosis.collect import Collector, level_of
-from workbench.diagnosis.movement import MovementCounts, fix_base, movement
+from workbench.inspection.movement import MovementCounts, fix_base, movement
 from workbench.display import fmt
 from workbench.names import untuned
 from workbench.project.files import Project

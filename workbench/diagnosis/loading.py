@@ -1,0 +1,170 @@
+"""What the diagnosis reads, loaded once per tier: the stored rankings, the model answers that
+count for the loaded labels (in the one order of workbench.llm.sources), production's imported
+answers, the judges' calibrations and whether a task fits a model's window there. Nothing is
+recomputed; the verdicts over it are diagnosis/collect.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from workbench.access.runs import RunStore
+from workbench.errors import WorkbenchError
+from workbench.llm.answers import AnswerCheck, check_answer
+from workbench.llm.calibration import load_calibration
+from workbench.llm.records import TierRun
+from workbench.llm.sources import model_sources
+from workbench.llm.store import LABEL_DEPENDENT_TASKS, labels_of, relabelled
+from workbench.names import TASKS, SystemName
+from workbench.diagnosis.systems import production_name
+from workbench.project.files import ORIGINAL_VERSION, Project
+from workbench.records import Tier
+from workbench.settings import access_k
+
+
+@dataclass
+class _TierStore:
+    """One tier's stored results, indexed by query."""
+
+    tier: Tier
+    rankings: dict[str, dict[str, list[int]]] = field(default_factory=dict)  # system → query → ranked ids
+    # (model, arm, retriever or "") → query → AnswerCheck
+    answers: dict[tuple[str, str, str], dict[str, AnswerCheck]] = field(default_factory=dict)
+    rag_k: dict[tuple[str, str], int] = field(default_factory=dict)
+    no_fit: dict[tuple[str, str], str] = field(default_factory=dict)  # (model, task) → why it cannot run here
+    fits: set[tuple[str, str]] = field(default_factory=set)  # (model, task) stored as fitting this tier
+    # production's imported answers: run name → query → AnswerCheck, and the queries it gave context for
+    production: dict[str, dict[str, AnswerCheck]] = field(default_factory=dict)
+    context_known: dict[str, set[str]] = field(default_factory=dict)
+
+
+
+
+class StoredResults:
+    """Loads each tier's stored results once (rankings, the answers that count for the loaded
+    labels, window fits); judge calibrations are read once per judge."""
+
+    def __init__(self, project: Project, k: int | None = None, oracle_model: str | None = None):
+        self.project = project
+        self.k = k or access_k(project)
+        self.oracle_model = oracle_model or default_oracle_model(project)
+        self._trust: dict[str, bool | None] = {}
+        self._tiers: dict[str, _TierStore] = {}
+        self._known = {q.query_id for q in project.queries}
+        self._labels: dict[str, dict[str, tuple[list[int], list[int]]]] = {}  # version → query → labels
+        self._window: dict[tuple[str, str, str], str] = {}  # (model, task, tier) → why it does not fit ("" = fits)
+        self.tiers: list[Tier] = []  # the tiers being diagnosed (collect sets them): where a task fits is said among them
+
+    def trusted(self, judge: str | None) -> bool | None:
+        if judge is None:
+            return None
+        if judge not in self._trust:
+            cal = load_calibration(self.project, judge)
+            self._trust[judge] = cal.separates if cal else None
+        return self._trust[judge]
+
+    def forget(self) -> None:
+        """Drop what was loaded (after a new run was stored)."""
+        self._tiers.clear()
+        self._trust.clear()
+
+    def same_labels(self, version: str, query_id: str) -> bool:
+        """The query is labelled in `version` as in the loaded version (its label-dependent answers hold)."""
+        if version not in self._labels:
+            from workbench.project.versions import load_queries
+
+            try:
+                self._labels[version] = {q.query_id: labels_of(q) for q in load_queries(self.project.root, version)}
+            except (OSError, WorkbenchError):
+                self._labels[version] = {}
+        mine = labels_of(self.project.query(query_id))
+        return self._labels[version].get(query_id) == mine
+
+    def tier_store(self, tier: Tier) -> _TierStore:
+        if tier.name in self._tiers:
+            return self._tiers[tier.name]
+        ts = _TierStore(tier)
+        for run in RunStore(self.project).runs(tier):
+            ts.rankings[run.system] = {r.query_id: [h.doc_id for h in r.hits] for r in run.rankings}
+        mine = self.project.queries_version
+        for run, source, made_under in ((x.run, x.source, x.made_under) for x in model_sources(self.project, tier)):
+            if SystemName.parse(run.system).kind == "run":  # production's imported answers
+                self._production(ts, run)
+                continue
+            if run.variant == "standard":
+                if not run.fits:
+                    ts.no_fit[(run.model, run.task)] = f"{run.task} does not fit {run.model}'s window on {tier.name} ({run.input_tokens} > {run.budget_tokens} tokens)"
+                else:
+                    ts.fits.add((run.model, run.task))
+            if run.task == "localize" or run.variant != "standard" or not run.fits:
+                continue
+            retriever = SystemName.parse(run.system).retriever if run.task == "rag" else ""
+            slot = ts.answers.setdefault((run.model, run.task, retriever), {})
+            if run.task == "rag":
+                ts.rag_k.setdefault((run.model, retriever), run.k)
+            trusted = self.trusted(run.judge)
+            for r in run.qa:
+                if r.query_id in slot or r.query_id not in self._known:
+                    continue
+                if run.task in LABEL_DEPENDENT_TASKS and made_under != mine and not self._holds(made_under, r.query_id):
+                    continue  # made from other labels: this version's gold or hard negatives are other documents
+                slot[r.query_id] = check_answer(self.project.query(r.query_id), run, r, trusted, source)
+        self._tiers[tier.name] = ts
+        return ts
+
+    def _holds(self, made_under: str | None, query_id: str) -> bool:
+        if made_under == ORIGINAL_VERSION:
+            return self.project.queries_version == ORIGINAL_VERSION or not relabelled(self.project, query_id)
+        return made_under is not None and self.same_labels(made_under, query_id)
+
+    def _production(self, ts: _TierStore, run: TierRun) -> None:
+        from workbench.triage.answers import load_answers
+
+        name = production_name(run.system)
+        slot = ts.production.setdefault(name, {})
+        record = load_answers(self.project, name)
+        # the import says which answers came with context_doc_ids; another importer's run (traces):
+        # a non-empty context
+        ts.context_known[name] = ({a.query_id for a in record.answers if a.has_context} if record
+                                  else {r.query_id for r in run.qa if r.context_doc_ids})
+        trusted = self.trusted(run.judge)
+        for r in run.qa:
+            if r.query_id in self._known and r.query_id not in slot:
+                slot[r.query_id] = check_answer(self.project.query(r.query_id), run, r, trusted, "production import")
+
+    def fits(self, model: str, task: str, tier: Tier) -> str:
+        """Why this task of this model does not fit the tier's window ("" = it fits, or nothing says it
+        does not): a stored run's record first, else the window check (no model call)."""
+        ts = self.tier_store(tier)
+        if (model, task) in ts.no_fit:
+            return ts.no_fit[(model, task)]
+        if (model, task) in ts.fits or TASKS[task].context != "tier":
+            return ""  # the gold or the retrieved documents only: small next to a window
+        key = (model, task, tier.name)
+        if key not in self._window:
+            self._window[key] = self._window_check(model, task, tier)
+        return self._window[key]
+
+    def _window_check(self, model: str, task: str, tier: Tier) -> str:
+        from workbench.llm.providers import resolve_model
+        from workbench.llm.tasks import TaskOptions, estimate_input
+
+        qids = self.project.tier_query_ids(tier)
+        if not qids:
+            return ""
+        try:
+            _, cfg = resolve_model(self.project, model)
+            _, reason = estimate_input(self.project, tier, cfg, TaskOptions(task), [self.project.query(qids[0])])
+        except WorkbenchError:
+            return ""
+        return f"{task} does not fit {model}'s window on {tier.name}: {reason}" if reason else ""
+
+    def fitting_tiers(self, model: str, task: str) -> list[str]:
+        """The diagnosed tiers where the task fits the model's window."""
+        return [t.name for t in self.tiers if not self.fits(model, task, t)]
+
+
+def default_oracle_model(project: Project) -> str:
+    """Whose oracle answers a production system's verdicts read: the project's judge, else its model."""
+    from workbench.llm.providers import resolve_model
+
+    return project.config.judge or resolve_model(project, None)[0]

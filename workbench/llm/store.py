@@ -58,9 +58,12 @@ class LLMRunStore(JsonRunStore):
 
     def runs_elsewhere(self, system: str, tier_name: str) -> list[TierRun]:
         """The same system's stored runs on every other tier (in tier-folder order)."""
+        return self._elsewhere(f"{safe_name(system)}.json", tier_name)
+
+    def _elsewhere(self, file_name: str, tier_name: str) -> list[TierRun]:
         out = []
         for d in sorted(p for p in self.root.iterdir() if p.is_dir()) if self.root.is_dir() else []:
-            path = (d / self.subdir if self.subdir else d) / f"{safe_name(system)}.json"
+            path = (d / self.subdir if self.subdir else d) / file_name
             run = self._decode(path) if path.is_file() else None
             if run is not None and run.tier != tier_name:
                 out.append(run)
@@ -69,11 +72,11 @@ class LLMRunStore(JsonRunStore):
     def _shared(self, tier: Tier, own: list[TierRun]) -> list[TierRun | None]:
         members = set(self.project.tier_query_ids(tier))
         by_system = {r.system: r for r in own}
-        systems = sorted({p.stem for d in (self.root.iterdir() if self.root.is_dir() else []) if d.is_dir()
-                          for p in (d / self.subdir if self.subdir else d).glob("*.json")})
+        files = sorted({p.name for d in (self.root.iterdir() if self.root.is_dir() else []) if d.is_dir()
+                        for p in (d / self.subdir if self.subdir else d).glob("*.json")})
         out: list[TierRun | None] = []
-        for name in systems:
-            others = [r for r in self.runs_elsewhere(name, tier.name) if TASKS[r.task].context == "gold" and r.fits]
+        for name in files:
+            others = [r for r in self._elsewhere(name, tier.name) if TASKS[r.task].context == "gold" and r.fits]
             if not others:
                 continue
             mine = by_system.get(others[0].system)

@@ -3,6 +3,7 @@ query's stored answers and rankings in place; an oracle answer serves every tier
 a result whose prompt changed is dropped and named."""
 
 import msgspec
+import pytest
 from support.llm_project import tiny_project, fault_server  # noqa: F401  (fixtures)
 
 from workbench.access.ladder import ensure_tiers
@@ -116,3 +117,27 @@ def test_a_ranking_is_kept_by_the_tier_documents_and_its_query_text(tiny_project
     (got,) = RunStore(p).runs(tier)
     assert [r.query_id for r in got.rankings] == [q for q in tier.query_ids if q != "q2"]
     assert RunStore(p).query_rankings(tier, "q1") == {"bm25": [Hit(1, 1.0)]}
+
+
+@pytest.mark.llm
+def test_the_real_models_answers_survive_an_added_query_and_the_oracle_serves_other_tiers(local_server, tmp_path):
+    from click.testing import CliRunner
+
+    from support.llm_project import make_tiny_project
+    from workbench.cli import main
+
+    root = make_tiny_project(tmp_path / "tiny", models={"local": ModelConfig(max_tokens=24)})
+    args = ["run", str(root), "--task", "qa,oracle", "--tiers", "shared", "--queries", "q1", "--judge-samples", "1"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    p = load_project(root)
+    tiers = {t.name: t for t in ensure_tiers(p).tiers}
+    stored = {r.system: r for r in LLMRunStore(p).runs(tiers["shared"])}
+    (oracle_geo,) = [r for r in LLMRunStore(p).runs(tiers["base:geo"]) if r.system == "model:local:oracle"]
+    assert oracle_geo.qa == stored["model:local:oracle"].qa and oracle_geo.qa[0].query_id == "q1"
+    add_query(root, "Which city is the capital of Germany?", answer="Berlin", gold=["3"])
+    p2 = load_project(root)
+    tiers2 = {t.name: t for t in ensure_tiers(p2).tiers}
+    after = {r.system: r for r in LLMRunStore(p2).runs(tiers2["shared"])}
+    assert after["model:local:qa"].qa == stored["model:local:qa"].qa
+    assert after["model:local:oracle"].qa == stored["model:local:oracle"].qa

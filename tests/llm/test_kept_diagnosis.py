@@ -50,3 +50,20 @@ async def test_add_query_changes_the_diagnosis_only_where_it_reaches(evaluated_c
     for tier in (t for t in ensure_tiers(p2).tiers if q in t.query_ids):
         (run,) = [r for r in LLMRunStore(p2).runs(tier) if r.system == "model:fake:oracle"]
         assert run.qa == oracle.qa  # the oracle answer stays, and serves every tier holding the query
+
+
+def test_a_label_changes_the_diagnosis_only_for_its_query(evaluated_copy):
+    from workbench.project.labels import label
+
+    p = load_project(evaluated_copy)
+    tier = ensure_tiers(p).tiers[0]
+    q = tier.query_ids[1]
+    doc = next(d for d in tier.doc_ids if d not in p.query(q).gold_doc_ids and d not in p.query(q).hard_negative_ids)
+    before = _diagnosis(evaluated_copy)
+    info = label(p, q, doc, "hard_negative", by="test")
+    assert info is not None
+    r = CliRunner().invoke(main, ["diagnose", str(evaluated_copy), "--json", "--queries-version", info.name])
+    assert r.exit_code == 0, r.output
+    # the same verdicts; only the suggested commands name the version they were read under
+    after = json.loads(r.output.replace(f" --queries-version {info.name}", ""))
+    assert _verdicts(after, q) == _verdicts(before, q)

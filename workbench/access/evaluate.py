@@ -20,7 +20,7 @@ from workbench.progress import Progress
 from workbench.project.files import Project
 from workbench.records import AccessSummary, QueryAccess, RankedList, Tier
 from workbench.access.retrievers import Retriever
-from workbench.access.runs import RunStore, SystemRun, query_text_hash, tier_hash
+from workbench.access.runs import RunStore, SystemRun, query_text_hash, tier_docs_hash, tier_hash
 
 DEFAULT_DEPTH = 100  # ranks kept per query: deep enough to show where a gold document fell
 
@@ -45,7 +45,7 @@ def retrieve_tier(
     """The retriever's run on a tier: from the store if current, else computed and saved."""
     key = retriever.key(tier)
     cached = store.load_if_current(retriever.name, tier, key)
-    if cached is not None and cached.k >= depth:
+    if cached is not None and cached.k >= depth and cached.docs_hash and _covers(project, cached, tier):
         return cached, True
     # Every original query of the tier is ranked (by its fixed text), whatever version is
     # loaded: one stored run serves every query-set version; scoring picks the version's queries.
@@ -61,9 +61,16 @@ def retrieve_tier(
                 for q in queries]
     if progress:
         progress(len(queries))
-    run = SystemRun(retriever.name, tier.name, tier_hash(project, tier), key, depth, rankings, texts)
+    run = SystemRun(retriever.name, tier.name, tier_hash(project, tier), key, depth, rankings, texts,
+                    tier_docs_hash(project, tier))
     store.save(run)
     return run, False
+
+
+def _covers(project: Project, run: SystemRun, tier: Tier) -> bool:
+    """The run ranks exactly the tier's queries, each for its current text (a query added since: not)."""
+    texts = {q: query_text_hash(project.original_query(q).query) for q in tier.query_ids}
+    return [r.query_id for r in run.rankings] == list(tier.query_ids) and run.texts == texts
 
 
 def _reusable(previous: SystemRun | None, key: str, depth: int, texts: dict[str, str]) -> dict[str, list]:

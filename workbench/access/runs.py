@@ -36,6 +36,9 @@ class SystemRun(msgspec.Struct, frozen=True):
     # query_id → hash of the query text each ranking was computed for: a ranking whose query is
     # unchanged is reused when only the tier's query set changed (same key = same index).
     texts: dict[str, str] = {}
+    # runs.tier_docs_hash at writing: a run stays current while the tier's documents do, whatever
+    # queries are added ("" = stored before: current only while tier_hash matches, as then)
+    docs_hash: str = ""
 
     def hits(self, query_id: str) -> list[Hit] | None:
         for r in self.rankings:
@@ -65,6 +68,20 @@ def query_text_hash(text: str) -> str:
     return sha256_bytes(text.encode())[:12]
 
 
+def kept_rankings(project: Project, run: SystemRun) -> SystemRun:
+    """The run without rankings whose query text changed since (a query recorded with its text)."""
+    if not run.texts:
+        return run
+    def same(qid: str) -> bool:
+        try:
+            return run.texts[qid] == query_text_hash(project.original_query(qid).query)
+        except KeyError:  # a query no longer in the project
+            return False
+
+    kept = [r for r in run.rankings if r.query_id not in run.texts or same(r.query_id)]
+    return run if len(kept) == len(run.rankings) else msgspec.structs.replace(run, rankings=kept)
+
+
 def run_key(*parts: object) -> str:
     return sha256_bytes(msgspec.json.encode(parts))[:16]
 
@@ -76,6 +93,7 @@ class RunIndex(msgspec.Struct, frozen=True):
     system: str
     tier_hash: str
     spans: dict[str, tuple[int, int]]  # query_id -> (byte offset, length) of its RankedList
+    docs_hash: str = ""  # SystemRun.docs_hash
 
 
 def encode_run(run: SystemRun) -> tuple[bytes, dict[str, tuple[int, int]]]:
@@ -142,9 +160,15 @@ class JsonRunStore:
     def load(self, system: str, tier: str):
         return self._decode(self.path(system, tier))
 
+    def current(self, run, tier: Tier) -> bool:
+        """Made on this tier's documents: its own docs_hash, or (stored before it) the whole tier_hash."""
+        if run.docs_hash:
+            return run.docs_hash == tier_docs_hash(self.project, tier)
+        return run.tier_hash == tier_hash(self.project, tier)
+
     def load_if_current(self, system: str, tier: Tier, key: str):
         run = self.load(system, tier.name)
-        if run is None or run.key != key or run.tier_hash != tier_hash(self.project, tier):
+        if run is None or run.key != key or not self.current(run, tier):
             return None
         return run
 
@@ -166,14 +190,19 @@ class JsonRunStore:
         return tuple(out)
 
     def runs(self, tier: Tier) -> list:
-        """Stored runs that match the tier's current contents, by system name."""
-        th = tier_hash(self.project, tier)
+        """Stored runs made on the tier's current documents, by system name."""
         decoded = (self._decode(p) for p in sorted(self._dir(tier.name).glob("*.json")))
-        return [r for r in decoded if r is not None and r.tier_hash == th]
+        return [r for r in decoded if r is not None and self.current(r, tier)]
 
 
 class RunStore(JsonRunStore):
-    """Rankings (SystemRun) of retrievers and model localization: what the access side scores."""
+    """Rankings (SystemRun) of retrievers and model localization: what the access side scores.
+
+    A ranking is kept by the tier's documents (docs_hash), the system's key and the query's text
+    (texts): adding a query to the project leaves every other query's ranking current."""
+
+    def runs(self, tier: Tier) -> list:
+        return [kept_rankings(self.project, r) for r in super().runs(tier)]
 
     def save(self, run: SystemRun) -> None:
         path = self.path(run.system, run.tier)
@@ -183,7 +212,7 @@ class RunStore(JsonRunStore):
 
     def _write_index(self, path: Path, run: SystemRun, spans: dict[str, tuple[int, int]]) -> RunIndex | None:
         try:
-            index = RunIndex(_stamp(path.stat()), run.system, run.tier_hash, spans)
+            index = RunIndex(_stamp(path.stat()), run.system, run.tier_hash, spans, run.docs_hash)
             atomic_write_bytes(self.index_path(path), msgspec.json.encode(index))
         except OSError:  # read-only: the inspector decodes whole files, as before
             return None
@@ -212,6 +241,7 @@ class RunStore(JsonRunStore):
         """Every current run's ranking of one query on this tier, by system (in file-name order),
         reading only that query's span of each file (a file without a usable index: decoded whole)."""
         th = tier_hash(self.project, tier)
+        dh = tier_docs_hash(self.project, tier)
         out: dict[str, list[Hit]] = {}
         decoder = msgspec.json.Decoder(RankedList)
         for path in sorted(self._dir(tier.name).glob("*.json")):
@@ -219,7 +249,7 @@ class RunStore(JsonRunStore):
             try:
                 with open(path, "rb") as fh:  # the index is checked against this very file
                     index = self._index(path, os.fstat(fh.fileno()))
-                    if index is not None and index.tier_hash != th:
+                    if index is not None and (index.docs_hash != dh if index.docs_hash else index.tier_hash != th):
                         continue
                     span = index.spans.get(query_id) if index is not None else None
                     if index is not None and span is None:
@@ -233,7 +263,7 @@ class RunStore(JsonRunStore):
                 out[index.system] = list(ranking.hits)
                 continue
             run = self._decode(path)  # no index, or one that did not hold the query: the whole file
-            if run is not None and run.tier_hash == th and (hits := run.hits(query_id)) is not None:
+            if run is not None and self.current(run, tier) and (hits := kept_rankings(self.project, run).hits(query_id)) is not None:
                 out[run.system] = hits
         return out
 

@@ -11,10 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
+import msgspec
+
+from workbench.fsutil import safe_name
 from workbench.llm.records import TierRun
+from workbench.names import TASKS
 from workbench.project.files import ORIGINAL_VERSION, Project
-from workbench.records import Hit, RankedList
-from workbench.access.runs import JsonRunStore, RunStore, SystemRun
+from workbench.records import Hit, RankedList, Tier
+from workbench.access.runs import JsonRunStore, RunStore, SystemRun, query_text_hash, tier_docs_hash, tier_hash
 
 LLM_DIR = "llm"
 VERSIONS_DIR = "versions"
@@ -42,6 +46,63 @@ class LLMRunStore(JsonRunStore):
         self.publish = publish
         self.on_save = on_save  # sees every saved state: how a UI shows results as they arrive
 
+    def runs(self, tier: Tier) -> list:  # (untyped as the base: readers mix both kinds)
+        """THE reader of a tier's stored model runs (diagnosis, report, figures, inspector): runs
+        made on the tier's current documents, plus every gold-context (oracle) answer of the tier's
+        queries stored on another tier — the same prompt on every tier, so it decides the query
+        wherever the query is (same system, same key: same model, prompt version and judge)."""
+        own = super().runs(tier)
+        shared = [run for run in self._shared(tier, own) if run is not None]
+        replaced = {run.system for run in shared}
+        return [run for run in own if run.system not in replaced] + shared
+
+    def runs_elsewhere(self, system: str, tier_name: str) -> list[TierRun]:
+        """The same system's stored runs on every other tier (in tier-folder order)."""
+        return self._elsewhere(f"{safe_name(system)}.json", tier_name)
+
+    def _elsewhere(self, file_name: str, tier_name: str) -> list[TierRun]:
+        out = []
+        for d in sorted(p for p in self.root.iterdir() if p.is_dir()) if self.root.is_dir() else []:
+            path = (d / self.subdir if self.subdir else d) / file_name
+            run = self._decode(path) if path.is_file() else None
+            if run is not None and run.tier != tier_name:
+                out.append(run)
+        return out
+
+    def _shared(self, tier: Tier, own: list[TierRun]) -> list[TierRun | None]:
+        members = set(self.project.tier_query_ids(tier))
+        by_system = {r.system: r for r in own}
+        files = sorted({p.name for d in (self.root.iterdir() if self.root.is_dir() else []) if d.is_dir()
+                        for p in (d / self.subdir if self.subdir else d).glob("*.json")})
+        out: list[TierRun | None] = []
+        for name in files:
+            others = [r for r in self._elsewhere(name, tier.name) if TASKS[r.task].context == "gold" and r.fits]
+            if not others:
+                continue
+            mine = by_system.get(others[0].system)
+            key = mine.key if mine is not None else others[0].key
+            have = {r.query_id for r in mine.qa} if mine is not None else set()
+            extra = {}
+            for run in others:
+                if run.key != key:
+                    continue
+                for r in run.qa:
+                    if r.query_id in members and r.query_id not in have and r.query_id not in extra and r.key:
+                        extra[r.query_id] = r
+            if not extra:
+                continue
+            order = {q: i for i, q in enumerate(self.project.tier_query_ids(tier))}
+            if mine is not None:
+                qa = sorted([*mine.qa, *extra.values()], key=lambda r: order.get(r.query_id, 1 << 30))
+                out.append(msgspec.structs.replace(mine, qa=qa, shared=True))
+            else:
+                qa = sorted(extra.values(), key=lambda r: order.get(r.query_id, 1 << 30))
+                out.append(msgspec.structs.replace(
+                    others[0], tier=tier.name, tier_hash=tier_hash(self.project, tier),
+                    docs_hash=tier_docs_hash(self.project, tier), qa=qa, failures=[], invalidated=[], shared=True,
+                    complete=False))
+        return out
+
     def save(self, run: TierRun) -> None:
         super().save(run)
         if self.on_save is not None:
@@ -56,7 +117,10 @@ class LLMRunStore(JsonRunStore):
             RankedList(r.query_id, [Hit(d, float(len(r.doc_ids) - i)) for i, d in enumerate(r.doc_ids)])
             for r in run.localize
         ]
-        sr = SystemRun(system=run.system, tier=run.tier, tier_hash=run.tier_hash, key=run.key, k=k, rankings=rankings)
+        originals = {q.query_id: q.query for q in self.project.original_queries}
+        texts = {r.query_id: query_text_hash(originals[r.query_id]) for r in run.localize if r.query_id in originals}
+        sr = SystemRun(system=run.system, tier=run.tier, tier_hash=run.tier_hash, key=run.key, k=k, rankings=rankings,
+                       texts=texts, docs_hash=run.docs_hash)
         RunStore(self.project).save(sr)
         return sr
 

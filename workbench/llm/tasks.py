@@ -39,7 +39,7 @@ from workbench.names import TASKS, Stage, SystemName
 from workbench.progress import Progress
 from workbench.project.files import ORIGINAL_VERSION, Project
 from workbench.records import Document, ModelConfig, Query, Tier
-from workbench.access.runs import RunStore, run_key, tier_hash
+from workbench.access.runs import RunStore, run_key, tier_docs_hash, tier_hash
 from workbench.tokens import count_tokens, serialize_docs
 
 MESSAGE_OVERHEAD_TOKENS = 8  # chat-template tokens per message (role markers), budgeted generously
@@ -134,8 +134,9 @@ def _prepare(project: Project, tier: Tier, cfg: ModelConfig, opts: TaskOptions, 
     extra = ""
     ranking: dict[str, list[int]] = {}
     if opts.spec.context == "retrieved":
-        run = RunStore(project).load(opts.retriever, tier.name)  # type: ignore[arg-type]
-        if run is None or run.tier_hash != tier_hash(project, tier):
+        store = RunStore(project)
+        run = store.load(opts.retriever, tier.name)  # type: ignore[arg-type]
+        if run is None or not store.current(run, tier):
             raise RetrieverRunMissing(
                 f"no current {opts.retriever!r} run for tier {tier.name!r}: "
                 f"run `workbench eval {project.root} --retrievers {opts.retriever} --tiers {tier.name}` first"
@@ -231,6 +232,33 @@ def run_key_for(tier_h: str, model: str, cfg: ModelConfig, opts: TaskOptions, ju
     )
 
 
+def prompt_key(cfg: ModelConfig, messages: list[dict]) -> str:
+    """What one query's answer depends on: the model's identity and the exact messages sent."""
+    return run_key("prompt", model_identity(cfg), messages)
+
+
+def judge_key(judge: tuple[str, ModelConfig] | None, opts: TaskOptions, query: Query) -> str:
+    """What a judgement depends on besides the answer: the judge, its samples, the query and gold answer."""
+    if judge is None:
+        return ""
+    return run_key("judge", judge[0], model_identity(judge[1]), opts.judge_samples, query.query, query.answer)
+
+
+def context_key(project: Project, tier: Tier, opts: TaskOptions) -> str:
+    """The tier-level part of a run's key: the tier's documents where the context holds them (the
+    tier, its rankings); nothing for gold / near-miss contexts, the same on every tier."""
+    return "" if opts.spec.context in ("gold", "nearmiss") else tier_docs_hash(project, tier)
+
+
+def invalidation_note(run: TierRun) -> str:
+    """One line for the CLI / TUI: which stored answers an edit invalidated ("" = none)."""
+    if not run.invalidated:
+        return ""
+    n = len(run.invalidated)
+    return (f"{n} stored answer{'s' if n != 1 else ''} of {run.system} on tier {run.tier} no longer "
+            f"matched their prompt: rerun ({', '.join(run.invalidated[:5])}{', …' if n > 5 else ''})")
+
+
 def _labels_key(project: Project, opts: TaskOptions, queries: list[Query]) -> str:
     """Oracle and rag contexts depend on the gold / hard-negative labels, which a query-set
     version may change: its runs get their own key (the original's keys stay as they were)."""
@@ -261,18 +289,20 @@ async def run_tier(
     if opts.spec.context == "nearmiss":  # no near misses: the arm would be the oracle again
         queries = [q for q in queries if q.gold_doc_ids and q.hard_negative_ids]
     prepared, extra, worst, reason = _prepare(project, tier, cfg, opts, queries)
-    extra += _labels_key(project, opts, queries)
     th = tier_hash(project, tier)
     judge = (judge_client.name, judge_client.config) if judge_client is not None else None
     if not opts.spec.localizes and judge_client is None:
         raise ValueError("QA tasks need a judge client")
-    key = run_key_for(th, model, cfg, opts, judge, extra)
+    # Kept by what it depends on: the run by the model, task and the tier's documents (not its
+    # queries); each result by its own prompt key (labels reach it through the messages).
+    key = run_key_for(context_key(project, tier, opts), model, cfg, _all_queries(opts), judge, extra)
+    legacy = run_key_for(th, model, cfg, opts, judge, extra + _labels_key(project, opts, queries))
     base = TierRun(
         system=system, model=model, task=opts.task, variant=opts.variant, tier=tier.name, tier_hash=th, key=key,
         fits=not reason, input_tokens=worst, budget_tokens=window_budget(cfg),
         judge=judge[0] if judge and not opts.spec.localizes else None,
         k=opts.rag_k if opts.spec.context == "retrieved" else opts.k,
-        reason=reason, seed=opts.seed,
+        reason=reason, seed=opts.seed, docs_hash=tier_docs_hash(project, tier),
     )
     if reason:
         run = msgspec.structs.replace(base, complete=True)
@@ -283,10 +313,10 @@ async def run_tier(
             progress(stage, len(queries), len(queries))
         return run
 
-    previous = store.load_if_current(system, tier, key)
-    state = _State(store, previous or base, len(prepared), progress, stage)
+    kept, invalidated = _kept_results(store, tier, system, opts, prepared, cfg, judge, key, legacy)
+    state = _State(store, msgspec.structs.replace(base, invalidated=invalidated, **kept), len(prepared), progress, stage)
     # failures are retried on every run; finished results are kept
-    state.run = msgspec.structs.replace(state.run, failures=[], complete=False)
+    state.save()
     state.report()
 
     if opts.spec.localizes:
@@ -294,7 +324,7 @@ async def run_tier(
         todo = [p for p in prepared if p.query.query_id not in done]
         await asyncio.gather(*(_localize_one(client, p, tier, opts, state) for p in todo))
         state.order_by([p.query.query_id for p in prepared])
-        complete = len(state.run.localize) == len(prepared)
+        complete = {p.query.query_id for p in prepared} <= {r.query_id for r in state.run.localize}
         state.finish(complete)
         if complete:
             store.save_localization(state.run)
@@ -306,9 +336,58 @@ async def run_tier(
     await asyncio.gather(*(_answer_one(client, p, state, opts.keep_prompts) for p in todo))
     await _judge_pending(project, judge_client, opts, state)  # type: ignore[arg-type]
     state.order_by([p.query.query_id for p in prepared])
-    complete = len(state.run.qa) == len(prepared) and all(r.judged for r in state.run.qa)
+    complete = {p.query.query_id for p in prepared} <= {r.query_id for r in state.run.qa} and all(r.judged for r in state.run.qa)
     state.finish(complete)
     return state.run
+
+
+def _all_queries(opts: TaskOptions) -> TaskOptions:
+    """The options as the run's key sees them: which queries were asked for is not part of it."""
+    import dataclasses
+
+    return dataclasses.replace(opts, query_ids=None, keep_prompts=False)
+
+
+def _kept_results(store: LLMRunStore, tier: Tier, system: str, opts: TaskOptions, prepared: list[_Prepared],
+                  cfg: ModelConfig, judge: tuple[str, ModelConfig] | None, key: str, legacy: str) -> tuple[dict, list[str]]:
+    """Stored results still valid for this run (by their own prompt / judge keys), and the queries
+    whose stored result no longer matches. The stored run of this tier, and for a gold context the
+    same system's runs on every tier (an oracle prompt is the same wherever the query is)."""
+    previous = [r for r in [store.load(system, tier.name)] if r is not None]
+    if opts.spec.context == "gold":
+        previous += [r for r in store.runs_elsewhere(system, tier.name)]
+    wanted = {p.query.query_id: p for p in prepared}
+    found: dict[str, object] = {}
+    stale: list[str] = []
+    field = "localize" if opts.spec.localizes else "qa"
+    for run in previous:
+        for r in getattr(run, field):
+            p = wanted.get(r.query_id)
+            if p is None or r.query_id in found:
+                continue
+            if r.key == "":  # stored before results had keys: valid only under the old rule, on this tier
+                ok = run.key == legacy and run.tier == tier.name and run.tier_hash == tier_hash(store.project, tier)
+            else:
+                ok = r.key == prompt_key(cfg, p.messages)
+            if not ok:
+                stale.append(r.query_id)
+                continue
+            if field == "qa":
+                jk = judge_key(judge, opts, p.query)
+                if r.key == "":
+                    r = msgspec.structs.replace(r, key=prompt_key(cfg, p.messages), judge_key=jk)
+                elif r.judge_key != jk:  # the answer stands; only its judgement is redone
+                    r = msgspec.structs.replace(r, judge_key=jk, judged=False, judge_scores=[], judge_median=None,
+                                                judge_spread=None, judge_failures=0, judge_failure=False, judge_raw=[])
+            elif r.key == "":
+                r = msgspec.structs.replace(r, key=prompt_key(cfg, p.messages))
+            found[r.query_id] = r
+    ids = [q for q in wanted if q in found]
+    others = []
+    if previous and previous[0].tier == tier.name:  # results of queries not asked for this time stay
+        others = [r for r in getattr(previous[0], field) if r.query_id not in wanted and r.key]
+    invalidated = sorted({q for q in stale if q not in found})
+    return {field: [found[q] for q in ids] + others}, invalidated
 
 
 async def _judge_pending(project: Project, judge_client: ChatClient, opts: TaskOptions, state: "_State") -> None:
@@ -385,7 +464,7 @@ async def _localize_one(client: ChatClient, p: _Prepared, tier: Tier, opts: Task
     state.add_localize(LocalizeResult(
         query_id=p.query.query_id, output=c.text, doc_ids=ids, out_of_tier=out_of_tier(ids, tier.doc_ids),
         prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens, latency_s=c.latency_s, cached=c.cached,
-        cut=c.cut, prompt=sent, prompt_cut=sent_cut,
+        cut=c.cut, prompt=sent, prompt_cut=sent_cut, key=prompt_key(client.config, p.messages),
     ))
 
 
@@ -407,7 +486,7 @@ async def _answer_one(client: ChatClient, p: _Prepared, state: _State, keep_prom
         contains=contains_match(answer, p.query.answer) if short else None,
         prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens, latency_s=c.latency_s,
         context_doc_ids=[d.doc_id for d in p.docs], dropped_doc_ids=p.dropped, cached=c.cached, cut=c.cut,
-        prompt=sent, prompt_cut=sent_cut,
+        prompt=sent, prompt_cut=sent_cut, key=prompt_key(client.config, p.messages),
     ))
 
 
@@ -420,4 +499,5 @@ async def _judge_one(judge: ChatClient, q: Query, r: QAResult, opts: TaskOptions
         r, judge_scores=j.scores, judge_median=j.median, judge_spread=j.spread, judge_failures=j.failures,
         judge_failure=j.failure, judge_raw=j.raw, judge_prompt_tokens=j.prompt_tokens,
         judge_completion_tokens=j.completion_tokens, judged=True,
+        judge_key=judge_key((judge.name, judge.config), opts, q),
     ))

@@ -109,7 +109,7 @@ def rerank_tier(project: Project, tier: Tier, system: SystemName, base: SystemRu
         rankings.append(RankedList(r.query_id, rerank_hits(query, list(r.hits), system.depth, project, scorer, cache, stats)))
         if progress:
             progress(f"{name} {tier.name}", n, total)
-    run = SystemRun(name, tier.name, tier_hash(project, tier), key, base.k, rankings, base.texts)
+    run = SystemRun(name, tier.name, tier_hash(project, tier), key, base.k, rankings, base.texts, base.docs_hash)
     store.save(run)
     return run
 
@@ -125,7 +125,7 @@ def current_key(project: Project, tier: Tier, run: SystemRun, store: RunStore, i
             identities[name.name] = None
     identity = identities[name.name]
     base = store.load(name.base, tier.name)
-    if identity is None or base is None or base.tier_hash != run.tier_hash:
+    if identity is None or base is None or (base.docs_hash, base.tier_hash if not base.docs_hash else "") != (run.docs_hash, run.tier_hash if not run.docs_hash else ""):
         return False
     if SystemName.parse(name.base).kind == "rerank" and not current_key(project, tier, base, store, identities):
         return False

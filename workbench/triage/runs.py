@@ -25,7 +25,7 @@ from workbench.errors import BadInput
 from workbench.fsutil import atomic_write_bytes, log, safe_name, sha256_bytes
 from workbench.project.files import Problem, Project, ProjectError, number_problem, text_lines
 from workbench.records import Hit, RankedList, Tier
-from workbench.access.runs import RunStore, SystemRun, run_key, tier_hash
+from workbench.access.runs import RunStore, SystemRun, run_key, tier_docs_hash, tier_hash
 from workbench.project.labels import source_id_map  # noqa: F401 (its home is project/; importers reach it here)
 
 IMPORTS_DIR = Path("imports") / "runs"
@@ -256,12 +256,13 @@ def tier_run(project: Project, record: ImportedRun, tier: Tier, store: RunStore)
         return None
     key = run_key("import", record.name, part, record.hashes[part])
     cached = store.load_if_current(record.system, tier, key)
-    if cached is not None:
-        return cached
+    if cached is not None and [r.query_id for r in cached.rankings] == list(tier.query_ids):
+        return cached  # (a query added since is ranked empty by a new materialisation, below)
     members = set(tier.doc_ids)
     by_query = {r.query_id: r.hits for r in record.rankings[part]}
     rankings = [RankedList(q, restrict(by_query.get(q, []), members)) for q in tier.query_ids]
-    run = SystemRun(record.system, tier.name, tier_hash(project, tier), key, max((len(r.hits) for r in rankings), default=0), rankings)
+    run = SystemRun(record.system, tier.name, tier_hash(project, tier), key, max((len(r.hits) for r in rankings), default=0),
+                    rankings, docs_hash=tier_docs_hash(project, tier))
     store.save(run)
     return run
 

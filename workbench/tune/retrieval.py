@@ -94,7 +94,7 @@ def rank_held_out(project: Project, tiers: list[Tier], depth: int, progress: Pro
                 retriever.prepare([q.query for q in queries])
                 rankings = [RankedList(q.query_id, retriever.search(tier, q.query, depth)) for q in queries]
                 run = SystemRun(retriever.name, tier.name, tier_hash(project, tier), key, depth, rankings,
-                                {q.query_id: query_text_hash(q.query) for q in queries})
+                                {q.query_id: query_text_hash(q.query) for q in queries}, tier_docs_hash(project, tier))
                 store.save(run)
             out.append(run)
     return out

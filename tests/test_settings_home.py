@@ -21,6 +21,8 @@ ALLOWED: list[tuple[str, str, str]] = [
     ("workbench/records.py", "k: PositiveInt = 10", "the `[retrievers] k` default itself: where K comes from"),
     ("workbench/access/metrics.py", "math.log2(r + 1) for r in gold_ranks.values() if r is not None and r <= 10",
      "nDCG@10: a fixed metric name, not the cut-off K"),
+    ("workbench/llm/records.py", "k: int = 10  # DocIDs asked for (localize) / documents given (rag)",
+     "a stored record's default: what runs written before the field existed asked for"),
 ]
 
 

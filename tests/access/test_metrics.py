@@ -37,10 +37,10 @@ def test_duplicates_count_once_and_empty_output_scores_zero():
 
 def test_summary_splits_single_and_multi():
     per_query = [
-        query_access("s1", [1], [1]),
-        query_access("s2", [9, 2], [2]),
-        query_access("m1", [3, 4], [3, 4]),
-        query_access("m2", [5, 9], [5, 6]),
+        query_access("s1", [1], [1], 10),
+        query_access("s2", [9, 2], [2], 10),
+        query_access("m1", [3, 4], [3, 4], 10),
+        query_access("m2", [5, 9], [5, 6], 10),
     ]
     s = summarize(per_query, 10)
     assert (s.n_queries, s.n_single, s.n_multi) == (4, 2, 2)

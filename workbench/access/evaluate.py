@@ -17,6 +17,7 @@ from workbench.access.indexing import index_status
 from workbench.access.metrics import query_access, summarize
 from workbench.names import SystemName
 from workbench.progress import Progress
+from workbench.settings import access_k
 from workbench.project.files import Project
 from workbench.records import AccessSummary, QueryAccess, RankedList, Tier
 from workbench.access.retrievers import Retriever
@@ -120,7 +121,7 @@ def evaluate(
     project: Project,
     tiers: list[Tier],
     retrievers: dict[str, Retriever],
-    k: int = 10,
+    k: int | None = None,
     depth: int = DEFAULT_DEPTH,
     include_models: bool = True,
     progress: Progress | None = None,
@@ -129,7 +130,8 @@ def evaluate(
 ) -> list[SystemResult]:
     """Access figures per tier × system. With built_only, a retriever is left out of a tier whose
     indexes it needs are not built (yet) instead of failing; ``stored``: which stored runs count
-    beside the retrievers' (every kind: workbench.rerank.systems.stored_runs)."""
+    beside the retrievers' (every kind: workbench.rerank.systems.stored_runs). ``k`` None: the project's K."""
+    k = access_k(project) if k is None else k
     store = RunStore(project)
     results = []
     needed = tuple(sorted(set().union(*(r.index_kinds for r in retrievers.values()))))  # only these are read

@@ -33,7 +33,7 @@ def unique_in_order(items: Iterable[T], key: Callable[[T], Hashable] | None = No
     return out
 
 
-def query_access(query_id: str, ranked: Iterable[int], gold: Iterable[int], k: int = 10) -> QueryAccess:
+def query_access(query_id: str, ranked: Iterable[int], gold: Iterable[int], k: int) -> QueryAccess:
     ranking = unique_in_order(ranked)
     gold_set = set(gold)
     if not gold_set:
@@ -62,7 +62,7 @@ def _mean(values: list[float]) -> float | None:
     return fmean(values) if values else None
 
 
-def summarize(per_query: list[QueryAccess], k: int = 10) -> AccessSummary:
+def summarize(per_query: list[QueryAccess], k: int) -> AccessSummary:
     single = [q for q in per_query if q.r_at_1 is not None]
     multi = [q for q in per_query if q.fr_at_k is not None]
     sr_multi = _mean([q.sr_at_k for q in multi])

@@ -81,6 +81,10 @@ def run_command(root: Path, model_name, tasks, tiers, queries, variant, k, retri
         raise SystemExit(130)
     wall = time.perf_counter() - started
     _print_summary(project, runs)
+    from workbench.llm.tasks import invalidation_note
+
+    for note in filter(None, map(invalidation_note, runs)):  # an edit that really changed a prompt: said, never silent
+        err_console.print(f"[yellow]{markup_escaped(note, one_line=True)}[/]", highlight=False, soft_wrap=True)
     err_console.print(f"wall time {wall:.1f} s; model calls {stats['calls']} (cache hits {stats['cache_hits']}, failed {stats['failures']})")
     failed = [(r.tier, r.system, f) for r in runs for f in r.failures]
     for tier, system, f in failed[:20]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import msgspec
@@ -41,6 +41,7 @@ from workbench.project.files import ORIGINAL_VERSION, Project
 from workbench.records import Document, ModelConfig, Query, Tier
 from workbench.access.runs import RunStore, run_key, tier_docs_hash, tier_hash
 from workbench.tokens import count_tokens, serialize_docs
+from workbench.settings import access_k
 
 MESSAGE_OVERHEAD_TOKENS = 8  # chat-template tokens per message (role markers), budgeted generously
 
@@ -54,7 +55,7 @@ class RetrieverRunMissing(WorkbenchError, LookupError):
 class TaskOptions:
     task: str
     variant: str = "standard"  # "standard" | "strict" (anti-hallucination)
-    k: int = 10  # DocIDs asked for in localize
+    k: int | None = None  # DocIDs asked for in localize; None: the project's K (with_project_k)
     seed: int = 0
     retriever: str | None = None  # rag
     rag_k: int = 5
@@ -73,6 +74,17 @@ class TaskOptions:
     @property
     def spec(self):
         return TASKS[self.task]
+
+    @property
+    def docids_asked(self) -> int:
+        """K once filled in (with_project_k): every path that builds a prompt fills it first."""
+        assert self.k is not None, "TaskOptions.k is filled in by with_project_k before use"
+        return self.k
+
+
+def with_project_k(opts: TaskOptions, project: Project) -> TaskOptions:
+    """The options with K filled in from the project's settings when the caller left it open."""
+    return opts if opts.k is not None else replace(opts, k=access_k(project))
 
 
 def system_name(model: str, opts: TaskOptions) -> str:
@@ -94,7 +106,7 @@ def model_identity(cfg: ModelConfig) -> list:
 
 def _build_messages(opts: TaskOptions, context: str, query: Query) -> list[dict]:
     if opts.spec.localizes:
-        return prompts.localize_messages(context, query.query, opts.k)
+        return prompts.localize_messages(context, query.query, opts.docids_asked)
     return prompts.qa_messages(context, query.query, opts.variant)
 
 
@@ -194,7 +206,7 @@ def estimate_input(project: Project, tier: Tier, cfg: ModelConfig, opts: TaskOpt
     """Largest input (prompt + answer budget) in budgeting tokens, and why it does not fit ("" = fits).
 
     What a caller shows before running; no model is called."""
-    _, _, worst, reason = _prepare(project, tier, cfg, opts, queries)
+    _, _, worst, reason = _prepare(project, tier, cfg, with_project_k(opts, project), queries)
     return worst, reason
 
 
@@ -278,6 +290,7 @@ async def run_tier(
     store: LLMRunStore | None = None,
 ) -> TierRun:
     """Run one task on one tier; resumes a stored partial run with the same key."""
+    opts = with_project_k(opts, project)
     store = store or store_for(project, opts.task)
     cfg = client.config
     system = system_name(model, opts)
@@ -301,7 +314,7 @@ async def run_tier(
         system=system, model=model, task=opts.task, variant=opts.variant, tier=tier.name, tier_hash=th, key=key,
         fits=not reason, input_tokens=worst, budget_tokens=window_budget(cfg),
         judge=judge[0] if judge and not opts.spec.localizes else None,
-        k=opts.rag_k if opts.spec.context == "retrieved" else opts.k,
+        k=opts.rag_k if opts.spec.context == "retrieved" else opts.docids_asked,
         reason=reason, seed=opts.seed, docs_hash=tier_docs_hash(project, tier),
     )
     if reason:
@@ -459,7 +472,7 @@ async def _localize_one(client: ChatClient, p: _Prepared, tier: Tier, opts: Task
     except LLMCallError as exc:
         state.fail(p.query.query_id, "model", str(exc))
         return
-    ids = extract_docids(c.text, opts.k)
+    ids = extract_docids(c.text, opts.docids_asked)
     sent, sent_cut = client.stored_prompt(p.messages) if opts.keep_prompts else ([], False)
     state.add_localize(LocalizeResult(
         query_id=p.query.query_id, output=c.text, doc_ids=ids, out_of_tier=out_of_tier(ids, tier.doc_ids),

@@ -41,8 +41,7 @@ def verdict_line(s: Session, query_id: str, tier: str) -> Text:
     system = core.verdict_system(s)
     v = d.at(query_id, tier, system)
     style = VERDICT_STYLE.get(v.verdict, "") if v else "dim"
-    # The command that would fill a NOT-YET names the project by its folder: the line stays short
-    # (the inspector's own key runs it) and does not depend on where the project lies.
-    line = d.line(query_id, tier, system).replace(str(s.root), s.root.name)
+    # The command that would fill a NOT-YET is shown as made (absolute, quoted path): pasted, it runs.
+    line = d.line(query_id, tier, system)
     return Text.assemble(("verdict ", "dim"), (v.verdict if v else "–", style), "  ",
                          (visible(line, one_line=True), "italic"))

@@ -35,7 +35,7 @@ from workbench.settings import MIN_DECIDED, reading_given
 READING_RULES = {
     "none": "no decided verdict yet",
     "provisional": "no decided verdict yet; the gold does not reach the reader of some queries (ACCESS?, provisional until an oracle answer)",
-    "too-few": f"fewer than {MIN_DECIDED} decided verdicts: no reading yet (the one rule: workbench.settings.reading_given)",
+    "too-few": f"fewer than {MIN_DECIDED} decided verdicts: no reading yet",
     "clean": "F = 0: nothing fails here",
     "both": "B ≥ F/2: most failures miss the gold and could not use it anyway",
     "retrieval-bound": "A ≥ 2·U: access failures at least twice the use failures",

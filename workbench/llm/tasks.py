@@ -309,7 +309,9 @@ async def run_tier(
     # Kept by what it depends on: the run by the model, task and the tier's documents (not its
     # queries); each result by its own prompt key (labels reach it through the messages).
     key = run_key_for(context_key(project, tier, opts), model, cfg, _all_queries(opts), judge, extra)
-    legacy = run_key_for(th, model, cfg, opts, judge, extra + _labels_key(project, opts, queries))
+    # a run stored before results had keys: its key as made then, by this call's queries or by all of them
+    legacy = {run_key_for(th, model, cfg, o, judge, extra + _labels_key(project, opts, queries))
+              for o in (opts, replace(opts, query_ids=None))}
     base = TierRun(
         system=system, model=model, task=opts.task, variant=opts.variant, tier=tier.name, tier_hash=th, key=key,
         fits=not reason, input_tokens=worst, budget_tokens=window_budget(cfg),
@@ -362,7 +364,7 @@ def _all_queries(opts: TaskOptions) -> TaskOptions:
 
 
 def _kept_results(store: LLMRunStore, tier: Tier, system: str, opts: TaskOptions, prepared: list[_Prepared],
-                  cfg: ModelConfig, judge: tuple[str, ModelConfig] | None, key: str, legacy: str) -> tuple[dict, list[str]]:
+                  cfg: ModelConfig, judge: tuple[str, ModelConfig] | None, key: str, legacy: set[str]) -> tuple[dict, list[str]]:
     """Stored results still valid for this run (by their own prompt / judge keys), and the queries
     whose stored result no longer matches. The stored run of this tier, and for a gold context the
     same system's runs on every tier (an oracle prompt is the same wherever the query is)."""
@@ -379,7 +381,7 @@ def _kept_results(store: LLMRunStore, tier: Tier, system: str, opts: TaskOptions
             if p is None or r.query_id in found:
                 continue
             if r.key == "":  # stored before results had keys: valid only under the old rule, on this tier
-                ok = run.key == legacy and run.tier == tier.name and run.tier_hash == tier_hash(store.project, tier)
+                ok = run.key in legacy and run.tier == tier.name and run.tier_hash == tier_hash(store.project, tier)
             else:
                 ok = r.key == prompt_key(cfg, p.messages)
             if not ok:

@@ -94,6 +94,26 @@ async def test_a_changed_prompt_drops_only_that_querys_answer_and_says_so(fault_
                                         "their prompt: rerun (q2)")
 
 
+async def test_a_run_of_one_query_keeps_the_other_answers_stored_before_results_had_keys(fault_server, tiny_project):  # noqa: F811
+    from workbench.llm.tasks import run_key_for, with_project_k
+
+    fault_server.responder = _responder
+    p, tiers, client = _setup(tiny_project, fault_server)
+    tier = tiers["shared"]
+    first = await _run(p, tier, client, "qa")
+    # the file as the workbench wrote it before: no per-result keys, the run keyed by the old rule
+    opts = with_project_k(TaskOptions("qa", judge_samples=1), p)
+    legacy = run_key_for(tier_hash(p, tier), "fake", client.config, opts, (client.name, client.config), "")
+    store = LLMRunStore(p)
+    store.save(msgspec.structs.replace(first, key=legacy, docs_hash="",
+                                       qa=[msgspec.structs.replace(r, key="", judge_key="") for r in first.qa]))
+    asked = fault_server.chat_requests
+    again = await _run(p, tier, client, "qa", query_ids=("q2",))
+    assert fault_server.chat_requests == asked and again.invalidated == []
+    kept = {r.query_id: r.answer for r in store.load("model:fake:qa", tier.name).qa}
+    assert kept == {r.query_id: r.answer for r in first.qa} and len(kept) == 3
+
+
 def test_a_stored_file_of_before_loads_and_counts_while_its_tier_hash_holds(tiny_project):  # noqa: F811
     p = load_project(tiny_project)
     tier = {t.name: t for t in ensure_tiers(p).tiers}["shared"]

@@ -400,7 +400,10 @@ def _kept_results(store: LLMRunStore, tier: Tier, system: str, opts: TaskOptions
     ids = [q for q in wanted if q in found]
     others = []
     if previous and previous[0].tier == tier.name:  # results of queries not asked for this time stay
-        others = [r for r in getattr(previous[0], field) if r.query_id not in wanted and r.key]
+        mine = previous[0]
+        # a result stored before results had keys stays while its run is current under the old rule
+        legacy_ok = mine.key in legacy and mine.tier_hash == tier_hash(store.project, tier)
+        others = [r for r in getattr(mine, field) if r.query_id not in wanted and (r.key or legacy_ok)]
     invalidated = sorted({q for q in stale if q not in found})
     return {field: [found[q] for q in ids] + others}, invalidated
 

@@ -69,7 +69,8 @@ def counted_sources(project: Project, tier: Tier) -> list[Source]:
 
         qa = [r for r in run.qa if counts(r.query_id)]
         localize = [r for r in run.localize if counts(r.query_id)]
-        claimed.update((run.system, r.query_id) for r in (*qa, *localize))
+        claimed.update((run.system, r.query_id) for r in qa)
+        claimed.update((run.system, r.query_id) for r in localize)
         if len(qa) != len(run.qa) or len(localize) != len(run.localize):
             run = msgspec.structs.replace(run, qa=qa, localize=localize)
         out.append(msgspec.structs.replace(src, run=run))

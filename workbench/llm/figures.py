@@ -10,9 +10,9 @@ import msgspec
 from workbench.llm.calibration import load_calibration
 from workbench.correctness import token_f1
 from workbench.llm.records import TierRun
-from workbench.llm.store import LABEL_DEPENDENT_TASKS, LLMRunStore, relabelled, tui_stores, version_runs_root
+from workbench.llm.sources import TUI_RUN, VERSION_TUI_RUN, counted_sources
 from workbench.names import TASKS, TaskName
-from workbench.project.files import ORIGINAL_VERSION, Project
+from workbench.project.files import Project
 from workbench.records import Tier
 
 Row = dict[str, float | int | str | None]
@@ -100,19 +100,9 @@ def judge_verdicts(project: Project, judges: set[str]) -> dict[str, str]:
 def _rows(project: Project, tiers: list[Tier], localize: bool, figures: Callable[[TierRun], Row]) -> dict[str, dict[str, Row]]:
     """tier → system → {"fits", **figures(run)} over the stored runs of one side; a run that does
     not fit also reports its input size against the window budget."""
-    store = LLMRunStore(project)
-    vroot = version_runs_root(project)
     out: dict[str, dict[str, Row]] = {}
     for tier in tiers:
-        own = {run.system: run for run in LLMRunStore(project, root=vroot).runs(tier)} if vroot else {}
-        labelled = [(run.system, run) for run in store.runs(tier)]
-        labelled += [(system, run) for system, run in own.items() if system not in {s for s, _ in labelled}]
-        if not localize:
-            labelled += tui_runs(project, tier)
-        for system, run in labelled:
-            if TASKS[run.task].localizes != localize:
-                continue
-            run = _version_only(project, run, own.get(system))
+        for system, run in counted_runs(project, tier, localize):
             row: Row = {"fits": run.fits, **figures(run)}
             if not run.fits:
                 row.update(input_tokens=run.input_tokens, budget_tokens=run.budget_tokens)
@@ -120,37 +110,33 @@ def _rows(project: Project, tiers: list[Tier], localize: bool, figures: Callable
     return out
 
 
-def _version_only(project: Project, run: TierRun, own: TierRun | None = None) -> TierRun:
-    """The run's results for the queries the loaded query-set version keeps. A label-dependent
-    answer (oracle, rag) of a query the version relabels counts only from the version's own run."""
-    if project.queries_version == ORIGINAL_VERSION:
-        return run
-    qa = [r for r in run.qa if project.has_query(r.query_id)]
-    if own is not run:  # the original's run
-        if run.task in LABEL_DEPENDENT_TASKS:
-            qa = [r for r in qa if not relabelled(project, r.query_id)]
-        if own is not None:
-            mine = [r for r in own.qa if project.has_query(r.query_id)]
-            qa = [r for r in qa if r.query_id not in {m.query_id for m in mine}] + mine
-    return msgspec.structs.replace(run, qa=qa, localize=[r for r in run.localize if project.has_query(r.query_id)])
+def counted_runs(project: Project, tier: Tier, localize: bool = False) -> list[tuple[str, TierRun]]:
+    """The tier's rows of one side, each a system's results that the verdicts count
+    (workbench.llm.sources.counted_sources: one precedence order, a query counted once): full-tier
+    runs (the version's, the original's, other versions') merged under the system's name, the
+    TUI's one-query runs merged apart, labelled with the queries they add ("model:local:oracle
+    [TUI, 3 queries]"). Localization rows read full-tier runs only."""
+    rows: dict[tuple[str, bool], list[TierRun]] = {}
+    for src in counted_sources(project, tier):
+        run, tui = src.run, src.source in (VERSION_TUI_RUN, TUI_RUN)
+        if TASKS[run.task].localizes != localize or (tui and (localize or not run.fits)):
+            continue
+        rows.setdefault((run.system, tui), []).append(run)
+    tier_rows = [(system, _merged(runs, False)) for (system, tui), runs in rows.items() if not tui]
+    tui_rows = [(system, _merged(runs, True)) for (system, tui), runs in sorted(rows.items()) if tui]
+    return tier_rows + [(f"{system} [TUI, {len(run.qa)} quer{'y' if len(run.qa) == 1 else 'ies'}]", run)
+                        for system, run in tui_rows if run.qa]
 
 
-def tui_runs(project: Project, tier: Tier) -> list[tuple[str, TierRun]]:
-    """The TUI's one-query runs of a tier, merged per system into one run labelled with the number of
-    queries it covers ("model:local:oracle [TUI, 3 queries]"): shown apart from full-tier runs."""
-    merged: dict[str, TierRun] = {}
-    for s in tui_stores(project):
-        for run in s.runs(tier):
-            if not run.fits:
-                continue
-            have = merged.get(run.system)
-            if have is None:
-                merged[run.system] = run
-            else:
-                known = {r.query_id for r in have.qa}
-                merged[run.system] = msgspec.structs.replace(have, qa=[*have.qa, *(r for r in run.qa if r.query_id not in known)],
-                                                             complete=False)
-    return [(f"{system} [TUI, {len(run.qa)} quer{'y' if len(run.qa) == 1 else 'ies'}]", run) for system, run in sorted(merged.items())]
+def _merged(runs: list[TierRun], tui: bool) -> TierRun:
+    """One row's runs (highest precedence first) as one: the first that fits carries the row's
+    figures of the run itself; the results are every run's counted ones. Complete when each run
+    is (the TUI's one-query runs merged: never)."""
+    if len(runs) == 1:
+        return runs[0]
+    base = next((r for r in runs if r.fits), runs[0])
+    return msgspec.structs.replace(base, qa=[r for run in runs for r in run.qa], localize=[r for run in runs for r in run.localize],
+                                   complete=not tui and all(r.complete for r in runs))
 
 
 class UseRow(msgspec.Struct, frozen=True):

@@ -31,7 +31,7 @@ from workbench.llm.records import QAResult, TierRun
 from workbench.llm.store import LLMRunStore
 from workbench.project.files import Problem, Project, ProjectError, iter_jsonl
 from workbench.records import Tier
-from workbench.access.runs import run_key, tier_hash
+from workbench.access.runs import run_key, tier_docs_hash, tier_hash
 
 ANSWERS_DIR = Path("imports") / "answers"
 # Production read what its own retriever found, then answered: a retrieve-then-read run.
@@ -153,6 +153,8 @@ def answers_run(project: Project, record: ImportedAnswers, tier: Tier, judge: st
         system=record.system, model=record.name, task=TASK, variant="standard", tier=tier.name,
         tier_hash=tier_hash(project, tier), key=run_key("production-answers", record.sha, judge, judge_key, references),
         fits=True, input_tokens=0, budget_tokens=0, judge=judge, k=0, qa=qa, complete=judge is None,
+        # current by the tier's documents (not its query set): an added query keeps every verdict
+        docs_hash=tier_docs_hash(project, tier),
     )
 
 

@@ -156,17 +156,16 @@ async def _judge(project, record, tier, judge_model, samples):
 def add_query(root: Path, text: str, answer: str, gold, negative, domain, query_id, no_run: bool) -> None:
     """Add a query and run it through every retriever on every tier."""
     from workbench.progress import stage_progress
-    from workbench.triage.queries import add_query as do_add
-    from workbench.triage.queries import refresh
+    from workbench.session import queries  # the TUI's add_query_from_log writes through it too
 
-    q = do_add(root, text, answer, split_ids(gold), split_ids(negative), domain, query_id)
+    q = queries.add_query(root, text, answer, split_ids(gold), split_ids(negative), domain, query_id)
     state = "unlabelled" if not q.is_labelled else f"gold {q.gold_doc_ids}"
     console.print(f"added query [bold]{markup_escaped(q.query_id)}[/] ({state}, domain {markup_escaped(q.domain) or '–'})", highlight=False)
     if no_run:
         return
     with stage_progress(err_console, unit="items") as progress:
-        project, tiers, _ = refresh(root, progress=progress)
-    print_query_ranks(project, tiers, q.query_id)
+        ranked = queries.rank_added(root, q.query_id, progress=progress)
+    print_query_ranks(ranked.project, ranked.tiers, ranked.query_id)
 
 
 def print_query_ranks(project, tiers, query_id: str) -> None:

@@ -133,7 +133,7 @@ def answers_summary(project, record, run) -> list[str]:
 def add_query(root: Path, text: str, answer: str, gold, negative, domain, query_id, no_run: bool) -> None:
     """Add a query and run it through every retriever on every tier."""
     from workbench.progress import stage_progress
-    from workbench.session import queries  # the TUI's add_query_from_log writes through it too
+    import workbench.session.queries as queries  # the TUI's add_query_from_log writes through it too
 
     q = queries.add_query(root, text, answer, split_ids(gold), split_ids(negative), domain, query_id)
     state = "unlabelled" if not q.is_labelled else f"gold {q.gold_doc_ids}"

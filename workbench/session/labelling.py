@@ -99,9 +99,9 @@ def add_logged_query(root: Path, version: str, text: str, answer: str, gold: lis
     the change. ``domain`` None: the gold documents' domain."""
     from workbench.project.labels import carry_query
 
-    from workbench.session import queries  # the one add `add-query` runs too
+    from workbench.session.queries import add_query  # the one add `add-query` runs too
 
-    q = queries.add_query(root, text, answer, gold, domain=domain)
+    q = add_query(root, text, answer, gold, domain=domain)
     new = carry_query(root, version, q.query_id, by)
     state = "unlabelled" if not q.is_labelled else f"{len(q.gold_doc_ids)} gold"
     return q.query_id, LabelChange(new, f"added {q.query_id} ({state})", rebuilt=True)

@@ -180,10 +180,10 @@ def evaluate_all(session: Session, progress: Progress = no_progress) -> list[Sys
     """Every registered retriever whose indexes are built, and every stored model run, on every
     tier of the session, at the project's `[retrievers] k`. While a background build runs, dense
     systems join tier by tier."""
-    from workbench.session import evaluation  # the one evaluation `eval` runs too
+    from workbench.session.evaluation import evaluate_systems  # the one evaluation `eval` runs too
 
     p = session.project
-    return evaluation.evaluate_systems(p, session.tiers, make_retrievers(p), k=session.k, progress=progress, built_only=True)
+    return evaluate_systems(p, session.tiers, make_retrievers(p), k=session.k, progress=progress, built_only=True)
 
 
 def use_table(project: Project, tiers: list[Tier]) -> UseTable | None:

@@ -9,8 +9,6 @@ from typing import TYPE_CHECKING
 
 import click
 
-from workbench.settings import access_k
-
 from workbench.access.retrievers import retriever_names
 from workbench.cli.common import PROJECT_ARG, QUERIES_VERSION, console, err_console, version_caption, Table
 from workbench.cli.project import ensure_indexes
@@ -74,61 +72,6 @@ def print_tuned_caption(project, systems: list[str]) -> None:
         console.print(f"*{TUNED_SUFFIX}: {as_text(record.split.caption())}", highlight=False)
 
 
-def split_systems(names: list[str]) -> tuple[list[str], list[str], list[str]]:
-    """(retrievers, reranked systems, tuned systems) of ``--retrievers``; a name that is none of
-    them is left with the retrievers, whose registry reports it (exit 2)."""
-    from workbench.names import RERANK_MARK, TUNED_SUFFIX
-
-    reranked = [n for n in names if RERANK_MARK in n]
-    tuned = [n for n in names if n.endswith(TUNED_SUFFIX) and n not in reranked]
-    return [n for n in names if n not in reranked and n not in tuned], reranked, tuned
-
-
-def staged_runs(project, tiers, reranked: list[str], tuned: list[str], k: int, progress) -> list:
-    """The runs of the reranked and tuned systems asked for by name: current stored ones reused,
-    the rest computed by their stage (the rerank's score cache, the tuned embedder's index)."""
-    runs = []
-    if reranked:  # the stages import the index engines and the models' clients: only when asked for
-        from workbench.rerank.run import rerank
-
-        runs += list(rerank(project, tiers, reranked, k, progress).runs)
-    if tuned:
-        from workbench.access.evaluate import DEFAULT_DEPTH
-        from workbench.tune.retrieval import rank_held_out
-
-        runs += [r for r in rank_held_out(project, tiers, max(DEFAULT_DEPTH, k), progress) if r.system in tuned]
-    return runs
-
-
-def check_tuned(project, tuned: list[str]) -> None:
-    """Exit 2 for a tuned name that is not one, or when `workbench tune` has not run."""
-    from workbench.errors import BadInput
-    from workbench.tune.retrieval import TUNED_SYSTEMS, tuned_model
-
-    unknown = [n for n in tuned if n not in TUNED_SYSTEMS]
-    if unknown:
-        raise BadInput(f"unknown tuned system(s) {unknown}; known: {list(TUNED_SYSTEMS)} (made by `workbench tune`)",
-                       title="Unknown retriever")
-    if tuned:
-        tuned_model(project)
-
-
-def _index_kinds(retrievers: list[str], reranked: list[str], tuned: list[str]) -> tuple[str, ...]:
-    """The index kinds these systems read: a reranked system its base's, a tuned one bm25's (its
-    own dense index is built by the tuned retriever)."""
-    from workbench.access.retrievers import RETRIEVERS
-    from workbench.names import SystemName
-
-    bases = []
-    for n in reranked:
-        name = SystemName.parse(n)
-        while name.kind == "rerank":
-            name = SystemName.parse(name.base)
-        bases.append(str(name))
-    kinds = set().union(*(RETRIEVERS[n].index_kinds for n in retrievers + bases if n in RETRIEVERS))
-    return tuple(sorted(kinds | ({"sparse"} if tuned else set())))
-
-
 @click.command("eval")
 @PROJECT_ARG
 @click.option("--retrievers", default=",".join(retriever_names()), show_default=True,
@@ -141,52 +84,24 @@ def _index_kinds(retrievers: list[str], reranked: list[str], tuned: list[str]) -
 @QUERIES_VERSION
 def eval_(root: Path, retrievers: str, tier_spec: str, k: int | None, as_json: bool, no_models: bool, queries_version: str) -> None:
     """Access metrics (R@1, SR@K, FR@K, MRR@K, nDCG@10) per tier × system, plus stored model results."""
-    from workbench.access.evaluate import evaluate, results_json
-    from workbench.rerank.systems import stored_runs
-    from workbench.access.ladder import ensure_tiers, select_tiers
-    from workbench.access.retrievers import RETRIEVERS, make_retrievers
-    from workbench.cli.insight import print_effective_sizes
     from workbench.progress import stage_progress
+    from workbench.session.evaluation import plan_eval, run_eval
 
-    project = load_project(root, queries_version)
-    k = k or access_k(project)
-    tiers = select_tiers(ensure_tiers(project), tier_spec)
-    names = [n.strip() for n in retrievers.split(",") if n.strip()]
-    plain, reranked, tuned = split_systems(names)
-    made = make_retrievers(project, plain)  # unknown names: exit 2 before anything runs
-    if reranked:
-        from workbench.access.runs import RunStore
-        from workbench.rerank.run import check_systems
-
-        check_systems(project, tiers, reranked, k, RunStore(project))  # unknown reranker or base: exit 2, named
-    check_tuned(project, tuned)
-    ensure_indexes(project, tiers, kinds=_index_kinds([n for n in plain if n in RETRIEVERS], reranked, tuned))
+    plan = plan_eval(root, [n.strip() for n in retrievers.split(",") if n.strip()], tier_spec, k, queries_version)
+    ensure_indexes(plan.project, plan.tiers, kinds=plan.kinds)
     with stage_progress(err_console, unit="queries") as progress:
-        staged = staged_runs(project, tiers, reranked, tuned, k, progress)
-        results = evaluate(project, tiers, made, k=k, include_models=not no_models, progress=progress, stored=stored_runs)
-    if staged:
-        from workbench.access.evaluate import SystemResult, score_run, unlabelled_count
-
-        by_tier = {t.name: t for t in tiers}
-        asked = []
-        for run in staged:
-            summary, per_query = score_run(project, run, k)
-            asked.append(SystemResult(run.system, run.tier, summary, per_query, True, unlabelled_count(project, by_tier[run.tier])))
-        have = {(r.system, r.tier) for r in asked}
-        results = [r for r in results if (r.system, r.tier) not in have] + asked
-    use = None
-    if not no_models:
-        from workbench.llm.figures import use_table
-
-        use = use_table(project, tiers)
+        done = run_eval(plan, include_models=not no_models, progress=progress)
     if as_json:
-        click.echo(json.dumps(results_json(results, k, use, project.queries_version), indent=1))
+        from workbench.access.evaluate import results_json
+
+        click.echo(json.dumps(results_json(done.results, done.k, done.use, done.project.queries_version), indent=1))
     else:
+        from workbench.cli.insight import print_effective_sizes
         from workbench.diagnosis.collect import Collector
 
-        print_eval(results, k, use, version_caption(project))
-        print_effective_sizes(project, tiers, Collector(project, k))  # workbench/cli/insight.py
-        print_tuned_caption(project, [r.system for r in results])
+        print_eval(done.results, done.k, done.use, version_caption(done.project))
+        print_effective_sizes(done.project, done.tiers, Collector(done.project, done.k))  # workbench/cli/insight.py
+        print_tuned_caption(done.project, [r.system for r in done.results])
 
 
 @click.command("export-trec")

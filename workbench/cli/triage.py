@@ -68,21 +68,11 @@ def import_run(root: Path, file: Path, name: str, fmt_: str, tier: str | None, i
 def import_answers(root: Path, file: Path, name: str, judge_it: bool, judge_model: str | None, judge_samples: int) -> None:
     """Import production answers {query_id, answer, context_doc_ids?, latency_s?} as a use run, decided at once
     (right / wrong / undecided) and judged unless --no-judge; `diagnose` lists them as the system run:NAME:answers."""
-    from workbench.access.ladder import ensure_tiers
     from workbench.errors import ExternalError
-    from workbench.triage.answers import current_run, full_tier
-    from workbench.triage.answers import import_answers as do_import
+    from workbench.session.production import import_answers as do_import
 
-    project = load_project(root)
-    tier = full_tier(ensure_tiers(project).tiers)
-    record, problems = do_import(project, file, name)
+    project, record, problems, run = do_import(root, file, name, judge_it, judge_model, judge_samples)
     print_problems(problems, f"unknown ID(s): {record.unknown_doc_ids} document, {record.unknown_query_ids} query")
-    if judge_it:
-        import asyncio
-
-        run = asyncio.run(_judge(project, record, tier, judge_model, judge_samples))
-    else:
-        run = current_run(project, record, tier, None)
     for line in answers_summary(project, record, run):
         console.print(markup_escaped(line), highlight=False)
     failed = sorted({f.query_id for f in run.failures if f.stage == "judge"})
@@ -131,19 +121,6 @@ def answers_summary(project, record, run) -> list[str]:
     return lines
 
 
-async def _judge(project, record, tier, judge_model, samples):
-    from workbench.triage.answers import current_run
-    from workbench.llm.providers import open_client, resolve_judge, resolve_model
-    from workbench.llm.tasks import model_identity, judge_run  # the judge's identity keys its scores
-
-    name, cfg = resolve_judge(project, resolve_model(project, None)[0], judge_model)
-    run = current_run(project, record, tier, name, [model_identity(cfg), samples])
-    if run.complete:
-        return run
-    async with open_client(project, name, cfg) as client:
-        return await judge_run(project, run, client, samples)
-
-
 @click.command("add-query")
 @PROJECT_ARG
 @click.option("--query", "text", required=True, help="The query text (e.g. pasted from a production log).")
@@ -156,17 +133,16 @@ async def _judge(project, record, tier, judge_model, samples):
 def add_query(root: Path, text: str, answer: str, gold, negative, domain, query_id, no_run: bool) -> None:
     """Add a query and run it through every retriever on every tier."""
     from workbench.progress import stage_progress
-    from workbench.triage.queries import add_query as do_add
-    from workbench.triage.queries import refresh
+    import workbench.session.queries as queries  # the TUI's add_query_from_log writes through it too
 
-    q = do_add(root, text, answer, split_ids(gold), split_ids(negative), domain, query_id)
+    q = queries.add_query(root, text, answer, split_ids(gold), split_ids(negative), domain, query_id)
     state = "unlabelled" if not q.is_labelled else f"gold {q.gold_doc_ids}"
     console.print(f"added query [bold]{markup_escaped(q.query_id)}[/] ({state}, domain {markup_escaped(q.domain) or '–'})", highlight=False)
     if no_run:
         return
     with stage_progress(err_console, unit="items") as progress:
-        project, tiers, _ = refresh(root, progress=progress)
-    print_query_ranks(project, tiers, q.query_id)
+        ranked = queries.rank_added(root, q.query_id, progress=progress)
+    print_query_ranks(ranked.project, ranked.tiers, ranked.query_id)
 
 
 def print_query_ranks(project, tiers, query_id: str) -> None:
@@ -249,7 +225,9 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
         tier = full_tier(tiers)
         import asyncio
 
-        run = asyncio.run(_judge(project, record, tier, judge_model, judge_samples)) if judge_it else current_run(project, record, tier, None)
+        from workbench.session.production import judge_answers  # the one judging import-answers runs too
+
+        run = asyncio.run(judge_answers(project, record, tier, judge_model, judge_samples)) if judge_it else current_run(project, record, tier, None)
         console.print(f"{r.answers} answers as [bold]{markup_escaped(record.system)}[/] ({len(run.qa)} with a reference answer"
                       + (f"; {r.answers_without_context} without the documents the LLM read" if r.answers_without_context else "")
                       + ")", highlight=False)

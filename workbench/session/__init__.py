@@ -52,6 +52,9 @@ if TYPE_CHECKING:
     from workbench.session.selection import select, Selection
     from workbench.session.reports import report_stem, report_path
     from workbench.session.imports import import_run, imported_figures, ImportedFigures
+    from workbench.session.evaluation import evaluate_systems, plan_eval, run_eval, EvalPlan, Evaluation
+    from workbench.session.queries import add_query, rank_added, RankedQuery
+    from workbench.session.production import import_answers, judge_answers, AnswersImport
 
 _HOME = {
     'verdicts': 'workbench.session.reading',
@@ -149,6 +152,17 @@ _HOME = {
     'parse_filter': 'workbench.diagnosis.filters',
     'query_matches': 'workbench.diagnosis.filters',
     'MIN_DECIDED': 'workbench.settings',
+    'evaluate_systems': 'workbench.session.evaluation',
+    'plan_eval': 'workbench.session.evaluation',
+    'run_eval': 'workbench.session.evaluation',
+    'EvalPlan': 'workbench.session.evaluation',
+    'Evaluation': 'workbench.session.evaluation',
+    'add_query': 'workbench.session.queries',
+    'rank_added': 'workbench.session.queries',
+    'RankedQuery': 'workbench.session.queries',
+    'import_answers': 'workbench.session.production',
+    'judge_answers': 'workbench.session.production',
+    'AnswersImport': 'workbench.session.production',
     'reading_given': 'workbench.settings',
 }
 
@@ -162,6 +176,7 @@ __all__ = [
     "load_recommendations", "shown_recommendations", "first_runnable_fix", "fix_cost", "fix_pairs", "run_fix",
     "unjudged_documents", "has_answer_bearing_unjudged",
     "select", "verdicts", "shown_system", "compared", "stolen", "unjudged_rows", "diagnosis_report", "ensure_rankings", "missing_rankings", "report_stem", "report_path", "imported_figures", "import_run",
+    "evaluate_systems", "plan_eval", "run_eval", "add_query", "rank_added", "import_answers", "judge_answers",
     "parse_filter", "filter_problems", "query_matches", "reading_given",
     # names and registries
     "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "MIN_DECIDED", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
@@ -169,6 +184,7 @@ __all__ = [
     "Session", "PromptEstimate", "SystemResult", "UseRow", "UseTable", "ModelEvidence", "QueryInspection",
     "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",
     "Recommendation", "RunnableFix", "StepperDoc", "Selection", "ImportedFigures", "Filter", "FilterFacts",
+    "EvalPlan", "Evaluation", "RankedQuery", "AnswersImport",
     # errors and progress
     "WorkbenchError", "NotIndexed", "os_error", "Cancelled", "Progress",
 ]

@@ -26,7 +26,7 @@ from workbench.records import TierSet
 from workbench.rerank.systems import stored_runs
 from workbench.session.state import Session
 from workbench.settings import access_k
-from workbench.triage.queries import add_query, edit_original_answer, who
+from workbench.triage.queries import edit_original_answer, who
 
 # ---------------------------------------------------------------- the change written, its figures recomputed
 
@@ -98,6 +98,8 @@ def add_logged_query(root: Path, version: str, text: str, answer: str, gold: lis
     """A failing query pasted from a log, added (and carried into the version worked on): its id and
     the change. ``domain`` None: the gold documents' domain."""
     from workbench.project.labels import carry_query
+
+    from workbench.session.queries import add_query  # the one add `add-query` runs too
 
     q = add_query(root, text, answer, gold, domain=domain)
     new = carry_query(root, version, q.query_id, by)

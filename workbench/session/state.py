@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from workbench.access.evaluate import SystemResult, evaluate
-from workbench.rerank.systems import stored_runs
+from workbench.access.evaluate import SystemResult
 from workbench.access.indexing import IndexKind, build_indexes, index_status
 from workbench.access.ladder import StaleTiersError, load_tiers, write_ladder
 from workbench.access.retrievers import make_retrievers, preferred
@@ -181,9 +180,10 @@ def evaluate_all(session: Session, progress: Progress = no_progress) -> list[Sys
     """Every registered retriever whose indexes are built, and every stored model run, on every
     tier of the session, at the project's `[retrievers] k`. While a background build runs, dense
     systems join tier by tier."""
+    from workbench.session.evaluation import evaluate_systems  # the one evaluation `eval` runs too
+
     p = session.project
-    return evaluate(p, session.tiers, make_retrievers(p), k=session.k, progress=progress, built_only=True,
-                    stored=stored_runs)
+    return evaluate_systems(p, session.tiers, make_retrievers(p), k=session.k, progress=progress, built_only=True)
 
 
 def use_table(project: Project, tiers: list[Tier]) -> UseTable | None:

@@ -1,4 +1,4 @@
-"""K has one home (workbench/settings.py: `access_k(project)`): no module of workbench/ or screens/
+"""K has one home (workbench/project/settings.py: `access_k(project)`): no module of workbench/ or screens/
 writes the cut-off as a literal 10 — a `k=10` argument or default, a call that scores at 10, a rank
 compared with 10, or "@10" / "top 10" / "K=10" in a string a user reads. A new one fails here,
 named by file:line; ALLOWED lists the few 10s that are not K."""
@@ -90,7 +90,7 @@ def scan() -> list[str]:
 
 def test_no_literal_k_outside_settings():
     found = scan()
-    assert not found, "a literal K (read `workbench.settings.access_k(project)` instead):\n" + "\n".join(found)
+    assert not found, "a literal K (read `workbench.project.settings.access_k(project)` instead):\n" + "\n".join(found)
 
 
 def test_the_scanner_finds_each_kind_of_literal_k():

@@ -119,7 +119,7 @@ def _use_figures(row: dict[str, UseRow]) -> tuple[str, str]:
 
 
 def reading_shown(reading: str, decided: int) -> str:
-    """A reading only on enough decided verdicts (the one rule, workbench/settings.py); else a dash
+    """A reading only on enough decided verdicts (the one rule, workbench/project/settings.py); else a dash
     (one cell at 80 columns: the line above the table says why)."""
     return reading if core.reading_given(decided) else "–"
 

@@ -14,7 +14,7 @@ from workbench.access.ladder import load_tiers
 from workbench.access.runs import RunStore
 from workbench.cli import main
 from workbench.project.load import load_project
-from workbench.suggest import command
+from workbench.project.suggest import command
 
 READS = {
     "diagnose": ["diagnose", "{root}"],

@@ -101,7 +101,7 @@ def test_reading_and_recommendations(diag_root):
     from collections import Counter
 
     from workbench.diagnosis.overview import overview, reading_of
-    from workbench.settings import MIN_DECIDED
+    from workbench.project.settings import MIN_DECIDED
 
     p = load_project(diag_root)
     tiers = load_tiers(p).tiers

@@ -44,7 +44,7 @@ def test_verdicts_of_a_session_in_the_list_and_the_diagnosis_tab(tmp_path):
 
 
 def test_a_reading_needs_min_decided_verdicts_in_the_diagnosis_tab(tmp_path, monkeypatch):
-    """The one reading rule (workbench/settings.py): each level of the tiny project has 3 decided
+    """The one reading rule (workbench/project/settings.py): each level of the tiny project has 3 decided
     verdicts (fewer than MIN_DECIDED: no reading, a dash), the overall row 9 (its reading given);
     with the rule raised above 9 the head says there is no reading instead of "is use-bound"."""
     from rich.console import Console

@@ -17,7 +17,7 @@ from workbench.access.indexing import index_status
 from workbench.access.metrics import query_access, summarize
 from workbench.names import SystemName
 from workbench.progress import Progress
-from workbench.settings import access_k
+from workbench.project.settings import access_k
 from workbench.project.files import Project
 from workbench.records import AccessSummary, QueryAccess, RankedList, Tier
 from workbench.access.retrievers import Retriever

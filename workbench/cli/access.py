@@ -119,6 +119,6 @@ def export_trec(root: Path, out: Path | None, tier_spec: str) -> None:
         console.print(as_text(str(path)))
     if len(written) <= 1:
         from workbench.safe_text import markup_escaped
-        from workbench.suggest import command
+        from workbench.project.suggest import command
 
         err_console.print(f"no stored runs yet: run `{markup_escaped(command('eval', root))}` first", highlight=False)

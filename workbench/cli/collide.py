@@ -11,7 +11,7 @@ import click
 from workbench.cli.common import PROJECT_ARG, QUERIES_VERSION, console, err_console, Table
 from workbench.project.versions import LabelRecord
 from workbench.safe_text import as_text
-from workbench.suggest import command
+from workbench.project.suggest import command
 
 
 def _full_tier(project):

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import click
 
-from workbench.settings import access_k
+from workbench.project.settings import access_k
 import msgspec
 
 from workbench.cli.common import PROJECT_ARG, QUERIES_OPT, QUERIES_VERSION, TIERS_OPT, console, load_selection, Table
 from workbench.display import MISSING, fmt
 from workbench.safe_text import as_text, markup_escaped
-from workbench.suggest import command
+from workbench.project.suggest import command
 
 K_OPT = click.option("--k", type=click.IntRange(1, 1000), default=None, help="Cut-off K (default: `[retrievers] k`).")
 JSON_OPT = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")

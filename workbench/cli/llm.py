@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from workbench.settings import access_k
+from workbench.project.settings import access_k
 
 from workbench.cli.common import EXISTING_PROJECT_ARG, QUERIES_VERSION, err_console, wide_console, Table
 from workbench.display import MISSING, fmt

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from workbench.settings import access_k
+from workbench.project.settings import access_k
 
 from workbench.cli.common import PROJECT_ARG, TIERS_OPT, console, err_console
 

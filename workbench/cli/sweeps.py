@@ -246,7 +246,7 @@ def list_(root):
     store = SweepStore(project)
     metas = store.list()
     if not metas:
-        from workbench.suggest import command
+        from workbench.project.suggest import command
 
         click.echo(f"no sweeps yet: run `{command('sweep volume', root)}` (add --dry-run to see the arms first)")
         return
@@ -270,7 +270,7 @@ def show(root, sweep_id):
         return
     meta = SweepStore(project).load_meta(sweep_id)
     if meta is None:
-        from workbench.suggest import command
+        from workbench.project.suggest import command
 
         raise click.ClickException(f"no sweep {sweep_id!r}: see `{command('sweep list', root)}`")
     _print(project, meta)

@@ -10,7 +10,7 @@ from workbench.cli.common import PROJECT_ARG, console, err_console, split_ids, T
 from workbench.display import fmt
 from workbench.project.load import load_project
 from workbench.safe_text import as_text, markup_escaped, visible
-from workbench.suggest import command
+from workbench.project.suggest import command
 
 MAX_SHOWN_PROBLEMS = 20
 
@@ -38,7 +38,7 @@ def print_problems(problems, what: str, note: str = "not in the project; left ou
 def import_run(root: Path, file: Path, name: str, fmt_: str, tier: str | None, ids: str) -> None:
     """Import a production retriever's rankings as system run:NAME, scored beside bm25/dense/hybrid."""
     from workbench.session.imports import import_run as do_import
-    from workbench.settings import access_k
+    from workbench.project.settings import access_k
 
     project = load_project(root)
     report, figures = do_import(project, file, name, fmt_, tier, ids)
@@ -238,7 +238,7 @@ def print_trace_runs(project, tiers, name: str, reranked: bool) -> None:
     from rich.text import Text
 
     from workbench.session.imports import imported_figures
-    from workbench.settings import access_k
+    from workbench.project.settings import access_k
     from workbench.triage.traces.importer import RERANK_SUFFIX
 
     names = [name] + ([name + RERANK_SUFFIX] if reranked else [])

@@ -39,7 +39,7 @@ import msgspec
 from workbench.errors import BadInput
 from workbench.project.files import Project
 from workbench.records import Query, Tier
-from workbench.suggest import command
+from workbench.project.suggest import command
 
 Source = Literal["dense", "bm25", "dense+bm25", "unjudged"]
 Start = Literal["mined", "unjudged"]

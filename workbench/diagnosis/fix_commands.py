@@ -17,7 +17,7 @@ from workbench.display import fmt
 from workbench.names import RERANK_MARK, TUNED_SUFFIX
 from workbench.project.files import Project
 from workbench.records import Tier
-from workbench.suggest import command as suggest
+from workbench.project.suggest import command as suggest
 
 RERANK_DEPTH = 100  # "a reranker over the top 100 before the top K is cut"
 # a chat model scores one pair per call: twice K is the least depth that can still bring a document

@@ -18,7 +18,7 @@ from workbench.names import TASKS, SystemName
 from workbench.diagnosis.systems import production_name
 from workbench.project.files import ORIGINAL_VERSION, Project
 from workbench.records import Tier
-from workbench.settings import access_k
+from workbench.project.settings import access_k
 
 
 @dataclass

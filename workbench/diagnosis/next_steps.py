@@ -1,5 +1,5 @@
 """The next step of a verdict that misses something: the one command (and the query inspector's
-key) that would fill it, built by workbench.suggest.command (absolute project path, every part
+key) that would fill it, built by workbench.project.suggest.command (absolute project path, every part
 quoted); never a run that cannot be made (a name that is no model, a task that does not fit the
 window: then the tiers where it fits are named)."""
 
@@ -13,7 +13,7 @@ from workbench.errors import WorkbenchError
 from workbench.names import TASKS
 from workbench.project.files import ORIGINAL_VERSION, Project
 from workbench.records import Query, Tier
-from workbench.suggest import command
+from workbench.project.suggest import command
 
 class Collector(Protocol):
     """What a next step reads of the diagnosis' loaded results (diagnosis.collect.Collector)."""

@@ -30,7 +30,7 @@ from workbench.diagnosis.rules import PENDING
 from workbench.stats import DEFAULT_SEED, TURN_THRESHOLD, Estimate, Turn, bootstrap_ci, turning_point
 from workbench.project.files import Project
 from workbench.records import Tier
-from workbench.settings import MIN_DECIDED, reading_given
+from workbench.project.settings import MIN_DECIDED, reading_given
 
 READING_RULES = {
     "none": "no decided verdict yet",

@@ -25,7 +25,7 @@ from workbench.access.retrievers import system_order
 from workbench.inspection.movement import ranks_before
 from workbench.access.runs import RunStore
 from workbench.inspection.worddiff import WordDiff, word_diff
-from workbench.settings import access_k
+from workbench.project.settings import access_k
 
 RowKind = Literal["gold", "hard_negative", "other"]
 GOLD: RowKind = "gold"
@@ -174,6 +174,6 @@ def _doc_text(doc: Document) -> str:
 
 
 def inspect_stored(project: Project, tier: Tier, query: Query, k: int | None = None, store: RunStore | None = None) -> QueryInspection:
-    """``k`` None: the project's K (workbench.settings.access_k)."""
+    """``k`` None: the project's K (workbench.project.settings.access_k)."""
     return inspect_query(project, tier, query, stored_rankings(project, tier, query.query_id, store), k)
 

@@ -41,7 +41,7 @@ from workbench.project.files import ORIGINAL_VERSION, Project
 from workbench.records import Document, ModelConfig, Query, Tier
 from workbench.access.runs import RunStore, run_key, tier_docs_hash, tier_hash
 from workbench.tokens import count_tokens, serialize_docs
-from workbench.settings import access_k
+from workbench.project.settings import access_k
 
 MESSAGE_OVERHEAD_TOKENS = 8  # chat-template tokens per message (role markers), budgeted generously
 

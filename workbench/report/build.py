@@ -22,7 +22,7 @@ from workbench.project.files import Project
 from workbench.records import ModelConfig, Tier
 from workbench.access.runs import tier_hash
 from workbench.report.partial import MIN_ANSWERS, AccessFirst, access_first, first_decided_failure
-from workbench.settings import MIN_DECIDED
+from workbench.project.settings import MIN_DECIDED
 from workbench.report.insight import Insight, insight_section
 from workbench.diagnosis.fix_effect import FixEffect, fix_effects
 from workbench.diagnosis.recommend import Recommendation, primary_recommendations

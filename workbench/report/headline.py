@@ -10,8 +10,8 @@ from workbench.diagnosis.overview import Reading
 from workbench.diagnosis.recommend import Recommendation
 from workbench.report.build import Report
 from workbench.report.partial import PROVISIONAL_ACCESS, count, shown_verdict
-from workbench.settings import reading_given
-from workbench.suggest import command
+from workbench.project.settings import reading_given
+from workbench.project.suggest import command
 
 COLUMNS = ("PASS", "ACCESS", PROVISIONAL_ACCESS, "USE", "USE-UNDER-DISTRACTORS", "BOTH", "UNDECIDED", "NOT-YET")
 DECIDED = ("PASS", "ACCESS", "USE", "USE-UNDER-DISTRACTORS", "BOTH")

@@ -22,7 +22,7 @@ from workbench.diagnosis.nearmiss import Distractor, distractors
 from workbench.diagnosis.rules import PROVISIONAL_OF
 from workbench.project.files import Project
 from workbench.records import Tier
-from workbench.settings import MIN_DECIDED as MIN_DECIDED  # the one reading rule (report/build.py imports it from here)
+from workbench.project.settings import MIN_DECIDED as MIN_DECIDED  # the one reading rule (report/build.py imports it from here)
 
 MIN_ANSWERS = 5  # fewer answers (or queries) behind a figure: shown as a count, not a rate or a curve
 PROVISIONAL_ACCESS: str = next(iter(PROVISIONAL_OF))  # "ACCESS?", named in diagnosis/rules.py

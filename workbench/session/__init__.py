@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from workbench.session.unjudged import has_answer_bearing_unjudged, unjudged_documents
     from workbench.session.use import calibrate_judge, estimate_prompts, export_evidence, known_results, run_batch, run_model_task, sweep_panels, why_not_run, window_budget
     from workbench.diagnosis.filters import Filter, FilterFacts, filter_problems, parse_filter, query_matches
-    from workbench.settings import MIN_DECIDED, reading_given
+    from workbench.project.settings import MIN_DECIDED, reading_given
     from workbench.session.rankings import ensure_rankings, missing_rankings, NotIndexed
     from workbench.session.selection import select, Selection
     from workbench.session.reports import report_stem, report_path
@@ -151,7 +151,7 @@ _HOME = {
     'filter_problems': 'workbench.diagnosis.filters',
     'parse_filter': 'workbench.diagnosis.filters',
     'query_matches': 'workbench.diagnosis.filters',
-    'MIN_DECIDED': 'workbench.settings',
+    'MIN_DECIDED': 'workbench.project.settings',
     'evaluate_systems': 'workbench.session.evaluation',
     'plan_eval': 'workbench.session.evaluation',
     'run_eval': 'workbench.session.evaluation',
@@ -163,7 +163,7 @@ _HOME = {
     'import_answers': 'workbench.session.production',
     'judge_answers': 'workbench.session.production',
     'AnswersImport': 'workbench.session.production',
-    'reading_given': 'workbench.settings',
+    'reading_given': 'workbench.project.settings',
 }
 
 __all__ = [

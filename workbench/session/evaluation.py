@@ -1,5 +1,5 @@
 """Evaluation, one operation for both front ends: `eval` and the TUI's evaluation score the same
-systems the same way (K from workbench.settings.access_k, the stored runs that count from
+systems the same way (K from workbench.project.settings.access_k, the stored runs that count from
 workbench.rerank.systems.stored_runs), so their figures cannot drift. Imports are lazy: a repeat
 `eval` loads no index engine (tests/cli/test_startup_imports.py)."""
 
@@ -24,7 +24,7 @@ def evaluate_systems(project: Project, tiers: list[Tier], retrievers: dict[str, 
     at ``k`` (None: the project's K)."""
     from workbench.access.evaluate import evaluate
     from workbench.rerank.systems import stored_runs
-    from workbench.settings import access_k
+    from workbench.project.settings import access_k
 
     return evaluate(project, tiers, retrievers, k=k or access_k(project), include_models=include_models,
                     progress=progress, built_only=built_only, stored=stored_runs)
@@ -114,7 +114,7 @@ def plan_eval(root: Path, names: list[str], tier_spec: str = "all", k: int | Non
     from workbench.access.ladder import ensure_tiers, select_tiers
     from workbench.access.retrievers import RETRIEVERS, make_retrievers
     from workbench.project.load import load_project
-    from workbench.settings import access_k
+    from workbench.project.settings import access_k
 
     project = load_project(root, queries_version)
     k = k or access_k(project)

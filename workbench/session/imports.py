@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from workbench.project.files import Project
 from workbench.records import AccessSummary, Tier
-from workbench.settings import access_k
+from workbench.project.settings import access_k
 
 if TYPE_CHECKING:
     from workbench.triage.runs import ImportReport

@@ -25,7 +25,7 @@ from workbench.project.visit import LabelVisit
 from workbench.records import TierSet
 from workbench.rerank.systems import stored_runs
 from workbench.session.state import Session
-from workbench.settings import access_k
+from workbench.project.settings import access_k
 from workbench.triage.queries import edit_original_answer, who
 
 # ---------------------------------------------------------------- the change written, its figures recomputed

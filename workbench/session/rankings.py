@@ -9,8 +9,8 @@ from workbench.errors import WorkbenchError
 from workbench.progress import Progress
 from workbench.project.files import Project
 from workbench.records import Tier
-from workbench.settings import access_k
-from workbench.suggest import command
+from workbench.project.settings import access_k
+from workbench.project.suggest import command
 
 
 class NotIndexed(WorkbenchError):

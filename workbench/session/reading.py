@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from workbench.errors import BadInput
 from workbench.session.selection import Selection
-from workbench.settings import access_k
+from workbench.project.settings import access_k
 
 if TYPE_CHECKING:
     from workbench.diagnosis.collect import QueryVerdicts

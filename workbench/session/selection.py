@@ -11,7 +11,7 @@ from workbench.errors import BadInput
 from workbench.progress import Progress
 from workbench.project.files import Project
 from workbench.records import Tier
-from workbench.suggest import command
+from workbench.project.suggest import command
 
 
 class Selection(NamedTuple):

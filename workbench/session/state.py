@@ -24,7 +24,7 @@ from workbench.project.files import Project
 from workbench.project.load import load_project
 from workbench.project.visit import LabelVisit
 from workbench.records import ModelConfig, Query, QueryAccess, Tier, TierSet
-from workbench.settings import access_k
+from workbench.project.settings import access_k
 
 if TYPE_CHECKING:
     pass

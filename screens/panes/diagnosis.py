@@ -33,14 +33,10 @@ class DiagnosisPane(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static("Waiting for access results…", id="diagnosis-body")
 
-    def watch_session(self) -> None:
+    def _redraw(self) -> None:
         self.render_diagnosis()
 
-    def watch_verdicts(self) -> None:
-        self.render_diagnosis()
-
-    def watch_use(self) -> None:
-        self.render_diagnosis()
+    watch_session = watch_verdicts = watch_use = _redraw  # every input of the tab redraws it
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="recommend")
     def load_recommendations(self, s: Session) -> None:

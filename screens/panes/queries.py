@@ -98,20 +98,11 @@ class QueryListPane(Vertical):
     def shown(self) -> list[str]:
         return [str(k.value) for k in self.table.rows]
 
-    def watch_session(self) -> None:
+    def _redraw(self) -> None:
         self.render_list()
 
-    def watch_verdicts(self) -> None:
-        self.render_list()
-
-    def watch_build_note(self) -> None:
-        self.render_list()
-
-    def watch_sort(self) -> None:
-        self.render_list()
-
-    def watch_chosen_system(self) -> None:
-        self.render_list()
+    # every input of the list redraws it
+    watch_session = watch_verdicts = watch_build_note = watch_sort = watch_chosen_system = _redraw
 
     def on_resize(self) -> None:
         self.render_list()  # the legend is shorter on a short terminal

@@ -124,6 +124,12 @@ def test_a_stored_file_of_before_loads_and_counts_while_its_tier_hash_holds(tiny
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(raw)
     assert [r.system for r in RunStore(p).runs(tier)] == ["run:x"]
+    # read once while current, it is stamped with the tier's documents: an added query keeps it
+    add_query(tiny_project, "Which city is the capital of Germany?", answer="Berlin", gold=["3"])
+    p2 = load_project(tiny_project)
+    shared = {t.name: t for t in ensure_tiers(p2).tiers}["shared"]
+    assert tier_hash(p2, shared) != old.tier_hash
+    assert [r.system for r in RunStore(p2).runs(shared)] == ["run:x"]
 
 
 def test_a_ranking_is_kept_by_the_tier_documents_and_its_query_text(tiny_project):  # noqa: F811

@@ -192,7 +192,20 @@ class JsonRunStore:
     def runs(self, tier: Tier) -> list:
         """Stored runs made on the tier's current documents, by system name."""
         decoded = (self._decode(p) for p in sorted(self._dir(tier.name).glob("*.json")))
-        return [r for r in decoded if r is not None and self.current(r, tier)]
+        return [self._stamped(r, tier) for r in decoded if r is not None and self.current(r, tier)]
+
+    def _stamped(self, run, tier: Tier):
+        """A run stored before docs_hash, still current by its whole tier_hash, gets the tier's
+        docs_hash written in once: from then on adding or labelling a query (which changes the
+        tier_hash) no longer makes it stale. Best effort: a read-only project keeps the old rule."""
+        if run.docs_hash:
+            return run
+        run = msgspec.structs.replace(run, docs_hash=tier_docs_hash(self.project, tier))
+        try:
+            self.save(run)
+        except OSError:
+            pass
+        return run
 
 
 class RunStore(JsonRunStore):

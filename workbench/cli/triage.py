@@ -200,12 +200,12 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
                   add_unknown_documents: bool, ids: str, max_mb: int, judge_it: bool, judge_model: str | None,
                   judge_samples: int) -> None:
     """Import production traces (OTLP JSON, a Phoenix export or a Phoenix URL): one trace, one query."""
-    from workbench.access.ladder import ensure_tiers
-    from workbench.triage.answers import current_run, full_tier, load_answers
     from workbench.safe_text import visible
-    from workbench.triage.traces.importer import import_traces as do_import
+    from workbench.session import import_traces as do_import
 
-    r = do_import(root, source, name, fmt_, phoenix_project, query_id_key, add_unknown_documents, ids, max_mb)  # type: ignore[arg-type]
+    t = do_import(root, source, name, fmt_, phoenix_project, query_id_key, add_unknown_documents, ids, max_mb,
+                  judge_it, judge_model, judge_samples)
+    r = t.imported
     console.print(f"read {r.spans} spans in {r.traces} traces ({r.format}); imported {r.imported} queries: "
                   f"{r.matched_by_id} matched by id, {r.matched_by_text} by text, {len(r.added_queries)} added unlabelled"
                   + (f"; {r.repeated} repeated trace(s) of a query, the latest kept" if r.repeated else ""), highlight=False)
@@ -214,21 +214,12 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
     if r.added_documents:
         err_console.print(f"[yellow]{len(r.added_documents)} document(s) added to the corpus[/] (DocIDs {r.added_documents[0]}–"
                           f"{r.added_documents[-1]}): tiers and indexes are stale; `{markup_escaped(command('index', root))}` rebuilds them", highlight=False)
-    project = load_project(root)
-    tiers = ensure_tiers(project).tiers
     if r.run is not None:
         console.print(f"{r.run.queries_without_ranking} project quer(ies) without a trace score zero in run:{markup_escaped(name)}",
                       highlight=False)
-        print_trace_runs(project, tiers, name, bool(r.reranked))
-    record = load_answers(project, name) if r.answers else None
-    if record is not None:
-        tier = full_tier(tiers)
-        import asyncio
-
-        from workbench.session.production import judge_answers  # the one judging import-answers runs too
-
-        run = asyncio.run(judge_answers(project, record, tier, judge_model, judge_samples)) if judge_it else current_run(project, record, tier, None)
-        console.print(f"{r.answers} answers as [bold]{markup_escaped(record.system)}[/] ({len(run.qa)} with a reference answer"
+        print_trace_runs(t.project, t.tiers, name, bool(r.reranked))
+    if t.answers is not None:
+        console.print(f"{r.answers} answers as [bold]{markup_escaped(t.answers.system)}[/] ({len(t.answers.qa)} with a reference answer"
                       + (f"; {r.answers_without_context} without the documents the LLM read" if r.answers_without_context else "")
                       + ")", highlight=False)
 

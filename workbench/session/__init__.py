@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from workbench.session.imports import import_run, imported_figures, ImportedFigures
     from workbench.session.evaluation import evaluate_systems, plan_eval, run_eval, EvalPlan, Evaluation
     from workbench.session.queries import add_query, rank_added, RankedQuery
-    from workbench.session.production import import_answers, judge_answers, AnswersImport
+    from workbench.session.production import import_answers, import_traces, judge_answers, AnswersImport, TracesImport
 
 _HOME = {
     'verdicts': 'workbench.session.reading',
@@ -163,6 +163,8 @@ _HOME = {
     'import_answers': 'workbench.session.production',
     'judge_answers': 'workbench.session.production',
     'AnswersImport': 'workbench.session.production',
+    'import_traces': 'workbench.session.production',
+    'TracesImport': 'workbench.session.production',
     'reading_given': 'workbench.project.settings',
 }
 
@@ -176,7 +178,7 @@ __all__ = [
     "load_recommendations", "shown_recommendations", "first_runnable_fix", "fix_cost", "fix_pairs", "run_fix",
     "unjudged_documents", "has_answer_bearing_unjudged",
     "select", "verdicts", "shown_system", "compared", "stolen", "unjudged_rows", "diagnosis_report", "ensure_rankings", "missing_rankings", "report_stem", "report_path", "imported_figures", "import_run",
-    "evaluate_systems", "plan_eval", "run_eval", "add_query", "rank_added", "import_answers", "judge_answers",
+    "evaluate_systems", "plan_eval", "run_eval", "add_query", "rank_added", "import_answers", "import_traces", "judge_answers",
     "parse_filter", "filter_problems", "query_matches", "reading_given",
     # names and registries
     "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "MIN_DECIDED", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
@@ -184,7 +186,7 @@ __all__ = [
     "Session", "PromptEstimate", "SystemResult", "UseRow", "UseTable", "ModelEvidence", "QueryInspection",
     "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",
     "Recommendation", "RunnableFix", "StepperDoc", "Selection", "ImportedFigures", "Filter", "FilterFacts",
-    "EvalPlan", "Evaluation", "RankedQuery", "AnswersImport",
+    "EvalPlan", "Evaluation", "RankedQuery", "AnswersImport", "TracesImport",
     # errors and progress
     "WorkbenchError", "NotIndexed", "os_error", "Cancelled", "Progress",
 ]

@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from workbench.llm.records import TierRun
     from workbench.project.files import Problem, Project
+    from workbench.records import Tier
     from workbench.triage.answers import ImportedAnswers
+    from workbench.triage.traces.importer import TraceImport
+    from workbench.triage.traces.spans import Skipped, Span
 
 
 class AnswersImport(NamedTuple):
@@ -53,3 +56,46 @@ async def judge_answers(project, record, tier, judge_model, samples):
         return run
     async with open_client(project, name, cfg) as client:
         return await judge_run(project, run, client, samples)
+
+
+class TracesImport(NamedTuple):
+    """What `import-traces` (and the live receiver) brought: the import's record, the project as it
+    is now, its tiers, and the production answers' use run (judged or not; None: no answer)."""
+
+    project: Project
+    imported: TraceImport
+    tiers: list[Tier]
+    answers: TierRun | None
+
+
+def import_traces(root: Path, source: str, name: str, fmt: str = "auto", phoenix_project: str = "default",
+                  query_id_key: str = "query_id", add_unknown_documents: bool = False, ids: str = "auto",
+                  max_mb: int = 64, judge: bool = True, judge_model: str | None = None, judge_samples: int = 3,
+                  spans: tuple[list[Span], list[Skipped], str] | None = None) -> TracesImport:
+    """Production traces from ``source`` (a file or a Phoenix URL) — or ``spans`` already read
+    (spans, skipped, format: the live receiver) — imported as run:NAME, run:NAME>rerank and
+    run:NAME:answers; the answers judged unless ``judge`` is off."""
+    from workbench.access.ladder import ensure_tiers
+    from workbench.project.load import load_project
+    from workbench.triage.answers import current_run, full_tier, load_answers
+    from workbench.triage.traces import importer
+
+    if spans is None:
+        r = importer.import_traces(root, source, name, fmt, phoenix_project, query_id_key,  # type: ignore[arg-type]
+                                   add_unknown_documents, ids, max_mb)  # type: ignore[arg-type]
+    else:
+        r = importer.import_spans(root, spans[0], spans[1], source, spans[2], name, query_id_key,
+                                  add_unknown_documents, ids)  # type: ignore[arg-type]
+    project = load_project(root)
+    tiers = list(ensure_tiers(project).tiers)
+    record = load_answers(project, name) if r.answers else None
+    run = None
+    if record is not None:
+        tier = full_tier(tiers)
+        if judge:
+            import asyncio  # only when judging: the models' clients are heavy
+
+            run = asyncio.run(judge_answers(project, record, tier, judge_model, judge_samples))
+        else:
+            run = current_run(project, record, tier, None)
+    return TracesImport(project, r, tiers, run)

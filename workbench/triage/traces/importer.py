@@ -264,12 +264,21 @@ def store_rerank(project: Project, path: Path, name: str) -> int:
 def import_traces(root: Path, source: str, name: str, fmt: SourceFormat = "auto", phoenix_project: str = "default",
                   query_id_key: str = "query_id", add_unknown_documents: bool = False, ids: IdSpace = "auto",
                   max_mb: int = DEFAULT_MAX_MB) -> TraceImport:
+    """Spans read from ``source`` (a file or a Phoenix URL), then imported (import_spans)."""
+    check_name(name)
+    kind, spans, skipped = read_spans(source, fmt, phoenix_project, max_mb)
+    return import_spans(root, spans, skipped, source, kind, name, query_id_key, add_unknown_documents, ids)
+
+
+def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: str, kind: str, name: str,
+                 query_id_key: str = "query_id", add_unknown_documents: bool = False, ids: IdSpace = "auto") -> TraceImport:
+    """Spans already read (from a file, a Phoenix server, or the live receiver) imported as
+    run:NAME, run:NAME>rerank and run:NAME:answers; ``source`` names where they came from."""
     from workbench.triage.answers import import_answers
     from workbench.triage.queries import add_query
     from workbench.triage.runs import import_run
 
     check_name(name)
-    kind, spans, skipped = read_spans(source, fmt, phoenix_project, max_mb)
     found, not_understood = traces(spans, query_id_key)
     skipped = [*skipped, *not_understood]
     if not found:

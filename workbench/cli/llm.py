@@ -8,11 +8,8 @@ from pathlib import Path
 
 import click
 
-from workbench.project.settings import access_k
-
 from workbench.cli.common import EXISTING_PROJECT_ARG, QUERIES_VERSION, err_console, wide_console, Table
 from workbench.display import MISSING, fmt
-from workbench.errors import BadInput
 from workbench.names import TASKS
 from workbench.safe_text import as_text, markup_escaped
 
@@ -39,93 +36,41 @@ def run_command(root: Path, model_name, tasks, tiers, queries, variant, k, retri
 
     With --queries-version, the version's queries are run; oracle and rag (whose context comes from
     the labels) are stored apart for that version and never replace the original's."""
-    from workbench.access.ladder import ensure_tiers, select_tiers
-    from workbench.llm.providers import resolve_judge, resolve_model
-    from workbench.project.load import load_project
+    from workbench.progress import stage_progress
+    from workbench.session.runs import plan_run, run_models
 
     task_list = [t.strip() for spec in tasks for t in spec.split(",") if t.strip()]
     bad = [t for t in task_list if t not in TASKS]
     if bad:
         raise click.BadParameter(f"unknown task(s) {bad}; known: {list(TASKS)}", param_hint="--task")
-    if any(TASKS[t].context == "retrieved" for t in task_list) and not retriever:
-        from workbench.access.retrievers import preferred
-
-        retriever = preferred()[0]  # the registry's best, as the TUI's retrieve-then-read uses
-        err_console.print(f"[dim]rag reads the top {rag_k} of {markup_escaped(retriever)} (--retriever to choose)[/]")
-    project = load_project(root, queries_version)
-    tier_list = select_tiers(ensure_tiers(project), tiers)
-    name, cfg = resolve_model(project, model_name)
-    judge_name, judge_cfg = resolve_judge(project, name, judge)
-    qids = tuple(q.strip() for q in queries.split(",") if q.strip()) or None
-    if qids:
-        unknown = [q for q in qids if q not in {x.query_id for x in project.queries}]
-        if unknown:
-            raise BadInput(f"unknown query id(s): {unknown[:10]}", title="Unknown query")
-    k = k or access_k(project)
-    seed = project.config.ladder.seed if seed is None else seed
-    needs_judge = any(not TASKS[t].localizes for t in task_list)
-    if not cfg.base_url or (needs_judge and not judge_cfg.base_url):
+    plan = plan_run(root, task_list, model=model_name, tiers=tiers, query_ids=tuple(q.strip() for q in queries.split(",") if q.strip()),
+                    variant=variant, k=k, retriever=retriever, rag_k=rag_k, judge=judge, judge_samples=judge_samples,
+                    seed=seed, concurrency=concurrency, queries_version=queries_version)
+    for note in plan.notes:
+        err_console.print(f"[dim]{markup_escaped(note)}[/]")
+    if plan.needs_server:
         err_console.print("[dim]starting the embedded model server…[/]")
-        # Started up front so a missing model or package fails before any work is queued.
-        from workbench.llm import server
-
-        server.default_server()
-
     started = time.perf_counter()
     try:
-        import asyncio
-
-        runs, stats = asyncio.run(_run_all(project, tier_list, name, cfg, judge_name, judge_cfg, task_list, variant, k, seed, retriever, rag_k, judge_samples, qids, concurrency, not no_cache))
+        with stage_progress(err_console, unit="queries") as progress:
+            done = run_models(plan, progress, use_cache=not no_cache)
     except KeyboardInterrupt:
         err_console.print("[yellow]interrupted: finished queries are saved; rerun the same command to resume[/]")
         raise SystemExit(130)
     wall = time.perf_counter() - started
-    _print_summary(project, runs)
-    from workbench.llm.tasks import invalidation_note
-
-    for note in filter(None, map(invalidation_note, runs)):  # an edit that really changed a prompt: said, never silent
+    if done.calibration is not None:
+        err_console.print(as_text(done.calibration, "green" if done.calibrated else "yellow"))
+    _print_summary(plan.project, done.runs)
+    for note in done.invalidated:  # an edit that really changed a prompt: said, never silent
         err_console.print(f"[yellow]{markup_escaped(note, one_line=True)}[/]", highlight=False, soft_wrap=True)
-    err_console.print(f"wall time {wall:.1f} s; model calls {stats['calls']} (cache hits {stats['cache_hits']}, failed {stats['failures']})")
-    failed = [(r.tier, r.system, f) for r in runs for f in r.failures]
+    err_console.print(f"wall time {wall:.1f} s; model calls {done.calls} (cache hits {done.cache_hits}, failed {done.failures})")
+    failed = [(r.tier, r.system, f) for r in done.runs for f in r.failures]
     for tier, system, f in failed[:20]:
         err_console.print(f"[red]failed[/] {markup_escaped(f'{tier} {system} {f.query_id} ({f.stage}): {f.error}', one_line=True)}",
                       highlight=False, soft_wrap=True)  # one line per failure
     if failed:
         err_console.print(f"[red]{len(failed)} query run(s) failed[/]: rerun the same command to retry them (finished ones are not recomputed)")
         raise SystemExit(1)
-
-
-async def _run_all(project, tier_list, name, cfg, judge_name, judge_cfg, task_list, variant, k, seed, retriever, rag_k, judge_samples, qids, concurrency, use_cache):
-    from workbench.llm.providers import open_model_and_judge
-    from workbench.llm.tasks import TaskOptions, run_tier
-    from workbench.progress import stage_progress
-
-    runs = []
-    async with open_model_and_judge(project, name, cfg, judge_name, judge_cfg, use_cache, concurrency) as (client, judge_client):
-        with stage_progress(err_console, unit="queries") as progress:
-            for task in task_list:
-                opts = TaskOptions(task=task, variant=variant, k=k, seed=seed, retriever=retriever, rag_k=rag_k, judge_samples=judge_samples, query_ids=qids)
-                for tier in tier_list:
-                    if qids and not set(qids) & set(tier.query_ids):
-                        continue  # none of the chosen queries is evaluated on this tier
-                    run = await run_tier(project, tier, name, client, opts,
-                                         judge_client if not TASKS[task].localizes else None, progress=progress)
-                    runs.append(run)
-        answer_runs = [r for r in runs if not TASKS[r.task].localizes and r.fits]
-        if answer_runs and not any(r.qa for r in answer_runs) and any(r.failures for r in answer_runs):
-            err_console.print("[yellow]judge not calibrated: every answer call of this run failed (is the endpoint down?)[/]")
-        elif any(not TASKS[t].localizes for t in task_list):
-            from workbench.llm.calibration import calibrate_judge, save_calibration
-
-            calibration = await calibrate_judge(judge_client, project.queries, seed=seed)
-            save_calibration(project, calibration)
-            err_console.print(as_text(calibration.verdict(), "green" if calibration.separates else "yellow"))
-    stats = {
-        "calls": client.stats.calls + (judge_client.stats.calls if judge_client is not client else 0),
-        "cache_hits": client.stats.cache_hits + (judge_client.stats.cache_hits if judge_client is not client else 0),
-        "failures": client.stats.failures + (judge_client.stats.failures if judge_client is not client else 0),
-    }
-    return runs, stats
 
 
 def _print_summary(project, runs) -> None:

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import click
 
-from workbench.project.settings import access_k
-
 from workbench.cli.common import PROJECT_ARG, TIERS_OPT, console, err_console
 
 
@@ -23,29 +21,19 @@ def rerank_command(root: Path, systems: tuple[str, ...], tier_spec: str, k: int 
 
     Scores are cached by (reranker, query, document content): a bigger tier reuses a smaller one's,
     and an interrupted rerank resumes where it stopped."""
-    from workbench.access.evaluate import SystemResult, score_run, unlabelled_count
     from workbench.access.ladder import ensure_tiers, select_tiers
-    from workbench.access.runs import RunStore
     from workbench.cli.access import print_eval
     from workbench.cli.project import ensure_indexes
-    from workbench.names import SystemName
     from workbench.progress import stage_progress
     from workbench.project.load import load_project
-    from workbench.rerank.run import rerank
+    from workbench.session.fixes import rerank
 
     project = load_project(root)
-    k = k or access_k(project)
     tiers = select_tiers(ensure_tiers(project), tier_spec)
     ensure_indexes(project, tiers)
     with stage_progress(err_console, unit="queries") as progress:
-        stats = rerank(project, tiers, list(systems), k, progress)
-    store, by_tier = RunStore(project), {t.name: t for t in tiers}
-    results = []
-    for run in stats.runs:
-        base = store.load(SystemName.parse(run.system).base, run.tier)
-        for r in ([base] if base is not None else []) + [run]:
-            summary, per_query = score_run(project, r, k)
-            results.append(SystemResult(r.system, r.tier, summary, per_query, True, unlabelled_count(project, by_tier[r.tier])))
-    print_eval(results, k, None)
+        done = rerank(project, tiers, list(systems), k, progress)
+    print_eval(done.results, done.k, None)
+    stats = done.stats
     console.print(f"{stats.scored} pairs scored, {stats.cached} from the score cache; "
                   f"{stats.reused_runs} stored run(s) were current", highlight=False)

@@ -36,12 +36,9 @@ def tune_command(root: Path, tier_spec: str, train_share: float, split_seed: int
     tuned chunk vectors are cached: an interrupted tune resumes."""
     from workbench.access.ladder import ensure_tiers, select_tiers
     from workbench.cli.project import ensure_indexes
-    from workbench.diagnosis.compare import compare
-    from workbench.names import untuned
     from workbench.progress import stage_progress
     from workbench.project.load import load_project
-    from workbench.tune.retrieval import TUNED_SYSTEMS
-    from workbench.tune.run import tune_project
+    from workbench.session.fixes import tune
     from workbench.tune.train import TuneOptions
 
     project = load_project(root)
@@ -50,15 +47,13 @@ def tune_command(root: Path, tier_spec: str, train_share: float, split_seed: int
     options = TuneOptions(train_share, split_seed, epochs, batch_size, negatives_per_gold=negatives,
                           max_seq_length=max_seq_length)
     with stage_progress(err_console, unit="steps") as progress:
-        record, trained = tune_project(project, tiers, options, retrain, progress)
-    if trained:
+        done = tune(project, tiers, options, retrain, seed, progress)
+    record = done.record
+    if done.trained:
         err_console.print(f"trained on {record.examples} triples in {record.seconds:.0f} s "
                           f"({record.left_out} left out: a held-out query's documents)", highlight=False)
     console.print(markup_escaped(record.split.caption()), highlight=False)
-    held = set(record.split.held_out)
-    for tuned in TUNED_SYSTEMS:
-        base = untuned(tuned) or tuned
-        c = compare(project, tiers, base, tuned, held, seed=seed)
+    for tuned, base, c in done.comparisons:
         t = c.test
         line = (f"{tuned} vs {base} on {t.n} held-out query × level pairs ({c.metric}): {fmt(c.mean_b)} vs {fmt(c.mean_a)}, "
                 f"difference {fmt(-(t.mean_diff or 0.0))} [{fmt(-(t.ci.high or 0.0), 3)}, {fmt(-(t.ci.low or 0.0), 3)}], "

@@ -54,6 +54,8 @@ if TYPE_CHECKING:
     from workbench.session.imports import import_run, imported_figures, ImportedFigures
     from workbench.session.evaluation import evaluate_systems, plan_eval, run_eval, EvalPlan, Evaluation
     from workbench.session.queries import add_query, rank_added, RankedQuery
+    from workbench.session.runs import plan_run, run_models, RunPlan, ModelRuns
+    from workbench.session.fixes import tune, rerank, Tuned, Reranked
     from workbench.session.production import import_answers, import_traces, judge_answers, AnswersImport, TracesImport
 
 _HOME = {
@@ -166,6 +168,14 @@ _HOME = {
     'import_traces': 'workbench.session.production',
     'TracesImport': 'workbench.session.production',
     'reading_given': 'workbench.project.settings',
+    'plan_run': 'workbench.session.runs',
+    'run_models': 'workbench.session.runs',
+    'RunPlan': 'workbench.session.runs',
+    'ModelRuns': 'workbench.session.runs',
+    'tune': 'workbench.session.fixes',
+    'rerank': 'workbench.session.fixes',
+    'Tuned': 'workbench.session.fixes',
+    'Reranked': 'workbench.session.fixes',
 }
 
 __all__ = [
@@ -179,14 +189,14 @@ __all__ = [
     "unjudged_documents", "has_answer_bearing_unjudged",
     "select", "verdicts", "shown_system", "compared", "stolen", "unjudged_rows", "diagnosis_report", "ensure_rankings", "missing_rankings", "report_stem", "report_path", "imported_figures", "import_run",
     "evaluate_systems", "plan_eval", "run_eval", "add_query", "rank_added", "import_answers", "import_traces", "judge_answers",
-    "parse_filter", "filter_problems", "query_matches", "reading_given",
+    "parse_filter", "filter_problems", "query_matches", "reading_given", "plan_run", "run_models", "tune", "rerank",
     # names and registries
     "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "MIN_DECIDED", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
     # records a front end shows
     "Session", "PromptEstimate", "SystemResult", "UseRow", "UseTable", "ModelEvidence", "QueryInspection",
     "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",
     "Recommendation", "RunnableFix", "StepperDoc", "Selection", "ImportedFigures", "Filter", "FilterFacts",
-    "EvalPlan", "Evaluation", "RankedQuery", "AnswersImport", "TracesImport",
+    "EvalPlan", "Evaluation", "RankedQuery", "AnswersImport", "TracesImport", "RunPlan", "ModelRuns", "Tuned", "Reranked",
     # errors and progress
     "WorkbenchError", "NotIndexed", "os_error", "Cancelled", "Progress",
 ]

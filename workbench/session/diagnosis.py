@@ -110,13 +110,12 @@ def run_fix(session: Session, fix: RunnableFix, progress: Progress = no_progress
         raise WorkbenchError(f"{fix.system} does not run from here: {fix.note or fix.skipped or fix.command}")
     k = session.diagnosis.qv.k if session.diagnosis else None
     tiers = [t for t in session.tiers if t.name in fix.tiers]
-    if fix.kind == "tune":
-        from workbench.tune.run import tune_project
+    from workbench.session.fixes import rerank, tune  # the operations `workbench tune` / `rerank` run
 
+    if fix.kind == "tune":
         progress(f"{fix.system} {', '.join(fix.tiers)}", 0, 1)
-        tune_project(session.project, tiers, progress=progress)
+        tune(session.project, tiers, progress=progress)
         return load_recommendations(session)
-    from workbench.rerank.run import rerank
 
     # the stage reports once per query; a chat model's first query takes a while, so say it started
     progress(f"{fix.system} {', '.join(fix.tiers)}", 0, sum(len(session.project.tier_query_ids(t)) for t in tiers))

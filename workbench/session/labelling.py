@@ -11,19 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from workbench.access.evaluate import SystemResult, evaluate
-from workbench.access.indexing import build_indexes
-from workbench.access.ladder import ensure_tiers
-from workbench.access.retrievers import make_retrievers
+from workbench.access.evaluate import SystemResult
 from workbench.diagnosis.live import LiveDiagnosis
 from workbench.errors import BadInput
 from workbench.names import system_label
 from workbench.progress import Progress, no_progress
 from workbench.project.files import Project
-from workbench.project.load import load_project
 from workbench.project.visit import LabelVisit
 from workbench.records import TierSet
-from workbench.rerank.systems import stored_runs
 from workbench.session.state import Session
 from workbench.project.settings import access_k
 from workbench.triage.queries import edit_original_answer, who
@@ -127,15 +122,10 @@ def recompute(root: Path, tierset: TierSet | None, change: LabelChange, query_id
               progress: Progress = no_progress) -> Relabelled:
     """Figures (and, with_diagnosis, verdicts) of the change's version on the original's tiers; when
     queries.jsonl changed (rebuilt) or there are no tiers yet, tiers and indexes are made current first."""
-    if change.rebuilt or tierset is None:
-        original = load_project(root)
-        tierset = ensure_tiers(original)
-        build_indexes(original, list(tierset.tiers), progress=progress)
-    project = load_project(root, change.version)
+    from workbench.session.queries import rank_queries  # the one ranking step add-query runs too
+
+    project, tierset, results = rank_queries(root, change.version, None if change.rebuilt else tierset, progress)
     tiers = list(tierset.tiers)
-    # K is the project's; only built retrievers: labelling while the dense index builds updates what is built
-    results = evaluate(project, tiers, make_retrievers(project, None), k=access_k(project), progress=progress, built_only=True,
-                       stored=stored_runs)
     # Verdicts follow the labels: recomputed here, in the worker, never on the front end's thread.
     diagnosis = LiveDiagnosis(project, tiers) if with_diagnosis else None
     return Relabelled(change.version, project, tierset, results, change.note, query_id, undo=change.undo, undone=change.undone,

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from workbench.access.evaluate import SystemResult
     from workbench.progress import Progress
     from workbench.project.files import Project
-    from workbench.records import Query, Tier
+    from workbench.records import Query, Tier, TierSet
 
 
 def add_query(root: Path, text: str, answer: str = "", gold: list[str] | None = None, negatives: list[str] | None = None,
@@ -23,16 +24,44 @@ def add_query(root: Path, text: str, answer: str = "", gold: list[str] | None = 
 
 
 class RankedQuery(NamedTuple):
-    """The project after the add, its tiers, the added query: its rankings are stored."""
+    """The project after the add (under ``version`` when given), its tiers, the added query, and
+    every system's figures: its rankings are stored."""
 
     project: Project
-    tiers: list[Tier]
+    tierset: TierSet
     query_id: str
+    results: list[SystemResult]
+
+    @property
+    def tiers(self) -> list[Tier]:
+        return list(self.tierset.tiers)
+
+
+def rank_queries(root: Path, version: str | None = None, tierset: TierSet | None = None,
+                 progress: Progress | None = None) -> tuple[Project, TierSet, list[SystemResult]]:
+    """The one ranking step after an edit (add-query, the TUI's add and every label): with no
+    ``tierset`` (queries.jsonl changed), tiers and indexes made current first; then every built
+    retriever's figures under ``version``'s labels, at the project's K, beside the stored runs
+    that count. A ranking already stored for a query is kept (access/runs.py keys it by the
+    tier's documents and the query's text), so only the new query is ranked."""
+    from workbench.access.indexing import build_indexes
+    from workbench.access.ladder import ensure_tiers
+    from workbench.access.retrievers import make_retrievers
+    from workbench.project.load import load_project
+    from workbench.session.evaluation import evaluate_systems
+
+    if tierset is None:
+        original = load_project(root)
+        tierset = ensure_tiers(original)
+        build_indexes(original, list(tierset.tiers), progress=progress)
+    project = load_project(root, version)
+    # only built retrievers: labelling while the dense index builds updates what is built
+    results = evaluate_systems(project, list(tierset.tiers), make_retrievers(project, None), built_only=True,
+                               progress=progress)
+    return project, tierset, results
 
 
 def rank_added(root: Path, query_id: str, progress: Progress | None = None) -> RankedQuery:
     """Tiers, indexes and every retriever's rankings brought up to date for the added query."""
-    from workbench.triage.queries import refresh
-
-    project, tiers, _ = refresh(root, progress=progress)
-    return RankedQuery(project, tiers, query_id)
+    project, tierset, results = rank_queries(root, progress=progress)
+    return RankedQuery(project, tierset, query_id, results)

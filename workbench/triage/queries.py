@@ -19,7 +19,6 @@ import msgspec
 from workbench.fsutil import append_record, project_lock
 from workbench.project.files import QUERIES_FILE, Problem, Project, ProjectError, encode_jsonl, validate
 from workbench.project.load import load_project
-from workbench.progress import Progress
 from workbench.project.versions import now_utc
 from workbench.records import Query
 
@@ -156,18 +155,3 @@ def edit_original_answer(root: Path, query_id: str, answer: str) -> Query:
         write_queries(project, [new if q.query_id == query_id else q for q in project.queries])
         append_edit(root, QueryEdit(now_utc(), who(), "edit_answer", query_id, old.answer, answer))
     return new
-
-
-def refresh(root: Path, retrievers: tuple[str, ...] = ("bm25", "dense", "hybrid"), progress: Progress | None = None,
-            queries_version: str | None = None):
-    """Tiers, indexes and every retriever's rankings brought up to date; returns (project, tiers, results)."""
-    from workbench.access.evaluate import evaluate
-    from workbench.access.indexing import build_indexes
-    from workbench.access.ladder import ensure_tiers
-    from workbench.access.retrievers import make_retrievers
-
-    project = load_project(root, queries_version) if queries_version else load_project(root)
-    tiers = ensure_tiers(project).tiers
-    build_indexes(project, tiers, progress=progress)
-    results = evaluate(project, tiers, make_retrievers(project, list(retrievers)), progress=progress)
-    return project, tiers, results

@@ -118,6 +118,8 @@ class QueryScreen(InspectorView):
                 s, s.tier(tier), self.q, model, task,
                 on_update=lambda e: self._post(m.ModelUpdate(self.query_id, e, final=False)),
                 progress=self.wb.progress_reporter(),
+                on_note=lambda note: self.app.call_from_thread(self.app.notify, visible(note), severity="warning",
+                                                               timeout=8, markup=False),
             )
         except core.Cancelled as exc:  # x: say what the cancel did (requests aborted, server stopped)
             if ":" in str(exc):

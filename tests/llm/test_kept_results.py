@@ -167,3 +167,28 @@ def test_the_real_models_answers_survive_an_added_query_and_the_oracle_serves_ot
     after = {r.system: r for r in LLMRunStore(p2).runs(tiers2["shared"])}
     assert after["model:local:qa"].qa == stored["model:local:qa"].qa
     assert after["model:local:oracle"].qa == stored["model:local:oracle"].qa
+
+
+def test_the_tuis_run_of_one_query_says_which_stored_answer_an_edit_made_stale(fault_server, tmp_path):  # noqa: F811
+    from support.llm_project import make_tiny_project
+
+    from workbench import session as core
+    from workbench.inspection.model_evidence import scratch_store
+
+    fault_server.responder = _responder
+    root = make_tiny_project(tmp_path / "p", models={"fake": ModelConfig(model="fault", base_url=fault_server.base_url,
+                                                                          timeout_s=5, max_retries=1)})
+    ensure_tiers(load_project(root))
+    s, _ = core.open_session(root)
+    tier = s.tiers[0]
+    query = s.project.query(tier.query_ids[0])
+    notes: list[str] = []
+    first = core.run_model_task(s, tier, query, "fake", "qa", on_update=lambda e: None, on_note=notes.append)
+    assert first is not None and first.answer and notes == []
+    # its stored prompt is not what it would be now (as after its text or context changed)
+    store = scratch_store(s.project, query.query_id, task="qa")
+    stored = store.load("model:fake:qa", tier.name)
+    store.save(msgspec.structs.replace(stored, qa=[msgspec.structs.replace(r, key="other") for r in stored.qa]))
+    core.run_model_task(s, tier, query, "fake", "qa", on_update=lambda e: None, on_note=notes.append)
+    assert notes == [f"1 stored answer of model:fake:qa on tier {tier.name} no longer matched their prompt: "
+                     f"rerun ({query.query_id})"]

@@ -77,11 +77,14 @@ def _rag_retriever(session: Session, tier: Tier) -> str:
 def run_model_task(
     session: Session, tier: Tier, query: Query, model: str, task: str,
     on_update: Callable[[ModelEvidence], None], progress: Progress = no_progress,
+    on_note: Callable[[str], None] | None = None,
 ) -> ModelEvidence | None:
     """Run one task for one query on one tier (blocking; call from a thread worker).
 
     ``on_update`` sees every saved state (answers before judging); ``progress`` is polled while
-    the model works, and raising Cancelled from it cancels the run (finished parts stay saved)."""
+    the model works, and raising Cancelled from it cancels the run (finished parts stay saved).
+    ``on_note`` hears what the run found stale (a stored answer whose prompt an edit changed:
+    `llm.tasks.invalidation_note`, the line `workbench run` prints)."""
     from workbench.llm.providers import open_client, resolve_judge
     from workbench.llm.tasks import run_tier
 
@@ -126,6 +129,11 @@ def run_model_task(
         run = run_polled(go, lambda: progress(*last), on_cancel=cancel_requests)
     except Cancelled as exc:
         raise (Cancelled(f"{exc}: {said[0]}") if said else exc) from None
+    from workbench.llm.tasks import invalidation_note
+
+    note = invalidation_note(run)
+    if note and on_note is not None:
+        on_note(note)
     diagnosis_after_run(session, query.query_id)
     return evidence_from_run(run, query.query_id, session.project)
 

@@ -12,6 +12,8 @@ import click
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
+
+    from workbench.session.selection import Selection
 else:
     def Table(*args: Any, **kwargs: Any):
         """rich's Table, imported when a command prints one (not at start-up: `eval --json` prints none)."""
@@ -94,7 +96,7 @@ def split_ids(values: tuple[str, ...]) -> list[str]:
 
 
 def load_selection(root: Path, tier_spec: str, queries: str, queries_version: str, rankings: bool = True,
-                   systems: list[str] | None = None):
+                   systems: list[str] | None = None) -> Selection:
     """The project under the version, its tiers by --tiers, and the --queries ids (None = all),
     for the commands that read stored results (diagnose, compare, report, stealers, unjudged):
     workbench/session/selection.py decides them, and (``rankings``) computes the built-in

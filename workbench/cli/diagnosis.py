@@ -76,7 +76,8 @@ def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | Non
         pending = [v for v in qv.of(chosen) if v.verdict == word]
         if pending:
             console.print(f"{len(pending)} {word}; e.g. {markup_escaped(pending[0].query_id)} at {markup_escaped(pending[0].tier)}: "
-                          f"missing {markup_escaped(pending[0].missing)}: {markup_escaped(pending[0].command)}", highlight=False)
+                          f"missing {markup_escaped(pending[0].missing)}: {markup_escaped(pending[0].command)}", highlight=False,
+                          soft_wrap=True)  # a suggested command is never broken across lines: it is pasted
 
 
 def print_recommendations(project: "Project", tiers: "list[Tier]", qv: "QueryVerdicts", system: str) -> None:

@@ -71,7 +71,8 @@ def import_answers(root: Path, file: Path, name: str, judge_it: bool, judge_mode
     from workbench.errors import ExternalError
     from workbench.session.production import import_answers as do_import
 
-    project, record, problems, run = do_import(root, file, name, judge_it, judge_model, judge_samples)
+    done = do_import(root, file, name, judge_it, judge_model, judge_samples)
+    project, record, problems, run = done.project, done.record, done.problems, done.run
     print_problems(problems, f"unknown ID(s): {record.unknown_doc_ids} document, {record.unknown_query_ids} query")
     for line in answers_summary(project, record, run):
         console.print(markup_escaped(line), highlight=False)

@@ -5,8 +5,10 @@ workbench.rerank.systems.stored_runs), so their figures cannot drift. Imports ar
 
 from __future__ import annotations
 
+import msgspec
+
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from workbench.access.evaluate import SystemResult
@@ -30,7 +32,7 @@ def evaluate_systems(project: Project, tiers: list[Tier], retrievers: dict[str, 
                     progress=progress, built_only=built_only, stored=stored_runs)
 
 
-class Evaluation(NamedTuple):
+class Evaluation(msgspec.Struct, frozen=True):
     """What `eval` prints: the figures, their K, the use side (None: --no-models or no model run)."""
 
     project: Project
@@ -95,7 +97,7 @@ def index_kinds(retrievers: list[str], reranked: list[str], tuned: list[str]) ->
     return tuple(sorted(kinds | ({"sparse"} if tuned else set())))
 
 
-class EvalPlan(NamedTuple):
+class EvalPlan(msgspec.Struct, frozen=True):
     """`eval`'s systems checked (unknown names exit 2 before anything runs) and the index kinds they
     read: the front end builds those (with its own progress bars), then calls `run_eval`."""
 

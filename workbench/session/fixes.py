@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+import msgspec
+
+from typing import TYPE_CHECKING
 
 from workbench.stats import DEFAULT_SEED
 
@@ -18,7 +20,7 @@ if TYPE_CHECKING:
     from workbench.tune.train import TuneOptions, TuneRecord
 
 
-class Tuned(NamedTuple):
+class Tuned(msgspec.Struct, frozen=True):
     """The tuned model used (trained now or kept), and each tuned system against its base on the
     held-out queries only."""
 
@@ -27,7 +29,7 @@ class Tuned(NamedTuple):
     comparisons: list[tuple[str, str, Comparison]]  # (tuned, base, comparison)
 
 
-class Reranked(NamedTuple):
+class Reranked(msgspec.Struct, frozen=True):
     """The reranked runs stored (and their bases beside them), scored at ``k``."""
 
     stats: RerankStats

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import msgspec
+
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from workbench.project.files import Project
 from workbench.records import AccessSummary, Tier
@@ -14,7 +16,7 @@ if TYPE_CHECKING:
     from workbench.triage.runs import ImportReport
 
 
-class ImportedFigures(NamedTuple):
+class ImportedFigures(msgspec.Struct, frozen=True):
     tier: Tier
     summaries: list[AccessSummary | None]  # one per imported run asked for; None: that run has no ranking here
 

@@ -7,9 +7,11 @@ brought up to date first (indexes depend on documents only, unchanged queries ke
 
 from __future__ import annotations
 
+import msgspec
+
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import Callable
 
 from workbench.access.evaluate import SystemResult
 from workbench.diagnosis.live import LiveDiagnosis
@@ -26,7 +28,7 @@ from workbench.triage.queries import edit_original_answer, who
 # ---------------------------------------------------------------- the change written, its figures recomputed
 
 
-class LabelChange(NamedTuple):
+class LabelChange(msgspec.Struct, frozen=True):
     """One labelling change, written: the version to work on from now on and what to say about it."""
 
     version: str

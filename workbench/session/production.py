@@ -3,8 +3,10 @@ asked not to. The front end prints the figures (cli/triage.py: answers_summary).
 
 from __future__ import annotations
 
+import msgspec
+
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from workbench.llm.records import TierRun
@@ -15,7 +17,7 @@ if TYPE_CHECKING:
     from workbench.triage.traces.spans import Skipped, Span
 
 
-class AnswersImport(NamedTuple):
+class AnswersImport(msgspec.Struct, frozen=True):
     """The import's record (answers, unknown IDs), its problems, and the use run (judged or not)."""
 
     project: Project
@@ -58,7 +60,7 @@ async def judge_answers(project, record, tier, judge_model, samples):
         return await judge_run(project, run, client, samples)
 
 
-class TracesImport(NamedTuple):
+class TracesImport(msgspec.Struct, frozen=True):
     """What `import-traces` (and the live receiver) brought: the import's record, the project as it
     is now, its tiers, and the production answers' use run (judged or not; None: no answer)."""
 

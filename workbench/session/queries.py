@@ -4,8 +4,10 @@ and resolved IDs cannot drift between them."""
 
 from __future__ import annotations
 
+import msgspec
+
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from workbench.access.evaluate import SystemResult
@@ -23,7 +25,7 @@ def add_query(root: Path, text: str, answer: str = "", gold: list[str] | None = 
     return write(root, text, answer, gold or [], negatives or [], domain, query_id)
 
 
-class RankedQuery(NamedTuple):
+class RankedQuery(msgspec.Struct, frozen=True):
     """The project after the add (under ``version`` when given), its tiers, the added query, and
     every system's figures: its rankings are stored."""
 

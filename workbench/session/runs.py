@@ -6,8 +6,10 @@ model call), then run; finished queries are stored as they land, so an interrupt
 
 from __future__ import annotations
 
+import msgspec
+
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from workbench.llm.records import TierRun
@@ -16,7 +18,7 @@ if TYPE_CHECKING:
     from workbench.records import ModelConfig, Tier
 
 
-class RunPlan(NamedTuple):
+class RunPlan(msgspec.Struct, frozen=True):
     """What a `run` will do, checked: every name resolved, K and the seed from the project."""
 
     project: Project
@@ -45,7 +47,7 @@ class RunPlan(NamedTuple):
         return not self.model_config.base_url or (needs_judge and not self.judge_config.base_url)
 
 
-class ModelRuns(NamedTuple):
+class ModelRuns(msgspec.Struct, frozen=True):
     """What a `run` stored, and what it found on the way."""
 
     runs: list[TierRun]

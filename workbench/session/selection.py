@@ -15,6 +15,8 @@ from workbench.project.suggest import command
 
 
 class Selection(NamedTuple):
+    """What a read command reads (a tuple: the commands unpack it as project, tiers, query ids)."""
+
     project: Project
     tiers: list[Tier]
     query_ids: set[str] | None  # None: every query

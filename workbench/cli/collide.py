@@ -72,39 +72,22 @@ def print_summary(s, root: Path) -> None:
 def collide_command(root: Path, queries_version, candidates, floor, margin, pool, seed, bm25, model_name, concurrency,
                     parse_retries, policy, keep_unsuitable, start, name, no_cache, as_json) -> None:
     """Collision testing: mine near-miss candidates (or start from the answer-bearing unjudged documents), verify each with a model, write a new query-set version."""
-    import asyncio
-
     import msgspec
 
-    from workbench.collide.mining import MiningOptions
-    from workbench.collide.run import CollideSettings, run_collide
-    from workbench.llm.providers import endpoint, open_client, resolve_model
-    from workbench.llm.tasks import model_identity
     from workbench.progress import stage_progress
-    from workbench.project.load import load_project
+    from workbench.session.collide import collide
 
     if start == "unjudged":
         _no_mining_options()
-    project = load_project(root, queries_version)
-    model, cfg = resolve_model(project, model_name)
-    tier = _full_tier(project)
-    settings = CollideSettings(
-        mining=MiningOptions(candidates=candidates, floor=floor, margin=margin, pool=pool, seed=seed, bm25=bm25, tier=tier.name,
-                             start=start),
-        model=model, model_identity=[endpoint(cfg)[1], *model_identity(cfg)], parse_retries=parse_retries,
-        conflict_policy=policy, keep_unsuitable=keep_unsuitable,
-    )
-
-    async def go():
-        async with open_client(project, model, cfg, use_cache=not no_cache, concurrency=concurrency) as client:
-            with stage_progress(err_console, unit="items") as progress:
-                return await run_collide(project, tier, client, settings, name=name, progress=progress)
-
     try:
-        summary = asyncio.run(go())
+        with stage_progress(err_console, unit="items") as progress:
+            done = collide(root, queries_version, candidates=candidates, floor=floor, margin=margin, pool=pool, seed=seed,
+                           bm25=bm25, model=model_name, concurrency=concurrency, parse_retries=parse_retries, policy=policy,
+                           keep_unsuitable=keep_unsuitable, start=start, name=name, use_cache=not no_cache, progress=progress)
     except KeyboardInterrupt:
         err_console.print("[yellow]interrupted: finished verdicts are saved; rerun the same command to resume[/]")
         raise SystemExit(130)
+    project, tier, summary = done.project, done.tier, done.summary
     if as_json:
         click.echo(json.dumps(msgspec.to_builtins(summary), indent=1))
     else:

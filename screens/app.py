@@ -70,6 +70,7 @@ class WorkbenchApp(App[None]):
     indexes: var[int] = var(0)  # a build made indexes usable, or finished
     build_note: var[str] = var("")  # what a running build has made usable so far ("" when none runs)
     listed: var[tuple[str, ...]] = var(())  # the query list's ids, in its order (the inspector's j/k)
+    arrived: var[frozenset[str]] = var(frozenset())  # production queries imported while the TUI was open
 
     def __init__(self, project_path: Path, auto_build: bool = False, export_dir: Path | None = None,
                  queries_version: str | None = None) -> None:
@@ -83,12 +84,14 @@ class WorkbenchApp(App[None]):
         self._task_labels: dict[str, tuple[str, int, int]] = {}  # group -> its latest progress
         self.indexes_ready: dict[str, set[str]] = {}  # kind -> tiers usable so far, while a build runs
         self.user_keymap: dict[str, str] = {}
+        self._production: tuple | None = None  # the import records' stamp last seen (None: not loaded yet)
 
     def on_mount(self) -> None:
         self.apply_user_keymap()
         self.push_screen(MainScreen())
         self.sub_title = visible(self.project_path.name, one_line=True)
         self.load_project()
+        self.set_interval(FOLLOW_EVERY_S, self.follow_production)
 
     def apply_user_keymap(self) -> None:
         try:
@@ -239,8 +242,39 @@ class WorkbenchApp(App[None]):
         self.queries_version = name
         self.load_project()
 
+    def follow_production(self) -> None:
+        """Each second: did another process import traces (`import-traces`, `collect`)? Then read
+        the project again and show what arrived (a stat per import record: cheap)."""
+        s = self.session
+        if s is None or self._production is None or any(not w.is_finished for w in self.workers if w.group in ("load", "follow")):
+            return
+        stamp = core.production_stamp(s.project)
+        if stamp != self._production:
+            self._production = stamp
+            self.reload_production()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="follow")
+    def reload_production(self) -> None:
+        self.post_message(m.ProductionArrived(core.reload_production(self.current, self.queries_version)))
+
+    def on_production_arrived(self, msg: m.ProductionArrived) -> None:
+        r = msg.reloaded
+        core.install_reload(self.current, r)
+        if r.arrived:
+            self.arrived = self.arrived | frozenset(r.arrived)
+            self.notify(visible(f"{len(r.arrived)} production quer{'y' if len(r.arrived) == 1 else 'ies'} arrived from traces "
+                                f"({', '.join(r.arrived[:3])}{', …' if len(r.arrived) > 3 else ''}): marked new; from:traces lists them"),
+                        title="Production", timeout=8, markup=False)
+        self.refresh_header()
+        self.mutate_reactive(WorkbenchApp.session)  # the list, the overview and the diagnosis follow
+        if r.stale:
+            self.notify(visible(f"{r.stale[0]}: Ctrl+B builds it"), severity="warning", timeout=8, markup=False)
+        elif r.tierset is not None:
+            self.request_evaluation()  # production's rankings and answers decide the new queries' verdicts
+
     def on_project_loaded(self, msg: m.ProjectLoaded) -> None:
         self.session = msg.session
+        self._production = core.production_stamp(msg.session.project)
         self.refresh_header()
         if msg.stale:
             reason = "; ".join(msg.stale)
@@ -326,7 +360,8 @@ class WorkbenchApp(App[None]):
         # the verdict system and the query-set version before the rest: both stay in view at 80 columns
         shown = f"verdicts {system} · " if system else ""
         rankings = f"{ranking} rankings · " if system and ranking != system else ""
-        self.sub_title = visible(f"{shown}queries {core.version_shown(s)} ({len(p.queries)}) · {rankings}{p.config.name}",
+        arrived = f"{len(self.arrived)} new from traces · " if self.arrived else ""
+        self.sub_title = visible(f"{shown}queries {core.version_shown(s)} ({len(p.queries)}) · {arrived}{rankings}{p.config.name}",
                                  one_line=True)
 
     def verdicts_changed(self) -> None:
@@ -423,6 +458,9 @@ class WorkbenchApp(App[None]):
                 cancelled += 1
         if not cancelled:
             self.notify("nothing to cancel", timeout=2)
+
+
+FOLLOW_EVERY_S = 1.0  # how often the import records are looked at (a new trace shows within about a second)
 
 
 def build_stage(stage: str) -> str:

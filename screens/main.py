@@ -47,6 +47,7 @@ class MainScreen(WorkbenchScreen):
     use: var[int] = var(0)
     indexes: var[int] = var(0)
     build_note: var[str] = var("")
+    arrived: var[frozenset[str]] = var(frozenset())
 
     def compose(self) -> ComposeResult:
         yield WorkbenchHeader()
@@ -54,7 +55,8 @@ class MainScreen(WorkbenchScreen):
             with TabPane("Overview", id="overview"):
                 yield OverviewPane(id="overview-pane").data_bind(MainScreen.session, MainScreen.indexes)
             with TabPane("Queries", id="queries"):
-                yield QueryListPane(id="queries-pane").data_bind(MainScreen.session, MainScreen.verdicts, MainScreen.build_note)
+                yield QueryListPane(id="queries-pane").data_bind(MainScreen.session, MainScreen.verdicts, MainScreen.build_note,
+                                                                MainScreen.arrived)
             with TabPane("Diagnosis", id="diagnosis"):
                 yield DiagnosisPane(id="diagnosis-pane").data_bind(MainScreen.session, MainScreen.verdicts, MainScreen.use)
             with TabPane("Sweeps", id="sweeps"):
@@ -63,7 +65,7 @@ class MainScreen(WorkbenchScreen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        for name in ("session", "verdicts", "use", "indexes", "build_note"):
+        for name in ("session", "verdicts", "use", "indexes", "build_note", "arrived"):
             self.watch(self.app, name, partial(setattr, self, name))
         self.query_one("#query-table").focus()
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.message import Message
 from textual.worker import Worker
 
-from workbench.session import ModelEvidence, PromptEstimate, QueryInspection, Relabelled, Session, SystemResult, UseTable
+from workbench.session import ModelEvidence, PromptEstimate, QueryInspection, Relabelled, Reloaded, Session, SystemResult, UseTable
 
 
 class ProjectLoaded(Message):
@@ -15,6 +15,14 @@ class ProjectLoaded(Message):
         super().__init__()
         self.session = session
         self.stale = stale  # readable reasons the tiers/indexes need building; [] = ready
+
+
+class ProductionArrived(Message):
+    """Another process imported production traces: the project read again (core.Reloaded)."""
+
+    def __init__(self, reloaded: Reloaded) -> None:
+        super().__init__()
+        self.reloaded = reloaded
 
 
 class TaskProgress(Message):

@@ -18,6 +18,7 @@ from workbench.safe_text import as_text, visible
 from workbench.session import FILTER_WORDS, Query, Session
 
 SORTS = ("ladder", "breaks")
+NEW_MARK = "*"  # a production query that arrived while the TUI was open (ASCII: one cell in every terminal)
 VERDICT_FILTERS = "v:" + "|".join(w for w in FILTER_WORDS if w != "notyet")  # every v: word, from its one home
 TIER_NAMES_FROM_HEIGHT = 32  # a shorter terminal keeps its rows for queries: the Overview tab names the tiers
 VERDICT_WORDS_FROM_WIDTH = 100  # every v: word where they fit one line
@@ -73,6 +74,7 @@ class QueryListPane(Vertical):
     build_note: var[str] = var("")  # what a running build has made usable so far
     sort: var[str] = var("ladder")
     chosen_system: var[str | None] = var(None)  # the user's choice (y) while there are no verdicts
+    arrived: var[frozenset[str]] = var(frozenset())  # production queries imported since the TUI opened: marked new
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder=FILTER_HINT, id="filter")
@@ -102,7 +104,7 @@ class QueryListPane(Vertical):
         self.render_list()
 
     # every input of the list redraws it
-    watch_session = watch_verdicts = watch_build_note = watch_sort = watch_chosen_system = _redraw
+    watch_session = watch_verdicts = watch_build_note = watch_sort = watch_chosen_system = watch_arrived = _redraw
 
     def on_resize(self) -> None:
         self.render_list()  # the legend is shorter on a short terminal
@@ -136,8 +138,11 @@ class QueryListPane(Vertical):
             b = s.breaks_at(system, q)
             breaks = as_text(tiers[b].name, "red") if b is not None else Text("–" if s.per_query else "…", "dim")
             # IDs and domains whole (technology-07 … -10 must stay apart); the query text takes the rest
+            qid = as_text(q.query_id, one_line=True)
+            if q.query_id in self.arrived:
+                qid = Text.assemble((NEW_MARK, "bold yellow"), qid)
             table.add_row(
-                as_text(q.query_id, one_line=True), as_text(q.domain or "–", one_line=True),
+                qid, as_text(q.domain or "–", one_line=True),
                 Text("M" if q.is_multi_source else "S" if q.is_labelled else "U"),
                 verdict_cell(s, q.query_id), glyphs, breaks, Text(visible(q.query, one_line=True), no_wrap=True, overflow="ellipsis"),
                 key=q.query_id,
@@ -164,6 +169,7 @@ class QueryListPane(Vertical):
             (f" · verdicts of {core.verdict_system(s)} "
              + (f"({VERDICT_FILTERS})" if self.app.size.width >= VERDICT_WORDS_FROM_WIDTH else "(v: words: f1)") if s.diagnosis else "",
              "dim"),
+            (f" · {NEW_MARK}new from traces ({len(self.arrived)})" if self.arrived else "", "bold yellow"),
             (f"\nuntil {system} is ready there: " + stand_in_text(stand_ins, [t.name for t in tiers])
              if stand_ins else "", "yellow"),
         )

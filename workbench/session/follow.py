@@ -1,0 +1,66 @@
+"""Following production live: the TUI notices a trace import made by another process
+(`workbench import-traces`, or `workbench collect` receiving from production) and shows the
+queries it brought. The stamp is what those imports write last, so a reload sees a whole import."""
+
+from __future__ import annotations
+
+import msgspec
+
+from workbench.project.files import Project
+from workbench.records import TierSet
+from workbench.session.state import Session
+
+Stamp = tuple[tuple[str, int, int], ...]
+
+
+def production_stamp(project: Project) -> Stamp:
+    """The import records' names, sizes and times (a stat per file: cheap enough to poll each
+    second). The TUI's own writes (labels, an added query) never touch these files."""
+    from workbench.triage.answers import ANSWERS_DIR
+    from workbench.triage.runs import IMPORTS_DIR
+    from workbench.triage.traces.store import TRACES_DIR
+
+    state = project.state_dir
+    try:
+        files = [*(state / IMPORTS_DIR).glob("*.json"), *(state / TRACES_DIR).glob("*/traces.json"),
+                 *(state / ANSWERS_DIR).glob("*.json")]
+        return tuple(sorted((str(p), s.st_mtime_ns, s.st_size) for p in files if (s := p.stat())))
+    except OSError:  # a file replaced between the listing and its stat: the next poll sees it whole
+        return ()
+
+
+def production_arrivals(before: Session | None, after: Session) -> list[str]:
+    """The production queries ``after`` has that ``before`` had not (in the project's order)."""
+    from workbench.triage.traces.store import cached_query_sources
+
+    old = {q.query_id for q in before.project.queries} if before is not None else set()
+    traced = {qid for qid, words in cached_query_sources(after.project).items() if "from:traces" in words}
+    return [q.query_id for q in after.project.queries if q.query_id not in old and q.query_id in traced]
+
+
+class Reloaded(msgspec.Struct, frozen=True):
+    """The project as another process left it: its tiers (None: stale, a build is needed), why
+    stale, and the production queries that arrived."""
+
+    project: Project
+    tierset: TierSet | None
+    stale: list[str]
+    arrived: list[str]
+
+
+def reload_production(session: Session, queries_version: str | None = None) -> Reloaded:
+    """The project read again after an import elsewhere (call from a worker; install with
+    install_reload on the front end's thread)."""
+    from workbench.session.state import open_session
+
+    fresh, stale = open_session(session.root, queries_version)
+    return Reloaded(fresh.project, fresh.tierset, stale, production_arrivals(session, fresh))
+
+
+def install_reload(session: Session, r: Reloaded) -> None:
+    """The reloaded project in the open session: its one-query results, label history and visit stay."""
+    session.project = r.project
+    if r.tierset is not None:
+        session.tierset = r.tierset
+    with session._lock:
+        session._inspections.clear()  # the tiers may hold the new queries: every inspection is read again

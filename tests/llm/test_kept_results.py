@@ -192,3 +192,31 @@ def test_the_tuis_run_of_one_query_says_which_stored_answer_an_edit_made_stale(f
     core.run_model_task(s, tier, query, "fake", "qa", on_update=lambda e: None, on_note=notes.append)
     assert notes == [f"1 stored answer of model:fake:qa on tier {tier.name} no longer matched their prompt: "
                      f"rerun ({query.query_id})"]
+
+
+def test_a_label_says_which_stored_answer_it_left_behind_and_only_that_one(fault_server, tmp_path):  # noqa: F811
+    from support.llm_project import make_tiny_project
+
+    from workbench import session as core
+
+    fault_server.responder = _responder
+    root = make_tiny_project(tmp_path / "p", models={"fake": ModelConfig(model="fault", base_url=fault_server.base_url,
+                                                                          timeout_s=5, max_retries=1)})
+    ensure_tiers(load_project(root))
+    s, _ = core.open_session(root)
+    q1 = s.project.query("q1")
+    holding = s.tiers_for("q1")
+    assert core.run_model_task(s, holding[0], q1, "fake", "oracle", on_update=lambda e: None) is not None
+    # a label on another query leaves q1's oracle answer counting: nothing said about it
+    other = core.label_document(s, "q2", 5, "hard_negative")
+    assert other is not None and "no longer counts" not in other.note
+    core.apply_relabelled(s, other)
+    assert all("model:fake:oracle" in core.known_results(s, t, "q1") for t in holding)
+    # a new gold for q1 changes the oracle's prompt: its answer no longer counts (inspector and verdicts
+    # alike), and the note says so
+    changed = core.label_document(s, "q1", 2, "gold")
+    assert changed is not None
+    assert (f"q1: the answer of fake:oracle on {len(holding)} tiers read the labels before this change and no "
+            "longer counts") in changed.note
+    core.apply_relabelled(s, changed)
+    assert not any("model:fake:oracle" in core.known_results(s, t, "q1") for t in holding)

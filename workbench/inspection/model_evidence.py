@@ -72,29 +72,14 @@ def scratch_store(project: Project, query_id: str, on_save: Callable[["TierRun"]
 def stored_evidence(project: Project, tier: Tier, query_id: str) -> dict[str, ModelEvidence]:
     """Stored model results for this query on this tier, by system: per system the answer the
     verdicts use (workbench.llm.sources: the one precedence order, the first source with one wins)."""
-    from workbench.llm.sources import model_sources
+    from workbench.llm.sources import Labels, model_sources
 
+    labels = Labels(project)  # the verdicts' rule: a label-dependent answer counts only where its labels hold
     out: dict[str, ModelEvidence] = {}
     for src in model_sources(project, tier, query_id):
-        if src.run.system in out or (src.other_version and not _same_labels(project, src, query_id)):
+        if src.run.system in out or not labels.count(src, query_id):
             continue
         ev = evidence_from_run(src.run, query_id, project)
         if ev is not None:
             out[src.run.system] = ev
     return out
-
-
-def _same_labels(project: Project, src, query_id: str) -> bool:
-    """Another version's label-dependent answer stands for the loaded labels only where the
-    query is labelled the same there (the diagnosis' rule, diagnosis.collect.Collector.same_labels)."""
-    from workbench.errors import WorkbenchError
-    from workbench.llm.store import LABEL_DEPENDENT_TASKS, labels_of
-    from workbench.project.versions import load_queries
-
-    if src.run.task not in LABEL_DEPENDENT_TASKS:
-        return True
-    try:
-        theirs = next((q for q in load_queries(project.root, src.made_under) if q.query_id == query_id), None)
-    except (OSError, WorkbenchError):  # an unreadable version: its answers do not count
-        return False
-    return theirs is not None and labels_of(theirs) == labels_of(project.query(query_id))

@@ -53,7 +53,7 @@ def counted_sources(project: Project, tier: Tier) -> list[Source]:
     a query's result from the first source of its system that has one, for a query the loaded
     version keeps; a label-dependent answer made under other labels only where the query's labels
     are the same. A run that does not fit the window is kept whole (it holds no answer)."""
-    labels = _Labels(project)
+    labels = Labels(project)
     claimed: set[tuple[str, str]] = set()
     out: list[Source] = []
     for src in model_sources(project, tier):
@@ -65,7 +65,7 @@ def counted_sources(project: Project, tier: Tier) -> list[Source]:
         def counts(query_id: str) -> bool:
             if (run.system, query_id) in claimed or not project.has_query(query_id):
                 return False
-            return run.task not in LABEL_DEPENDENT_TASKS or labels.hold(src.made_under, query_id)
+            return labels.count(src, query_id)
 
         qa = [r for r in run.qa if counts(r.query_id)]
         localize = [r for r in run.localize if counts(r.query_id)]
@@ -77,13 +77,18 @@ def counted_sources(project: Project, tier: Tier) -> list[Source]:
     return out
 
 
-class _Labels:
+class Labels:
     """Whether an answer made under a version's labels holds for the loaded labels (each version's
-    queries read once)."""
+    queries read once): the one rule of the verdicts and the inspector."""
 
     def __init__(self, project: Project):
         self.project = project
         self._versions: dict[str, dict[str, tuple[list[int], list[int]]]] = {}
+
+    def count(self, src: Source, query_id: str) -> bool:
+        """A source's answer for the query counts under the loaded labels: any answer that does not
+        read the labels; a label-dependent one (oracle, rag, near-miss) only where they hold."""
+        return src.run.task not in LABEL_DEPENDENT_TASKS or self.hold(src.made_under, query_id)
 
     def hold(self, made_under: str | None, query_id: str) -> bool:
         mine = self.project.queries_version

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -20,7 +20,7 @@ from workbench.names import system_label
 from workbench.progress import Progress, no_progress
 from workbench.project.files import Project
 from workbench.project.visit import LabelVisit
-from workbench.records import TierSet
+from workbench.records import Tier, TierSet
 from workbench.session.state import Session
 from workbench.project.settings import access_k
 from workbench.triage.queries import edit_original_answer, who
@@ -138,8 +138,31 @@ def recompute(root: Path, tierset: TierSet | None, change: LabelChange, query_id
 
 
 def _relabelled(session: Session, change: LabelChange, query_id: str, progress: Progress) -> Relabelled:
-    return recompute(session.root, session.tierset, change, query_id, with_diagnosis=session.diagnosis is not None,
-                             progress=progress)
+    before = session.project
+    r = recompute(session.root, session.tierset, change, query_id, with_diagnosis=session.diagnosis is not None,
+                  progress=progress)
+    left = answers_left_behind(before, r.project, list(r.tierset.tiers), query_id)
+    return r if not left else replace(r, note=f"{r.note}\n{left}")
+
+
+def answers_left_behind(before: Project, after: Project, tiers: list[Tier], query_id: str) -> str:
+    """What a label really invalidated, said (never silent): the query's stored answers that read
+    its labels (oracle, rag, near-miss: the gold or hard negatives in the prompt) and counted
+    before the change but not after it. "" when none."""
+    from workbench.inspection.model_evidence import stored_evidence
+    from workbench.llm.store import LABEL_DEPENDENT_TASKS
+
+    lost: dict[str, int] = {}
+    for t in tiers:
+        if query_id not in t.query_ids:
+            continue
+        had = {s for s, ev in stored_evidence(before, t, query_id).items() if ev.task in LABEL_DEPENDENT_TASKS}
+        for system in had - set(stored_evidence(after, t, query_id)) if had else ():
+            lost[system] = lost.get(system, 0) + 1
+    if not lost:
+        return ""
+    shown = ", ".join(f"{system_label(s)} on {n} tier{'s' if n != 1 else ''}" for s, n in sorted(lost.items()))
+    return f"{query_id}: the answer of {shown} read the labels before this change and no longer counts: run it again (o: the oracle)"
 
 
 def _in_visit(session: Session, write: Callable[[LabelVisit], LabelChange | None], query_id: str,

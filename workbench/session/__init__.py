@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from workbench.session.evaluation import evaluate_systems, plan_eval, run_eval, EvalPlan, Evaluation
     from workbench.session.queries import add_query, rank_added, RankedQuery
     from workbench.session.production import import_answers, import_traces, judge_answers, AnswersImport, TracesImport
+    from workbench.session.collect import start_collect, collected_feedback, LiveCollect
 
 _HOME = {
     'verdicts': 'workbench.session.reading',
@@ -165,6 +166,9 @@ _HOME = {
     'AnswersImport': 'workbench.session.production',
     'import_traces': 'workbench.session.production',
     'TracesImport': 'workbench.session.production',
+    'start_collect': 'workbench.session.collect',
+    'collected_feedback': 'workbench.session.collect',
+    'LiveCollect': 'workbench.session.collect',
     'reading_given': 'workbench.project.settings',
 }
 
@@ -179,6 +183,7 @@ __all__ = [
     "unjudged_documents", "has_answer_bearing_unjudged",
     "select", "verdicts", "shown_system", "compared", "stolen", "unjudged_rows", "diagnosis_report", "ensure_rankings", "missing_rankings", "report_stem", "report_path", "imported_figures", "import_run",
     "evaluate_systems", "plan_eval", "run_eval", "add_query", "rank_added", "import_answers", "import_traces", "judge_answers",
+    "start_collect", "collected_feedback",
     "parse_filter", "filter_problems", "query_matches", "reading_given",
     # names and registries
     "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "MIN_DECIDED", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
@@ -186,7 +191,7 @@ __all__ = [
     "Session", "PromptEstimate", "SystemResult", "UseRow", "UseTable", "ModelEvidence", "QueryInspection",
     "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",
     "Recommendation", "RunnableFix", "StepperDoc", "Selection", "ImportedFigures", "Filter", "FilterFacts",
-    "EvalPlan", "Evaluation", "RankedQuery", "AnswersImport", "TracesImport",
+    "EvalPlan", "Evaluation", "RankedQuery", "AnswersImport", "TracesImport", "LiveCollect",
     # errors and progress
     "WorkbenchError", "NotIndexed", "os_error", "Cancelled", "Progress",
 ]

@@ -1,0 +1,56 @@
+"""The pieces under the receiver: when a trace is ready, the spool's torn line, feedback's reading."""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench.triage.live.feedback import reading
+from workbench.triage.live.pending import Traces
+from workbench.triage.live.spool import Spool
+from workbench.triage.traces.spans import Span
+
+
+def span(trace: str, sid: str, parent: str | None, ended: bool = True) -> Span:
+    return Span(trace, sid, parent, "s", 1, 2 if ended else None, {}, "here")
+
+
+def test_a_trace_is_ready_once_its_root_ended_and_it_settled():
+    t = Traces()
+    t.add([span("a", "1", None, ended=False), span("a", "2", "1")], now=0.0)
+    assert t.ready(100.0, 1.0) == [] and t.next_due(1.0) is None  # the root has not ended
+    t.add([span("a", "1", None)], now=5.0)  # the root's end, exported again (same ids): a new version is not kept
+    assert t.new_spans([span("a", "1", None)]) == []
+    t2 = Traces()
+    t2.add([span("a", "2", "1"), span("a", "1", None)], now=5.0)
+    assert t2.ready(5.5, 1.0) == [] and t2.next_due(1.0) == 6.0
+    assert t2.ready(6.0, 1.0) == ["a"]
+    assert t2.ready(5.5, 1.0, drain=True) == ["a"]  # draining: complete is enough
+    spans, counts = t2.union(["a"])
+    t2.imported.update(counts)
+    assert len(spans) == 2 and t2.pending() == []
+    t2.add([span("a", "3", "1")], now=7.0)  # a late span: the trace is imported again, whole
+    assert t2.pending() == ["a"] and len(t2.union(t2.ready(9.0, 1.0))[0]) == 3
+
+
+def test_duplicates_inside_one_request_count_once():
+    t = Traces()
+    batch = [span("a", "1", None), span("a", "1", None), span("b", "1", None)]
+    assert len(t.new_spans(batch)) == 2 and t.new_traces(batch) == 2
+
+
+def test_a_torn_spool_line_is_ignored_the_rest_read(tmp_path):
+    spool = Spool(tmp_path / ".workbench" / "collect" / "live" / "spans.jsonl", tmp_path)
+    spool.append([span("a", "1", None)])
+    with spool.path.open("ab") as f:
+        f.write(b'[{"trace_id":"b","span')  # a kill mid-write: never acknowledged
+    spool.append([span("c", "1", None)])
+    spans, torn = spool.read()
+    assert [s.trace_id for s in spans] == ["a", "c"] and torn == 1
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("thumbs_down", (0.0, True)), ("👍", (1.0, False)), (False, (0.0, True)), (True, (1.0, False)),
+    (-1, (-1.0, True)), (4.5, (4.5, False)), ("0", (0.0, True)), ("meh", (None, False)), ([1], None), ("", None),
+])
+def test_feedback_values_read_as_a_score_and_a_complaint(value, expected):
+    assert reading(value) == expected

@@ -54,3 +54,35 @@ def test_a_torn_spool_line_is_ignored_the_rest_read(tmp_path):
 ])
 def test_feedback_values_read_as_a_score_and_a_complaint(value, expected):
     assert reading(value) == expected
+
+
+def test_protobuf_reads_as_json_format_would_make_it():
+    """The receiver's own protobuf → OTLP JSON (for speed) gives the spans protobuf's json_format path gives."""
+    from pathlib import Path
+
+    import msgspec
+    from google.protobuf.json_format import MessageToDict
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from workbench.triage.live.decode import decode_spans
+    from workbench.triage.traces.otlp import read_otlp
+
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    tracer = provider.get_tracer("t")
+    with tracer.start_as_current_span("root", attributes={"s": "text", "i": 7, "f": 0.25, "b": True, "l": ["a", "b"],
+                                                          "n": [1, 2], "e": ""}):
+        with tracer.start_as_current_span("child", attributes={"x.0.y": 1.5}):
+            pass
+    unfinished = tracer.start_span("open")  # not ended: exported only as a fault would (end time unset)
+    request = encode_spans([*memory.get_finished_spans(), unfinished])
+    unfinished.end()
+    mine, rejected = decode_spans(request.SerializeToString(), "application/x-protobuf", "req")
+    problems, skipped = [], []
+    theirs = read_otlp(Path("req"), msgspec.json.encode(MessageToDict(request)), problems, skipped)
+    assert not problems and not rejected and not skipped
+    assert mine == theirs and len(mine) == 3 and mine[-1].end_ns is None

@@ -4,6 +4,8 @@ imported, and the collected system's figures equal `import-traces` of the same s
 
 from __future__ import annotations
 
+import base64
+
 import msgspec
 from click.testing import CliRunner
 
@@ -86,15 +88,22 @@ def test_a_second_collection_keeps_the_first_and_resent_spans_are_idempotent(pro
         from google.protobuf.json_format import ParseDict
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-        line = (tmp_path / "a.jsonl").read_text().splitlines()[0]
-        body = ParseDict(msgspec.json.decode(line), ExportTraceServiceRequest()).SerializeToString()
+        doc = msgspec.json.decode((tmp_path / "a.jsonl").read_text().splitlines()[0])
+        for rs in doc["resourceSpans"]:
+            for ss in rs["scopeSpans"]:
+                for sp in ss["spans"]:  # the file has ids as hex (as the Collector writes); protobuf's JSON wants base64
+                    for k in ("traceId", "spanId", "parentSpanId"):
+                        if k in sp:
+                            sp[k] = base64.b64encode(bytes.fromhex(sp[k])).decode()
+        resent = sum(len(ss["spans"]) for rs in doc["resourceSpans"] for ss in rs["scopeSpans"])
+        body = ParseDict(doc, ExportTraceServiceRequest()).SerializeToString()
         req = urllib.request.Request(live.url + "/v1/traces", body, {"Content-Type": "application/x-protobuf"})
         with urllib.request.urlopen(req, timeout=30) as r:
             assert r.status == 200
         status = get_status(live.url)
     finally:
         live.stop()
-    assert status["spans_duplicate"] > 0 and status["traces_received"] == 6 and status["pending_traces"] == 0
+    assert status["spans_duplicate"] == resent > 0 and status["traces_received"] == 6 and status["pending_traces"] == 0
     both = load_traces(load_project(root), "live")
     assert both is not None
     assert sorted(q.query_id for q in both.queries) == sorted(q.query_id for q in queries)

@@ -9,6 +9,7 @@ required on every request (401 without it)."""
 from __future__ import annotations
 
 import hmac
+import itertools
 import logging
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -34,7 +35,7 @@ class Receiver(ThreadingHTTPServer):
                  max_body_bytes: int = 16 << 20, read_deadline_s: float = 10.0, retry_after_s: int = 2) -> None:
         self.collector, self.token = collector, token
         self.max_body_bytes, self.read_deadline_s, self.retry_after_s = max_body_bytes, read_deadline_s, retry_after_s
-        self.requests_seen = 0
+        self.request_numbers = itertools.count(1)  # names each request in its spans' `where`
         super().__init__((host, port), Handler)
 
     @property
@@ -78,7 +79,7 @@ class Handler(BaseHTTPRequestHandler):
         if as_json:
             from google.protobuf.json_format import MessageToJson
 
-            self._send(code, MessageToJson(status).encode(), JSON, headers)
+            self._send(code, MessageToJson(status, indent=None).encode(), JSON, headers)
         else:
             self._send(code, status.SerializeToString(), PROTOBUF, headers)
 
@@ -129,10 +130,9 @@ class Handler(BaseHTTPRequestHandler):
         if body is None:
             self._refuse(408, f"body not received within {self.server.read_deadline_s:g} s", as_json, close=True)
             return
-        self.server.requests_seen += 1
         try:
             raw = inflate(body, self.headers.get("Content-Encoding", ""), cap)
-            spans, rejected = decode_spans(raw, self.headers.get("Content-Type", ""), f"otlp-http:{self.server.requests_seen}")
+            spans, rejected = decode_spans(raw, self.headers.get("Content-Type", ""), f"otlp-http:{next(self.server.request_numbers)}")
         except TooLarge as exc:
             self._refuse(413, str(exc), as_json)
             return

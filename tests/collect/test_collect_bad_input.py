@@ -116,6 +116,34 @@ def test_a_slow_client_is_cut_at_the_deadline_while_others_are_served(live):
     assert get_status(live.url)["refused"] == {"408": 1}
 
 
+def test_a_client_trickling_its_headers_is_cut_off(live):
+    """Each byte well inside the socket timeout, the request never finished: the watchdog closes it."""
+    import threading
+
+    u = urlparse(live.url)
+    slow = socket.create_connection((u.hostname, u.port), timeout=30)
+    closed = threading.Event()
+    try:
+        for byte in b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nX-Padding: " + b"a" * 4000:  # never a blank line
+            try:
+                slow.sendall(bytes([byte]))
+                slow.setblocking(False)
+                if slow.recv(1) == b"":  # the receiver's close
+                    closed.set()
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed.set()
+            finally:
+                slow.setblocking(True)
+            if closed.is_set() or closed.wait(0.01):  # a slow client is slow: a byte each 10 ms
+                break
+    finally:
+        slow.close()
+    assert closed.is_set(), "the trickling client was never cut off"
+    assert get_status(live.url)["requests"] == 0  # and the receiver serves the next one
+
+
 def test_many_small_requests_keep_being_served(live):
     u = urlparse(live.url)
     conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import hmac
 import itertools
 import logging
+import socket
+import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -36,12 +38,64 @@ class Receiver(ThreadingHTTPServer):
         self.collector, self.token = collector, token
         self.max_body_bytes, self.read_deadline_s, self.retry_after_s = max_body_bytes, read_deadline_s, retry_after_s
         self.request_numbers = itertools.count(1)  # names each request in its spans' `where`
+        self.watch = Watchdog()
         super().__init__((host, port), Handler)
 
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
         return f"http://{host!s}:{port}"
+
+    def service_actions(self) -> None:  # serve_forever's loop, every poll interval
+        self.watch.cut_overdue()
+
+    def handle_error(self, request, client_address) -> None:
+        log.debug("connection from %s ended with an error", client_address, exc_info=True)
+
+    def server_close(self) -> None:
+        super().server_close()
+        self.watch.cut_all()
+
+
+class Watchdog:
+    """Connections reading a request, with when they must be done: one that is not (a client
+    trickling its headers byte by byte, each within the socket timeout) is shut down, so no client
+    holds a thread past twice the read deadline."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._due: dict[socket.socket, float] = {}
+
+    def reading(self, conn: socket.socket, seconds: float) -> None:
+        with self._lock:
+            self._due[conn] = time.monotonic() + seconds
+
+    def done(self, conn: socket.socket) -> None:
+        with self._lock:
+            self._due.pop(conn, None)
+
+    def cut_overdue(self) -> None:
+        now = time.monotonic()
+        with self._lock:
+            overdue = [c for c, t in self._due.items() if t <= now]
+            for c in overdue:
+                del self._due[c]
+        for c in overdue:
+            log.info("a client took over twice the read deadline for its request: connection closed")
+            _shut(c)
+
+    def cut_all(self) -> None:
+        with self._lock:
+            conns, self._due = list(self._due), {}
+        for c in conns:
+            _shut(c)
+
+
+def _shut(conn: socket.socket) -> None:
+    try:
+        conn.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # already gone
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -52,6 +106,15 @@ class Handler(BaseHTTPRequestHandler):
         super().setup()
         # each read of headers or body; the body also has a total deadline (_read_body)
         self.connection.settimeout(self.server.read_deadline_s)
+
+    def handle_one_request(self) -> None:
+        # from the wait for the request line to the end of its body; twice the deadline, so the body's
+        # own deadline (408) comes first and the watchdog only cuts what never finishes its headers
+        self.server.watch.reading(self.connection, 2 * self.server.read_deadline_s)
+        try:
+            super().handle_one_request()
+        finally:
+            self.server.watch.done(self.connection)
 
     def log_message(self, format: str, *args) -> None:  # noqa: A002 (the base class's name)
         log.debug("%s %s", self.address_string(), format % args)
@@ -127,6 +190,7 @@ class Handler(BaseHTTPRequestHandler):
             self._refuse(413, f"body of {length} bytes is over the cap of {cap}", as_json, close=True)
             return
         body = self._read_body(length)
+        self.server.watch.done(self.connection)  # read: what follows is the receiver's own work
         if body is None:
             self._refuse(408, f"body not received within {self.server.read_deadline_s:g} s", as_json, close=True)
             return

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
-from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 import support.traces as traces
 
@@ -101,3 +102,26 @@ class Changes:
         with self.cond:
             assert self.cond.wait_for(lambda: self.last is not None and ok(self.last), timeout), self.last
             return self.last
+
+
+def sdk_traces(n: int) -> list:
+    """n finished traces (a root and a retriever child each) made by the real SDK, one list of spans per trace."""
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    tracer = provider.get_tracer("t")
+    out = []
+    for i in range(n):
+        with tracer.start_as_current_span("rag", attributes={"openinference.span.kind": "CHAIN", "input.value": f"q{i}"}):
+            with tracer.start_as_current_span("retrieve", attributes={"openinference.span.kind": "RETRIEVER"}):
+                pass
+        out.append(list(memory.get_finished_spans()))
+        memory.clear()
+    provider.shutdown()
+    return out
+
+
+def protobuf(spans) -> bytes:
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    return encode_spans(spans).SerializeToString()

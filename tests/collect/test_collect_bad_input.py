@@ -13,37 +13,14 @@ from urllib.parse import urlparse
 import pytest
 from google.protobuf.json_format import MessageToDict
 from google.rpc.status_pb2 import Status
-from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from collect_helpers import get_status
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+from collect_helpers import get_status, protobuf, sdk_traces
 
 PB = {"Content-Type": "application/x-protobuf"}
 JS = {"Content-Type": "application/json"}
-
-
-def sdk_traces(n: int) -> list:
-    """n finished traces (a root and a retriever child each) made by the real SDK, one list of spans per trace."""
-    memory = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(memory))
-    tracer = provider.get_tracer("t")
-    out = []
-    for i in range(n):
-        with tracer.start_as_current_span("rag", attributes={"openinference.span.kind": "CHAIN", "input.value": f"q{i}"}):
-            with tracer.start_as_current_span("retrieve", attributes={"openinference.span.kind": "RETRIEVER"}):
-                pass
-        out.append(list(memory.get_finished_spans()))
-        memory.clear()
-    provider.shutdown()
-    return out
-
-
-def protobuf(spans) -> bytes:
-    return encode_spans(spans).SerializeToString()
 
 
 @pytest.fixture

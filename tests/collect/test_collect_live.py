@@ -9,7 +9,7 @@ import base64
 import msgspec
 from click.testing import CliRunner
 
-from collect_helpers import FEEDBACK_KEY, Changes, get_status, send_traces
+from collect_helpers import FEEDBACK_KEY, Changes, get_status, protobuf, sdk_traces, send_traces
 from workbench.cli import main
 from workbench.project.load import load_project
 
@@ -107,3 +107,25 @@ def test_a_second_collection_keeps_the_first_and_resent_spans_are_idempotent(pro
     both = load_traces(load_project(root), "live")
     assert both is not None
     assert sorted(q.query_id for q in both.queries) == sorted(q.query_id for q in queries)
+
+
+def test_a_trace_not_understood_is_counted_never_fatal(project_copy, tmp_path, monkeypatch):
+    import urllib.request
+
+    from workbench.session import start_collect
+
+    root = project_copy
+    changes = Changes()
+    live = start_collect(root, "live", port=0, settle_s=0.05, on_change=changes)
+    try:
+        req = urllib.request.Request(live.url + "/v1/traces", protobuf(sdk_traces(1)[0]),
+                                     {"Content-Type": "application/x-protobuf"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            assert r.status == 200  # acknowledged: it is valid OTLP, only not a RAG trace
+        failed = changes.wait(lambda s: s.import_failures == 1)
+        assert "no trace with a retriever or LLM span was understood" in failed.last_error
+        send_traces(monkeypatch, root, tmp_path / "a.jsonl", live.url + "/v1/traces", load_project(root).queries[:2])
+        done = changes.wait(lambda s: s.queries_imported == 2 and s.pending_traces == 0)
+    finally:
+        live.stop()
+    assert done.traces_imported == 3 and sum(done.skipped.values()) == 1 and done.last_error is None

@@ -86,3 +86,26 @@ def test_protobuf_reads_as_json_format_would_make_it():
     theirs = read_otlp(Path("req"), msgspec.json.encode(MessageToDict(request)), problems, skipped)
     assert not problems and not rejected and not skipped
     assert mine == theirs and len(mine) == 3 and mine[-1].end_ns is None
+
+
+def test_feedback_is_read_from_the_attribute_or_the_metadata_json():
+    from workbench.triage.live.feedback import trace_feedback
+
+    spans = [Span("a", "1", None, "rag", 1, 2, {"metadata": '{"user.feedback": "thumbs_down", "query_id": "q1"}'}, "w"),
+             Span("b", "1", None, "rag", 1, 2, {"user.feedback": 4}, "w"),
+             Span("b", "2", "1", "llm", 1, 3, {"user.feedback": "thumbs_down"}, "w"),  # the root's wins
+             Span("c", "1", None, "rag", 1, 2, {"metadata": "not json"}, "w")]
+    got = trace_feedback(spans, "user.feedback")
+    assert {t: (f.score, f.negative) for t, f in got.items()} == {"a": (0.0, True), "b": (4.0, False)}
+
+
+def test_collect_refuses_a_token_variable_unset_and_an_open_host_without_one(built_project, monkeypatch):
+    from click.testing import CliRunner
+
+    from workbench.cli import main
+
+    monkeypatch.delenv("NO_SUCH_TOKEN", raising=False)
+    r = CliRunner().invoke(main, ["collect", str(built_project), "--token-env", "NO_SUCH_TOKEN"])
+    assert r.exit_code == 2 and "NO_SUCH_TOKEN" in r.output and "not set" in r.output
+    r = CliRunner().invoke(main, ["collect", str(built_project), "--host", "0.0.0.0", "--port", "0"])
+    assert r.exit_code == 2 and "bearer token is required" in r.output

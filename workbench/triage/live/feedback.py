@@ -53,11 +53,24 @@ def reading(value: object) -> tuple[float | None, bool] | None:
     return None
 
 
+def _metadata(span: Span) -> dict:
+    """OpenInference's `metadata` attribute (a JSON object as a string): where apps often put feedback."""
+    raw = span.attributes.get("metadata")
+    if not isinstance(raw, str) or not raw.lstrip().startswith("{"):
+        return {}
+    try:
+        doc = msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
 def trace_feedback(spans: list[Span], key: str) -> dict[str, Feedback]:
-    """Trace id → its feedback: the attribute on any span of it (the root's wins, else the latest span's)."""
+    """Trace id → its feedback: the attribute (or key of the `metadata` attribute) on any span of it
+    (the root's wins, else the latest span's)."""
     out: dict[str, tuple[tuple[int, int], Feedback]] = {}
     for s in spans:
-        value = s.attributes.get(key)
+        value = s.attributes.get(key, _metadata(s).get(key))
         read = reading(value)
         if read is None or not isinstance(value, (str, int, float, bool)):
             continue

@@ -12,7 +12,7 @@ import logging
 
 import click
 
-from workbench.cli import access, collide, diagnosis, insight, llm, project, report, rerank, sweeps, triage, tui, tune
+from workbench.cli import access, collect, collide, diagnosis, insight, llm, project, report, rerank, sweeps, triage, tui, tune
 from workbench.cli.common import err_console
 from workbench.errors import WorkbenchError, os_error
 from workbench.safe_text import markup_escaped, visible
@@ -74,6 +74,7 @@ COMMANDS: list[click.Command] = [
     report.report_command,
     collide.collide_command, collide.collide_score_command, collide.export_eval_set_command,
     triage.import_run, triage.import_answers, triage.add_query, triage.export_labels, triage.import_traces,
+    collect.collect_command,
     sweeps.sweep,
     tui.open_, tui.demo,
 ]

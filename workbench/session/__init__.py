@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from workbench.session.collide import collide, Collided
     from workbench.session.follow import production_stamp, production_arrivals, reload_production, install_reload, Reloaded
     from workbench.session.production import import_answers, import_traces, judge_answers, AnswersImport, TracesImport
+    from workbench.session.collect import start_collect, collected_feedback, LiveCollect
 
 _HOME = {
     'verdicts': 'workbench.session.reading',
@@ -169,6 +170,9 @@ _HOME = {
     'AnswersImport': 'workbench.session.production',
     'import_traces': 'workbench.session.production',
     'TracesImport': 'workbench.session.production',
+    'start_collect': 'workbench.session.collect',
+    'collected_feedback': 'workbench.session.collect',
+    'LiveCollect': 'workbench.session.collect',
     'reading_given': 'workbench.project.settings',
     'plan_run': 'workbench.session.runs',
     'run_models': 'workbench.session.runs',
@@ -199,6 +203,7 @@ __all__ = [
     "select", "verdicts", "shown_system", "compared", "stolen", "unjudged_rows", "diagnosis_report", "ensure_rankings", "missing_rankings", "report_stem", "report_path", "imported_figures", "import_run",
     "evaluate_systems", "plan_eval", "run_eval", "add_query", "rank_added", "import_answers", "import_traces", "judge_answers",
     "parse_filter", "filter_problems", "query_matches", "reading_given", "plan_run", "run_models", "tune", "rerank", "collide", "production_stamp", "production_arrivals", "reload_production", "install_reload",
+    "start_collect", "collected_feedback",
     # names and registries
     "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "MIN_DECIDED", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
     # records a front end shows
@@ -206,6 +211,7 @@ __all__ = [
     "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",
     "Recommendation", "RunnableFix", "StepperDoc", "Selection", "ImportedFigures", "Filter", "FilterFacts",
     "EvalPlan", "Evaluation", "RankedQuery", "AnswersImport", "TracesImport", "RunPlan", "ModelRuns", "Tuned", "Reranked", "Collided", "Reloaded",
+    "LiveCollect",
     # errors and progress
     "WorkbenchError", "NotIndexed", "os_error", "Cancelled", "Progress",
 ]

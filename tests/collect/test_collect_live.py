@@ -1,0 +1,131 @@
+"""Done-when of `workbench collect`: production's unchanged OTLPSpanExporter (protobuf, gzip) sends
+the traces of a pipeline over a hotpotqa slice through the SDK's BatchSpanProcessor; every trace is
+imported, and the collected system's figures equal `import-traces` of the same spans from a file."""
+
+from __future__ import annotations
+
+import base64
+
+import msgspec
+from click.testing import CliRunner
+
+from collect_helpers import FEEDBACK_KEY, Changes, get_status, protobuf, sdk_traces, send_traces
+from workbench.cli import main
+from workbench.project.load import load_project
+
+
+def test_collected_traces_equal_import_traces_of_the_same_spans(project_copy, tmp_path, monkeypatch):
+    from workbench.access.ladder import ensure_tiers
+    from workbench.session import collected_feedback, imported_figures, start_collect
+    from workbench.triage.traces.store import traces_dir
+
+    root = project_copy
+    project = load_project(root)
+    queries = project.queries[:12]
+    unhappy = {queries[1].query: "thumbs_down", queries[4].query: -1, queries[5].query: "thumbs_up"}
+    changes = Changes()
+    live = start_collect(root, "live", port=0, settle_s=0.05, feedback_key=FEEDBACK_KEY, on_change=changes)
+    try:
+        tees = send_traces(monkeypatch, root, tmp_path / "prod.otlp.jsonl", live.url + "/v1/traces", queries, unhappy)
+        assert tees and all(r.name == "SUCCESS" for t in tees for r in t.results)
+        changes.wait(lambda s: s.traces_imported == len(queries) and s.pending_traces == 0)
+        status = get_status(live.url)
+    finally:
+        final = live.stop()
+    assert status["traces_received"] == status["traces_imported"] == len(queries)
+    assert status["queries_imported"] == len(queries) and status["pending_traces"] == 0
+    assert status["spans_received"] == len(queries) * 4 and status["spans_rejected"] == 0 and not status["skipped"]
+    assert final.traces_imported == len(queries)
+
+    result = CliRunner().invoke(main, ["import-traces", str(root), str(tmp_path / "prod.otlp.jsonl"), "--name", "file",
+                                       "--no-judge"])
+    assert result.exit_code == 0, result.output
+    project = load_project(root)
+    tiers = list(ensure_tiers(project).tiers)
+    live_rows = imported_figures(project, tiers, ["live", "live>rerank"])
+    file_rows = imported_figures(project, tiers, ["file", "file>rerank"])
+    assert [r.tier.name for r in live_rows] == [r.tier.name for r in file_rows] and live_rows
+    assert [r.summaries for r in live_rows] == [r.summaries for r in file_rows]
+    for kept in ("run.jsonl", "rerank.jsonl", "answers.jsonl"):  # what each import handed the importers: the same bytes
+        assert (traces_dir(project, "live") / kept).read_bytes() == (traces_dir(project, "file") / kept).read_bytes()
+
+    feedback = collected_feedback(project, "live")
+    assert feedback is not None and feedback.key == FEEDBACK_KEY
+    by_id = {q.query_id: q for q in queries}
+    negative = sorted(by_id[qid].query for qid, f in feedback.queries.items() if f.negative)
+    assert negative == sorted([queries[1].query, queries[4].query])
+    assert {by_id[qid].query: f.score for qid, f in feedback.queries.items()} == {
+        queries[1].query: 0.0, queries[4].query: -1.0, queries[5].query: 1.0}
+
+
+def test_a_second_collection_keeps_the_first_and_resent_spans_are_idempotent(project_copy, tmp_path, monkeypatch):
+    """Imports accumulate under one name: a restart reads the spool back, new traces join the old;
+    the same spans sent again change nothing."""
+    from workbench.session import start_collect
+    from workbench.triage.traces.store import load_traces
+
+    root = project_copy
+    queries = load_project(root).queries[:6]
+    changes = Changes()
+    live = start_collect(root, "live", port=0, settle_s=0.05, on_change=changes)
+    try:
+        send_traces(monkeypatch, root, tmp_path / "a.jsonl", live.url + "/v1/traces", queries[:3], compression=None)
+        changes.wait(lambda s: s.traces_imported == 3)
+    finally:
+        live.stop()
+    first = load_traces(load_project(root), "live")
+    assert first is not None and len(first.queries) == 3
+
+    changes = Changes()
+    live = start_collect(root, "live", port=0, settle_s=0.05, on_change=changes)
+    try:
+        changes.wait(lambda s: s.traces_imported == 3)  # the spool read back and imported at once
+        send_traces(monkeypatch, root, tmp_path / "b.jsonl", live.url + "/v1/traces", queries[3:])
+        changes.wait(lambda s: s.traces_imported == 6 and s.pending_traces == 0)
+        # the first batch again, as an exporter's retry would: nothing new
+        import urllib.request
+
+        from google.protobuf.json_format import ParseDict
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+        doc = msgspec.json.decode((tmp_path / "a.jsonl").read_text().splitlines()[0])
+        for rs in doc["resourceSpans"]:
+            for ss in rs["scopeSpans"]:
+                for sp in ss["spans"]:  # the file has ids as hex (as the Collector writes); protobuf's JSON wants base64
+                    for k in ("traceId", "spanId", "parentSpanId"):
+                        if k in sp:
+                            sp[k] = base64.b64encode(bytes.fromhex(sp[k])).decode()
+        resent = sum(len(ss["spans"]) for rs in doc["resourceSpans"] for ss in rs["scopeSpans"])
+        body = ParseDict(doc, ExportTraceServiceRequest()).SerializeToString()
+        req = urllib.request.Request(live.url + "/v1/traces", body, {"Content-Type": "application/x-protobuf"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            assert r.status == 200
+        status = get_status(live.url)
+    finally:
+        live.stop()
+    assert status["spans_duplicate"] == resent > 0 and status["traces_received"] == 6 and status["pending_traces"] == 0
+    both = load_traces(load_project(root), "live")
+    assert both is not None
+    assert sorted(q.query_id for q in both.queries) == sorted(q.query_id for q in queries)
+
+
+def test_a_trace_not_understood_is_counted_never_fatal(project_copy, tmp_path, monkeypatch):
+    import urllib.request
+
+    from workbench.session import start_collect
+
+    root = project_copy
+    changes = Changes()
+    live = start_collect(root, "live", port=0, settle_s=0.05, on_change=changes)
+    try:
+        req = urllib.request.Request(live.url + "/v1/traces", protobuf(sdk_traces(1)[0]),
+                                     {"Content-Type": "application/x-protobuf"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            assert r.status == 200  # acknowledged: it is valid OTLP, only not a RAG trace
+        failed = changes.wait(lambda s: s.import_failures == 1)
+        assert "no trace with a retriever or LLM span was understood" in failed.last_error
+        send_traces(monkeypatch, root, tmp_path / "a.jsonl", live.url + "/v1/traces", load_project(root).queries[:2])
+        done = changes.wait(lambda s: s.queries_imported == 2 and s.pending_traces == 0)
+    finally:
+        live.stop()
+    assert done.traces_imported == 3 and sum(done.skipped.values()) == 1 and done.last_error is None

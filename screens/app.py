@@ -419,7 +419,11 @@ class WorkbenchApp(App[None]):
         verdict_words = " ".join(f"v:{w}" for w in core.FILTER_WORDS)
         sections[1][1].append(("filter", "words (in id, query, answer) · d:DOMAIN · multi · single · unlabelled · fail "
                                          "(breaks somewhere) · fail:TIER (misses gold on that tier of its own: fail:base is "
-                                         f"its domain's base) · v:WORD (the verdict shown: {verdict_words}); all must hold"))
+                                         f"its domain's base) · v:WORD (the verdict shown: {verdict_words}) · run:NAME / "
+                                         "from:traces (imported by) · flagged (production's user flagged the answer: !); "
+                                         "all must hold"))
+        sections[1][1].append(("marks", "* arrived from production while open (import-traces, collect) · ! flagged by "
+                                        "production's user; s sorts by that feedback"))
         sections[1][1].append(("tabs", "1 Overview · 2 Queries · 3 Diagnosis · 4 Sweeps (the latest sweep of each kind)"))
         sections[2][1].append(("tabs", "1 Rankings · 2 Near misses (the stepper and its word diff) · 3 Model"))
         sections[2][1].append(("palette", "Batch: a task on every query of the list's filter · Copy the gold DocIDs · "

@@ -91,7 +91,7 @@ class MainScreen(WorkbenchScreen):
         cmds: list[PaletteCommand] = []
         for tab, title in self.tabs():
             cmds.append((f"Show {title.lower()}", partial(self.action_tab, tab), f"switch to the {title} tab"))
-        cmds.append(("Sort queries by where they break", self.action_cycle_sort, "toggle ladder order / breaks"))
+        cmds.append(("Sort queries by where they break", self.action_cycle_sort, "cycle ladder order / breaks / production's feedback"))
         cmds.append(("Filter: failing multi-source queries", partial(self.palette_filter, "multi fail"), "set the filter"))
         fix = core.first_runnable_fix(self.session) if self.session else None
         if fix is not None:
@@ -133,7 +133,8 @@ class MainScreen(WorkbenchScreen):
     def action_cycle_sort(self) -> None:
         pane = self.queries
         pane.sort = SORTS[(SORTS.index(pane.sort) + 1) % len(SORTS)]
-        self.notify(f"sorted by {'where it breaks' if pane.sort == 'breaks' else 'ladder order'}", timeout=2)
+        words = {"breaks": "where it breaks", "feedback": "production's feedback (flagged ! first)"}
+        self.notify(f"sorted by {words.get(pane.sort, 'ladder order')}", timeout=2)
 
     def action_cycle_system(self) -> None:
         """The next verdict system: its verdicts and its figures together, everywhere."""

@@ -17,8 +17,9 @@ from workbench import session as core
 from workbench.safe_text import as_text, visible
 from workbench.session import FILTER_WORDS, Query, Session
 
-SORTS = ("ladder", "breaks")
+SORTS = ("ladder", "breaks", "feedback")  # feedback: what production's users flagged first, worst score first
 NEW_MARK = "*"  # a production query that arrived while the TUI was open (ASCII: one cell in every terminal)
+FLAGGED_MARK = "!"  # production's user flagged its answer (a thumbs-down or a score <= 0 on its trace)
 VERDICT_FILTERS = "v:" + "|".join(w for w in FILTER_WORDS if w != "notyet")  # every v: word, from its one home
 TIER_NAMES_FROM_HEIGHT = 32  # a shorter terminal keeps its rows for queries: the Overview tab names the tiers
 VERDICT_WORDS_FROM_WIDTH = 100  # every v: word where they fit one line
@@ -40,6 +41,18 @@ class SessionFacts:
     def __init__(self, s: Session, system: str) -> None:
         self.s, self.system = s, system
         self._sources: dict[str, tuple[str, ...]] | None = None
+        self._feedback: dict | None = None
+
+    @property
+    def feedback(self) -> dict:
+        """Query id → production users' feedback (read once per filtering)."""
+        if self._feedback is None:
+            self._feedback = core.production_feedback(self.s.project)
+        return self._feedback
+
+    def flagged(self, query: Query) -> bool:
+        fb = self.feedback.get(query.query_id)
+        return fb is not None and fb.negative
 
     def breaks(self, query: Query) -> bool:
         return self.s.breaks_at(self.system, query) is not None
@@ -129,6 +142,8 @@ class QueryListPane(Vertical):
         tiers = s.tiers
         if self.sort == "breaks":
             queries.sort(key=lambda q: (b if (b := s.breaks_at(system, q)) is not None else len(tiers) + 1, q.query_id))
+        elif self.sort == "feedback":
+            queries.sort(key=lambda q: feedback_rank(facts.feedback.get(q.query_id)))  # stable: ladder order within
         current = table.cursor_row
         table.clear()
         for q in queries:
@@ -141,6 +156,8 @@ class QueryListPane(Vertical):
             qid = as_text(q.query_id, one_line=True)
             if q.query_id in self.arrived:
                 qid = Text.assemble((NEW_MARK, "bold yellow"), qid)
+            if facts.flagged(q):
+                qid = Text.assemble((FLAGGED_MARK, "bold red"), qid)
             table.add_row(
                 qid, as_text(q.domain or "–", one_line=True),
                 Text("M" if q.is_multi_source else "S" if q.is_labelled else "U"),
@@ -191,6 +208,14 @@ def stand_in_text(stand_ins: dict[str, str], tiers: list[str]) -> str:
         spans = ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
         parts.append(f"{other} stands in on tier{'s' if len(numbers) > 1 else ''} {spans}")
     return "; ".join(parts)
+
+
+def feedback_rank(fb) -> tuple[int, float]:
+    """The feedback sort: flagged first (lowest score first), then other scored answers by score,
+    then queries without feedback."""
+    if fb is None:
+        return (2, 0.0)
+    return (0 if fb.negative else 1, fb.score if fb.score is not None else 0.0)
 
 
 def verdict_cell(s: Session, query_id: str) -> Text:

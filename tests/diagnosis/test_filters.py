@@ -36,6 +36,9 @@ class Facts:
     def sources(self, query: Query) -> tuple[str, ...]:
         return self.source_words.get(query.query_id, ())
 
+    def flagged(self, query: Query) -> bool:
+        return query.query_id == "log-1"  # its user gave the answer a thumbs-down
+
 
 def shown(text: str) -> list[str]:
     f, facts = parse_filter(text), Facts()
@@ -69,6 +72,7 @@ def test_words_select_what_they_say_and_all_must_hold():
     assert shown("LOG-1") == ["log-1"]  # in the id
     assert shown("multi fail:global v:lost") == ["sci-02"]
     assert shown("multi acme") == []  # each holds for one query, never both for the same
+    assert shown("flagged") == ["log-1"] and shown("FLAGGED unlabelled") == ["log-1"] and shown("flagged multi") == []
 
 
 def test_words_that_can_match_nothing_are_named():

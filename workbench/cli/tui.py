@@ -60,7 +60,29 @@ def open_tui(root: Path, auto_build: bool = False, queries_version: str | None =
 @click.command("open")
 @PROJECT_ARG
 @QUERIES_VERSION
-def open_(root: Path, queries_version: str) -> None:
-    """Open a project in the terminal workbench (TUI); ctrl+p "Queries: version …" switches versions."""
+@click.option("--collect", "collect_port", type=click.IntRange(0, 65535), default=None, metavar="PORT",
+              help="Also receive production's traces here (as `workbench collect --port PORT`, on 127.0.0.1; 4318 is "
+                   "OTLP/HTTP's): they show in the TUI as they are imported.")
+@click.option("--collect-name", default="live", show_default=True, help="With --collect: the traces accumulate as run:NAME.")
+@click.option("--feedback-key", default=None, metavar="KEY",
+              help="With --collect: the span attribute holding the user's feedback (the list's `flagged`).")
+def open_(root: Path, queries_version: str, collect_port: int | None, collect_name: str, feedback_key: str | None) -> None:
+    """Open a project in the terminal workbench (TUI); ctrl+p "Queries: version …" switches versions.
+
+    The TUI follows imports made while it is open (import-traces, collect): new production queries
+    are counted in the header and marked * in the list."""
     load_project(root, queries_version)  # fail here, readably, on a bad project
-    open_tui(root, queries_version=queries_version)
+    if collect_port is None:
+        open_tui(root, queries_version=queries_version)
+        return
+    from workbench.session import start_collect
+
+    live = start_collect(root, collect_name, port=collect_port, feedback_key=feedback_key)  # loopback only
+    try:
+        open_tui(root, queries_version=queries_version)
+    finally:
+        from workbench.cli.collect import status_line
+
+        status = live.stop()  # drains: every complete trace received is imported before the exit
+        err_console.print(markup_escaped(f"collected on {live.url}: {status_line(status)}", one_line=True),
+                          highlight=False, soft_wrap=True)

@@ -3,7 +3,8 @@
 Words, all of which must hold: free text (in the id, query or answer), ``d:DOMAIN``, ``multi``,
 ``single``, ``unlabelled``, ``fail`` (breaks somewhere), ``fail:TIER`` (misses gold on that tier of
 its own), ``v:WORD`` (the verdict shown, FILTER_WORDS of diagnosis/live.py), ``run:NAME`` /
-``from:NAME`` (imported runs and traces). What a word needs beyond the query itself (figures,
+``from:NAME`` (imported runs and traces), ``flagged`` (production's users flagged the answer: a
+thumbs-down or a score <= 0 recorded on its trace, `workbench collect --feedback-key`). What a word needs beyond the query itself (figures,
 verdicts, sources) the caller answers through `FilterFacts`. Headless.
 """
 
@@ -16,9 +17,10 @@ import msgspec
 from workbench.diagnosis.live import FILTER_WORDS, UNJUDGED_WORD
 from workbench.records import Query
 
-TermKind = Literal["text", "multi", "single", "unlabelled", "fail", "domain", "fail_tier", "verdict", "source"]
+TermKind = Literal["text", "multi", "single", "unlabelled", "fail", "domain", "fail_tier", "verdict", "source", "flagged"]
 
-FLAGS: dict[str, TermKind] = {"multi": "multi", "single": "single", "unlabelled": "unlabelled", "fail": "fail"}
+FLAGS: dict[str, TermKind] = {"multi": "multi", "single": "single", "unlabelled": "unlabelled", "fail": "fail",
+                              "flagged": "flagged"}
 PREFIXES: dict[str, TermKind] = {"d:": "domain", "fail:": "fail_tier", "v:": "verdict"}
 SOURCE_PREFIXES = ("run:", "from:")
 
@@ -70,6 +72,8 @@ class FilterFacts(Protocol):
 
     def sources(self, query: Query) -> frozenset[str] | set[str] | tuple[str, ...]: ...  # "run:NAME", "from:NAME"
 
+    def flagged(self, query: Query) -> bool: ...  # production's users flagged its answer (negative feedback)
+
 
 def term_matches(term: Term, q: Query, facts: FilterFacts) -> bool:
     kind = term.kind
@@ -89,6 +93,8 @@ def term_matches(term: Term, q: Query, facts: FilterFacts) -> bool:
         return facts.verdict_in(q, term.value)
     if kind == "source":
         return term.value in facts.sources(q)
+    if kind == "flagged":
+        return facts.flagged(q)
     return term.value in f"{q.query_id} {q.query} {q.answer}".lower()
 
 

@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from workbench.session.runs import plan_run, run_models, RunPlan, ModelRuns
     from workbench.session.fixes import tune, rerank, Tuned, Reranked
     from workbench.session.collide import collide, Collided
-    from workbench.session.follow import production_stamp, production_arrivals, reload_production, install_reload, Reloaded
+    from workbench.session.follow import production_feedback, production_stamp, production_arrivals, reload_production, install_reload, Reloaded
     from workbench.session.production import import_answers, import_traces, judge_answers, AnswersImport, TracesImport
     from workbench.session.collect import start_collect, collected_feedback, LiveCollect
 
@@ -185,6 +185,7 @@ _HOME = {
     'collide': 'workbench.session.collide',
     'Collided': 'workbench.session.collide',
     'production_stamp': 'workbench.session.follow',
+    'production_feedback': 'workbench.session.follow',
     'production_arrivals': 'workbench.session.follow',
     'reload_production': 'workbench.session.follow',
     'install_reload': 'workbench.session.follow',
@@ -202,7 +203,7 @@ __all__ = [
     "unjudged_documents", "has_answer_bearing_unjudged",
     "select", "verdicts", "shown_system", "compared", "stolen", "unjudged_rows", "diagnosis_report", "ensure_rankings", "missing_rankings", "report_stem", "report_path", "imported_figures", "import_run",
     "evaluate_systems", "plan_eval", "run_eval", "add_query", "rank_added", "import_answers", "import_traces", "judge_answers",
-    "parse_filter", "filter_problems", "query_matches", "reading_given", "plan_run", "run_models", "tune", "rerank", "collide", "production_stamp", "production_arrivals", "reload_production", "install_reload",
+    "parse_filter", "filter_problems", "query_matches", "reading_given", "plan_run", "run_models", "tune", "rerank", "collide", "production_stamp", "production_feedback", "production_arrivals", "reload_production", "install_reload",
     "start_collect", "collected_feedback",
     # names and registries
     "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "MIN_DECIDED", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",

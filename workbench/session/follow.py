@@ -4,11 +4,16 @@ queries it brought. The stamp is what those imports write last, so a reload sees
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import msgspec
 
 from workbench.project.files import Project
 from workbench.records import TierSet
 from workbench.session.state import Session
+
+if TYPE_CHECKING:
+    from workbench.triage.live.feedback import Feedback
 
 Stamp = tuple[tuple[str, int, int], ...]
 
@@ -23,7 +28,7 @@ def production_stamp(project: Project) -> Stamp:
     state = project.state_dir
     try:
         files = [*(state / IMPORTS_DIR).glob("*.json"), *(state / TRACES_DIR).glob("*/traces.json"),
-                 *(state / ANSWERS_DIR).glob("*.json")]
+                 *(state / TRACES_DIR).glob("*/feedback.json"), *(state / ANSWERS_DIR).glob("*.json")]
         return tuple(sorted((str(p), s.st_mtime_ns, s.st_size) for p in files if (s := p.stat())))
     except OSError:  # a file replaced between the listing and its stat: the next poll sees it whole
         return ()
@@ -64,3 +69,22 @@ def install_reload(session: Session, r: Reloaded) -> None:
         session.tierset = r.tierset
     with session._lock:
         session._inspections.clear()  # the tiers may hold the new queries: every inspection is read again
+
+
+def production_feedback(project: Project) -> dict[str, Feedback]:
+    """Per query, the users' feedback recorded on production's traces (every collection's
+    `--feedback-key`; where two disagree, a negative one wins: the complaint is what the list
+    brings first)."""
+    from workbench.triage.live.feedback import FEEDBACK_FILE, QueryFeedback
+    from workbench.triage.traces.store import TRACES_DIR
+
+    out: dict[str, Feedback] = {}
+    for path in sorted((project.state_dir / TRACES_DIR).glob(f"*/{FEEDBACK_FILE}")):
+        try:
+            record = msgspec.json.decode(path.read_bytes(), type=QueryFeedback)
+        except (OSError, msgspec.DecodeError):
+            continue  # derived: rewritten by the collection's next import
+        for qid, fb in record.queries.items():
+            if qid not in out or (fb.negative and not out[qid].negative):
+                out[qid] = fb
+    return out

@@ -78,7 +78,7 @@ def read_spans(source: str, fmt: SourceFormat, phoenix_project: str, max_mb: int
     problems: list[Problem] = []
     skipped: list[Skipped] = []
     if is_url(source):
-        return "phoenix-server", phoenix.fetch_phoenix(source, phoenix_project, skipped), skipped
+        return "phoenix-server", phoenix.fetch_phoenix(source, phoenix_project, skipped, max_bytes=max_mb * 2**20), skipped
     path = Path(source)
     try:
         size = path.stat().st_size

@@ -308,6 +308,9 @@ def _write_manifest(path: Path, manifest: IndexManifest) -> None:
     atomic_write_bytes(path / MANIFEST, msgspec.json.encode(msgspec.structs.replace(manifest, files=files)))
 
 
+write_manifest = _write_manifest  # the one integrity record of an index: the tuned indexes write it too
+
+
 @contextmanager
 def _built_aside(target: Path):
     """Yield a temp dir beside target; swap it in whole on success, remove it on any failure

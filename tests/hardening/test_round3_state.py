@@ -242,3 +242,25 @@ def test_a_full_disk_while_opening_the_response_cache_is_one_message(tiny_projec
     message = str(os_error(info.value))
     assert "no space left" in message and client.CACHE_FILE in message
     assert not list((tiny_project / ".workbench" / client.CACHE_DIR).glob("*.damaged"))  # not mistaken for damage
+
+
+def test_rows_npy_rotated_in_place_with_mtime_restored_is_damaged_and_rebuilt(evaluated_copy):
+    import numpy as np
+
+    from workbench.access.indexing import dense_dir, index_status, open_dense
+    from workbench.access.ladder import load_tiers
+
+    project = load_project(evaluated_copy)
+    tier = next(t for t in load_tiers(project).tiers if t.name == "full")
+    assert index_status(project, tier, ("dense",))["dense"] == "ok"  # verified: its stat recorded
+    rows = dense_dir(project, tier) / "rows.npy"
+    good = np.load(rows)
+    st = rows.stat()
+    with open(rows, "r+b") as fh:
+        np.save(fh, np.roll(good, 1))
+    os.utime(rows, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert index_status(project, tier, ("dense",))["dense"] == "damaged"
+    result = CliRunner().invoke(main, ["index", str(evaluated_copy)])
+    assert result.exit_code == 0, result.output
+    assert np.array_equal(np.load(rows), good)
+    assert open_dense(load_project(evaluated_copy), tier).num_chunks == len(good)

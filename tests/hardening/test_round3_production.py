@@ -61,3 +61,84 @@ def test_a_system_on_other_tiers_is_told_where_it_lives(with_answers):
     said = " ".join(result.output.split())
     assert "unknown system" not in said
     assert "stored on: full" in said and "--tiers full" in said
+
+
+# ---------------------------------------------------------------- 12. messages
+
+
+def _with_model(root):
+    import msgspec
+
+    from workbench.project.files import load_config, write_config
+    from workbench.records import ModelConfig
+
+    config = load_config(root)
+    write_config(root, msgspec.structs.replace(config, models={"m": ModelConfig(model="m", base_url="http://127.0.0.1:9/v1",
+                                                                                 context_window=8192)}))
+    return root
+
+
+def test_sweep_volume_with_no_arms_is_a_user_error(tiny_project):
+    result = cli("sweep", "volume", _with_model(tiny_project), "--model", "m", "--families", "two-hop", "--dry-run")
+    assert result.exit_code == 2, result.output
+    assert "no arms" in result.output
+
+
+def test_sweep_volume_without_enough_padding_is_a_message_not_a_traceback(tiny_project):
+    result = cli("sweep", "volume", _with_model(tiny_project), "--model", "m", "--dry-run")
+    assert result.exit_code == 1, result.output
+    assert "padding" in result.output and "--lengths" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_a_nan_latency_names_the_field(evaluated_copy, tmp_path):
+    qid = load_project(evaluated_copy).queries[0].query_id
+    path = tmp_path / "answers.jsonl"
+    path.write_text('{"query_id": "%s", "answer": "x", "latency_s": NaN}\n' % qid)
+    result = cli("import-answers", evaluated_copy, path, "--name", "prod", "--no-judge")
+    assert result.exit_code == 2, result.output
+    assert f"{path}:1: latency_s: NaN is not a JSON number" in " ".join(result.output.split())
+
+
+def test_a_failing_llm_reranker_is_named(tiny_project, fault_server):
+    import msgspec
+
+    from support.rerank import configure
+    from workbench.access.indexing import build_indexes
+    from workbench.access.ladder import write_ladder
+    from workbench.project.files import load_config, write_config
+    from workbench.records import ModelConfig
+
+    config = load_config(tiny_project)
+    write_config(tiny_project, msgspec.structs.replace(config, models={"stub": ModelConfig(model="stub", base_url=fault_server.base_url,
+                                                                                           max_retries=0)}))
+    configure(tiny_project, judge={"backend": "llm", "model": "stub"})
+    build_indexes(load_project(tiny_project), write_ladder(load_project(tiny_project)).tiers, kinds=("sparse",))
+    fault_server.default = 400  # every call refused
+    result = cli("rerank", tiny_project, "bm25>rerank:judge@3", "--tiers", "full", "--k", "3")
+    assert result.exit_code == 1, result.output
+    assert "reranker 'judge'" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_the_second_of_two_identical_trace_imports_is_not_told_about_an_id_option(tiny_project, monkeypatch):
+    """Both imports planned the same new queries from the project as it was; the first added them."""
+    from workbench.triage.traces import importer
+
+    data = __import__("pathlib").Path(__file__).parents[1] / "triage" / "data" / "phoenix" / "sent.otlp.jsonl"
+    stale = load_project(tiny_project)  # what the second import read before the first wrote
+    first = cli("import-traces", tiny_project, data, "--name", "prod", "--no-judge")
+    assert first.exit_code == 0, first.output
+    added = {q.query_id for q in load_project(tiny_project).queries} - {q.query_id for q in stale.queries}
+    assert added
+    calls = []
+
+    def load(root, *args, **kw):
+        calls.append(root)
+        return stale if len(calls) == 1 else load_project(root, *args, **kw)
+
+    monkeypatch.setattr(importer, "load_project", load)
+    second = cli("import-traces", tiny_project, data, "--name", "prod", "--no-judge")
+    assert second.exit_code == 0, second.output
+    assert "--id" not in second.output
+    assert len(load_project(tiny_project).queries) == len(stale.queries) + len(added)

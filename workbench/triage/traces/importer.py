@@ -298,8 +298,13 @@ def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: 
     plan = match(project, found)
     mapping, unknown = map_documents(project, plan, ids)
     added_docs = add_documents(project, unknown, mapping) if add_unknown_documents else []
-    for qid, text in plan.new_texts.items():
-        add_query(root, text, "", query_id=qid, kind="production")
+    from workbench.fsutil import project_lock
+
+    with project_lock(root):  # an identical import that ran meanwhile added them already: not an error
+        now = load_project(root)
+        for qid, text in plan.new_texts.items():
+            if not (now.has_query(qid) and normalise(now.query(qid).query) == normalise(text)):
+                add_query(root, text, "", query_id=qid, kind="production")
     project = load_project(root)
     key_of = {docid: key for key, docid in source_id_map(project).items()}
     folder = traces_dir(project, name)

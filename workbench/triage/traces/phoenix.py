@@ -217,7 +217,7 @@ def fetch_phoenix(url: str, project: str, skipped: list[Skipped], limit: int | N
     rows: list[tuple[str, Any]] = []
     cursor: str | None = None
     cursors: set[str] = set()
-    seen: set[tuple[Any, Any]] = set()
+    seen: set[tuple[str, ...]] = set()
     left = max_bytes
     while True:
         query = {"limit": str(PAGE)} | ({"cursor": cursor} if cursor else {})
@@ -240,7 +240,7 @@ def fetch_phoenix(url: str, project: str, skipped: list[Skipped], limit: int | N
             if not isinstance(r, dict):
                 skipped.append(Skipped(where, f"`data[{i}]` of {page_url} is {type(r).__name__}, not a span object"))
                 continue
-            ctx = r.get("context") if isinstance(r.get("context"), dict) else {}
+            ctx: dict = r["context"] if isinstance(r.get("context"), dict) else {}
             ident = (r.get("context.trace_id", ctx.get("trace_id")), r.get("context.span_id", ctx.get("span_id")))
             key = tuple(json.dumps(x, sort_keys=True, default=str) for x in ident)
             if key not in seen:

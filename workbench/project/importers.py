@@ -273,14 +273,32 @@ def import_dataset(
 
     from workbench.fsutil import project_lock
 
+    # checked first, outside the lock (a refused import writes nothing, not even the lock file);
+    # written under it, from documents.jsonl as it is then (another writer may have added to it)
+    stamp = _stamp(project_root)
+    docs, qs = _prepared(project_root, doc_path, query_path, qrels, problems)
     if not (project_root / CONFIG_FILE).exists():  # nothing to race with: no other writer has a project yet
-        return _import(project_root, doc_path, query_path, qrels, problems)
+        init_project(project_root)
+        write_project_files(project_root, docs, qs)
+        return len(docs), len(qs)
     with project_lock(project_root):  # read-modify-write of documents.jsonl / queries.jsonl
-        return _import(project_root, doc_path, query_path, qrels, problems)
+        if _stamp(project_root) != stamp:
+            docs, qs = _prepared(project_root, doc_path, query_path, qrels, [])
+        write_project_files(project_root, docs, qs)
+    return len(docs), len(qs)
 
 
-def _import(project_root: Path, doc_path: Path, query_path: Path, qrels: dict[str, list[tuple[str, tuple[str, int]]]] | None,
-            problems: list[Problem]) -> tuple[int, int]:
+def _stamp(project_root: Path) -> tuple[int, ...] | None:
+    try:
+        st = (project_root / DOCUMENTS_FILE).stat()
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def _prepared(project_root: Path, doc_path: Path, query_path: Path, qrels: dict[str, list[tuple[str, tuple[str, int]]]] | None,
+              problems: list[Problem]) -> tuple[list[Document], list[Query]]:
+    """The documents and queries the import writes (DocIDs kept from the project's file); ProjectError if any is bad."""
     idmap = _IdMap(_existing_mapping(project_root))
     docs = convert_documents(_read_raw(doc_path, problems), str(doc_path), idmap, problems)
     known = {d.source_id for _, d in docs if d.source_id is not None}
@@ -295,10 +313,7 @@ def _import(project_root: Path, doc_path: Path, query_path: Path, qrels: dict[st
     problems.extend(validate(docs, qs, str(doc_path), str(query_path)))
     if problems:
         raise ProjectError(sorted(set(problems), key=_input_order))
-    if not (project_root / CONFIG_FILE).exists():
-        init_project(project_root)
-    write_project_files(project_root, [d for _, d in docs], [q for _, q in qs])
-    return len(docs), len(qs)
+    return [d for _, d in docs], [q for _, q in qs]
 
 
 def _input_order(p: Problem) -> tuple:

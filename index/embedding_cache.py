@@ -10,6 +10,7 @@ the first time it is opened.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 import os
@@ -96,6 +97,9 @@ def open_sqlite(path: Path, setup: Callable[[sqlite3.Connection], None], **kwarg
         conn.close()
         if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
             raise  # busy, not damaged
+        if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc):
+            # a full disk, not a damaged cache: keep the file, say which one and why (errno ENOSPC)
+            raise OSError(errno.ENOSPC, "No space left on device", str(path)) from None
         for suffix in ("", "-wal", "-shm"):
             side = path.with_name(path.name + suffix)
             if side.exists():

@@ -46,6 +46,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         with open(path, "wb") as fh:
             fh.write(data)
         return
+    guard_state_path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
     try:
@@ -63,6 +64,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 def fresh_temp_dir(beside: Path) -> Path:
     """A new empty directory next to ``beside`` (same filesystem, so rename is atomic)."""
+    guard_state_path(beside)
     beside.parent.mkdir(parents=True, exist_ok=True)
     # the pid in the name lets the next start remove the folders of killed builds (remove_dead_builds)
     return Path(tempfile.mkdtemp(dir=beside.parent, prefix=f".{beside.name}.{os.getpid()}.", suffix=".building"))
@@ -70,6 +72,7 @@ def fresh_temp_dir(beside: Path) -> Path:
 
 def atomic_replace_dir(built: Path, target: Path) -> None:
     """Swap a fully built directory into place; the old one stays usable until the swap."""
+    guard_state_path(target)
     old = None
     if target.exists():
         old = target.with_name(f".{target.name}.old-{os.getpid()}")
@@ -190,11 +193,40 @@ class UnsafePath(WorkbenchError):
     hint = "Remove the symlink (or move the file back into the project folder) and rerun."
 
 
-def checked_path(path: Path, root: Path) -> Path:
-    """``path`` if writing it stays inside the project ``root``: it is not a symlink and, resolved,
-    lies below the resolved root; else UnsafePath. Every append and every database open goes
-    through here (an atomic replace is safe already: it replaces the link, never its target)."""
+STATE_DIR = ".workbench"
+
+
+def guard_state_path(path: Path, root: Path | None = None) -> Path:
+    """``path`` if no folder on its way below the project root is a symlink; else UnsafePath.
+
+    The one check of every folder the product writes into: a symlinked ``imports/``, ``tuned/`` or
+    ``runs/TIER/llm`` would carry every write below it out of the project. With no ``root``, a path
+    below a ``.workbench`` folder is checked from the project (that folder's parent) down: every
+    atomic write and build folder goes through here, so every derived write is covered."""
     path = Path(path)
+    if root is None:
+        parts = path.parts[:-1]
+        if STATE_DIR not in parts:
+            return path
+        root = Path(*parts[: len(parts) - 1 - parts[::-1].index(STATE_DIR)])
+    root = Path(root)
+    if not path.is_relative_to(root):
+        return path
+    here = root
+    for part in path.relative_to(root).parts[:-1]:
+        here = here / part
+        if here.is_symlink():
+            raise UnsafePath(f"{here}: is a symbolic link (to {os.readlink(here)}); writing {path} would land "
+                             "outside the project")
+    return path
+
+
+def checked_path(path: Path, root: Path) -> Path:
+    """``path`` if writing it stays inside the project ``root``: neither it nor a folder on its way
+    below the root is a symlink and, resolved, it lies below the resolved root; else UnsafePath.
+    Every append and every database open goes through here; atomic writes check the folders."""
+    path = Path(path)
+    guard_state_path(path, root)
     if path.is_symlink():
         raise UnsafePath(f"{path}: is a symbolic link (to {os.readlink(path)}); a write would follow it out")
     real_root = Path(root).resolve()
@@ -248,14 +280,70 @@ def checked_database(path: Path, root: Path) -> Path:
 
 
 LOCK_FILE = "project.lock"
+LOCK_TIMEOUT_ENV = "NEARMISS_LOCK_TIMEOUT_S"
+DEFAULT_LOCK_TIMEOUT_S = 600.0
+_LOCK_POLL_S = 0.1
 _held: dict[str, tuple[threading.RLock, list]] = {}
 _held_guard = threading.Lock()
 
 
+class ProjectLocked(WorkbenchError):
+    """Another process held the project lock for longer than the wait allowed."""
+
+    title = "The project is busy"
+    hint = (f"Wait for the other command to finish (or stop it) and rerun; {LOCK_TIMEOUT_ENV}=SECONDS "
+            "sets how long to wait.")
+
+
+def lock_timeout_s() -> float:
+    """How long to wait for the project lock: ${NEARMISS_LOCK_TIMEOUT_S}, else 600 s."""
+    raw = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_LOCK_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not (value >= 0):  # NaN and negatives
+        raise WorkbenchError(f"{LOCK_TIMEOUT_ENV}={raw!r}: not a number of seconds ≥ 0", title="Bad input")
+    return value
+
+
+def _holder(fd: int) -> str:
+    """The pid the holder wrote into the lock file (best effort: an older release wrote none)."""
+    with contextlib.suppress(OSError, ValueError):
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        if text.isdigit():
+            return f"pid {int(text)}" + ("" if pid_alive(int(text)) else ", no longer running")
+    return "an unknown process"
+
+
+def _acquire(fd: int, path: Path, timeout_s: float) -> None:
+    """flock ``fd``; when another process holds it, say so once (naming its pid) and give up after
+    ``timeout_s`` with ProjectLocked, never wait silently or for ever."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return
+    except BlockingIOError:
+        pass
+    who = _holder(fd)
+    log.warning("waiting for the project lock %s, held by %s (up to %g s; %s sets it)", path, who, timeout_s, LOCK_TIMEOUT_ENV)
+    ends = time.monotonic() + timeout_s
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= ends:
+                raise ProjectLocked(f"{path}: held by {who} for more than {timeout_s:g} s") from None
+            time.sleep(_LOCK_POLL_S)  # flock has no timed wait; poll
+
+
 @contextlib.contextmanager
-def project_lock(root: Path, state_dir: str = ".workbench") -> Iterator[None]:
+def project_lock(root: Path, state_dir: str = ".workbench", timeout_s: float | None = None) -> Iterator[None]:
     """Exclusive across processes (flock on <state>/project.lock) and threads, re-entrant in one
-    thread: hold it around every read-modify-write of the user's files (queries.jsonl, versions)."""
+    thread: hold it around every read-modify-write of the user's files (documents.jsonl,
+    queries.jsonl, versions). A wait is announced with the holder's pid and bounded (lock_timeout_s)."""
     state = Path(root) / state_dir
     key = str(Path(root).resolve())
     with _held_guard:
@@ -272,24 +360,39 @@ def project_lock(root: Path, state_dir: str = ".workbench") -> Iterator[None]:
         path = checked_path(state / LOCK_FILE, root)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
         try:
-            with _file_lock(fd):
+            _acquire(fd, path, lock_timeout_s() if timeout_s is None else timeout_s)
+            try:
+                with contextlib.suppress(OSError):  # who holds it, for whoever waits
+                    os.ftruncate(fd, 0)
+                    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
                 holders.append(None)
                 try:
                     yield
                 finally:
                     holders.pop()
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
 
 
+def file_identity(path: Path) -> tuple[int, int, int, int]:
+    """(size, mtime_ns, ctime_ns, inode): the integrity record of a reused derived file that is too
+    big to hash on every use. Weights rewritten in place at the same size move mtime; with mtime
+    put back (touch -r), ctime still moves, which no user tool can set."""
+    st = path.stat()
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
 def folder_fingerprint(path: Path) -> str:
     """Identity of a model folder without reading its weights: its small files' bytes and every
-    file's name and size (a retrained model changes the weights' size or its config)."""
+    file's name and integrity record (file_identity), so weights changed in place at the same
+    size are a new identity: the indexes and score caches keyed by it are rebuilt, never reused."""
     h = hashlib.sha256()
     for p in sorted(q for q in path.rglob("*") if q.is_file()):
         rel = str(p.relative_to(path)).encode()
-        size = p.stat().st_size
-        h.update(rel + b"\0" + str(size).encode() + b"\0")
-        if size < 64_000:
+        ident = file_identity(p)
+        h.update(rel + b"\0" + ",".join(map(str, ident)).encode() + b"\0")
+        if ident[0] < 64_000:
             h.update(p.read_bytes())
     return h.hexdigest()[:16]

@@ -135,7 +135,7 @@ def _file_record(path: Path) -> tuple[int, str]:
 
 
 # Beside the manifest (a dot file: not part of the index's content, nor of run keys): per file,
-# (size, mtime_ns, inode, sha256) when it was last hashed. A file whose stat still matches is
+# (size, mtime_ns, inode, ctime_ns, sha256) when it was last hashed. A file whose stat still matches is
 # trusted without reading it, so checking an index costs a few stats whatever its size; any
 # other is hashed against the manifest (and, if it matches, recorded again: a copied project
 # is hashed once, not on every command). Rewriting a file changes its mtime, so it is hashed.
@@ -143,7 +143,8 @@ VERIFIED = ".verified.json"
 
 
 def _stat_record(st: os.stat_result, digest: str) -> list:
-    return [st.st_size, st.st_mtime_ns, st.st_ino, digest]
+    # ctime too: a file rewritten in place with its mtime put back (touch -r) still moves its ctime
+    return [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns, digest]
 
 
 def _read_verified(folder: Path) -> dict[str, list]:
@@ -161,8 +162,8 @@ def _write_verified(folder: Path, verified: dict[str, list]) -> None:
         pass
 
 
-# (path, size, mtime_ns) → sha256: each file is hashed once per process unless it changes
-_verified: dict[tuple[str, int, int], str] = {}
+# (path, size, mtime_ns, inode, ctime_ns) → sha256: each file is hashed once per process unless it changes
+_verified: dict[tuple[str, int, int, int, int], str] = {}
 
 
 def damaged_file(folder: Path, manifest: IndexManifest) -> str | None:
@@ -181,7 +182,7 @@ def damaged_file(folder: Path, manifest: IndexManifest) -> str | None:
             return f"{path}: {st.st_size:,} bytes, the manifest says {size:,}"
         if verified.get(name) == _stat_record(st, digest):
             continue  # untouched since it was hashed
-        memo = (str(path), st.st_size, st.st_mtime_ns)
+        memo = (str(path), st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
         if memo not in _verified:
             _verified[memo] = sha256_file(path)
         if _verified[memo] != digest:
@@ -307,6 +308,9 @@ def _write_manifest(path: Path, manifest: IndexManifest) -> None:
     atomic_write_bytes(path / MANIFEST, msgspec.json.encode(msgspec.structs.replace(manifest, files=files)))
 
 
+write_manifest = _write_manifest  # the one integrity record of an index: the tuned indexes write it too
+
+
 @contextmanager
 def _built_aside(target: Path):
     """Yield a temp dir beside target; swap it in whole on success, remove it on any failure
@@ -385,14 +389,14 @@ def open_dense(project: Project, tier: Tier):
     return _open_store(dense_store_dir(project)).subset(np.load(path / ROWS_FILE))
 
 
-_stores: dict[tuple[str, int, int], Any] = {}  # (path, inode, mtime of its manifest) → DenseIndex
+_stores: dict[tuple[str, int, int, int], Any] = {}  # (path, inode, mtime, ctime of its manifest) → DenseIndex
 
 
 def _open_store(path: Path):
     from index import DenseIndex
 
     st = (path / MANIFEST).stat()
-    key = (str(path), st.st_ino, st.st_mtime_ns)
+    key = (str(path), st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
     if key not in _stores:
         _stores.clear()  # one store per project: a rebuilt one replaces it
         _stores[key] = DenseIndex.open(path, view=True)

@@ -89,11 +89,22 @@ def run_key(*parts: object) -> str:
 class RunIndex(msgspec.Struct, frozen=True):
     """Where each query's ranking lies in one run file, and that file's identity and stat."""
 
-    stamp: tuple[int, int, int]  # the run file's (size, mtime_ns, inode) when indexed
+    stamp: tuple[int, ...]  # the run file's (size, mtime_ns, inode, ctime_ns) when indexed
     system: str
     tier_hash: str
     spans: dict[str, tuple[int, int]]  # query_id -> (byte offset, length) of its RankedList
     docs_hash: str = ""  # SystemRun.docs_hash
+    # sha256 of the index itself (with check=""): a damaged index whose stamp still matches would
+    # otherwise say "not in this run" or "stale" and hide the system's ranking ("" = older release)
+    check: str = ""
+
+
+def _checked(index: RunIndex) -> RunIndex:
+    return msgspec.structs.replace(index, check=sha256_bytes(msgspec.json.encode(msgspec.structs.replace(index, check="")))[:16])
+
+
+def _intact(index: RunIndex) -> bool:
+    return bool(index.check) and _checked(index).check == index.check
 
 
 def encode_run(run: SystemRun) -> tuple[bytes, dict[str, tuple[int, int]]]:
@@ -113,8 +124,9 @@ def encode_run(run: SystemRun) -> tuple[bytes, dict[str, tuple[int, int]]]:
     return head + b",".join(parts) + b"]" + tail, spans
 
 
-def _stamp(st) -> tuple[int, int, int]:
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
+def _stamp(st) -> tuple[int, ...]:
+    # ctime too: a rewrite in place with its mtime put back (touch -r) still moves it
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
 
 
 class JsonRunStore:
@@ -144,7 +156,7 @@ class JsonRunStore:
             st = path.stat()
         except OSError:
             return None
-        memo = (str(path), st.st_ino, st.st_size, st.st_mtime_ns, self.record_type)
+        memo = (str(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, self.record_type)
         if memo in _DECODED:
             return _DECODED[memo]
         run: object
@@ -186,7 +198,7 @@ class JsonRunStore:
                 st = p.stat()
             except OSError:
                 continue
-            out.append((p.name, st.st_ino, st.st_size, st.st_mtime_ns))
+            out.append((p.name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
         return tuple(out)
 
     def runs(self, tier: Tier) -> list:
@@ -225,18 +237,18 @@ class RunStore(JsonRunStore):
 
     def _write_index(self, path: Path, run: SystemRun, spans: dict[str, tuple[int, int]]) -> RunIndex | None:
         try:
-            index = RunIndex(_stamp(path.stat()), run.system, run.tier_hash, spans, run.docs_hash)
+            index = _checked(RunIndex(_stamp(path.stat()), run.system, run.tier_hash, spans, run.docs_hash))
             atomic_write_bytes(self.index_path(path), msgspec.json.encode(index))
         except OSError:  # read-only: the inspector decodes whole files, as before
             return None
         return index
 
     def _index(self, path: Path, st) -> RunIndex | None:
-        """The run file's index if it vouches for the file as it is now (stat ``st``); else made
+        """The run file's index if it is intact and vouches for the file as it is now (stat ``st``); else made
         from the file (decoded whole once, and indexed only if its bytes are what encode_run writes)."""
         try:
             index = msgspec.json.decode(self.index_path(path).read_bytes(), type=RunIndex)
-            if index.stamp == _stamp(st):
+            if tuple(index.stamp) == _stamp(st) and _intact(index):
                 return index
         except (OSError, msgspec.DecodeError, msgspec.ValidationError):
             pass

@@ -44,7 +44,7 @@ def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | Non
     if as_json:
         click.echo(msgspec.json.format(msgspec.json.encode(qv), indent=1).decode())
         return
-    chosen = shown_system(qv, system)
+    chosen = shown_system(qv, system, sel)
     lost = [v for v in qv.of(chosen) if v.verdict in ("ACCESS", "ACCESS?", "BOTH")]
     if lost:  # access needs no model: what it shows leads
         per_level = {lv: len({v.query_id for v in lost if v.level == lv}) for lv in qv.levels}

@@ -151,9 +151,15 @@ def _run(kind: str, root: Path, kw: dict, **params) -> None:
     except NotEnoughPadding as exc:
         raise click.ClickException(f"{exc}: use shorter --lengths") from None
     if not arms:
-        raise click.ClickException(f"no arms: the project has no queries of the kinds this sweep needs ({params.get('families', '')})")
+        from workbench.errors import BadInput  # a user error (exit 2), not a failed call
+
+        raise BadInput(f"no arms: the project has no queries of the kinds this sweep needs ({params.get('families', '')})",
+                       hint="add queries of those families (or pick others with --families), then rerun")
     if kw["dry_run"]:
-        _dry_run(project, spec, arms, planner, cfg, store)
+        try:
+            _dry_run(project, spec, arms, planner, cfg, store)
+        except NotEnoughPadding as exc:  # found while building an arm's input
+            raise click.ClickException(f"{exc}: use shorter --lengths") from None
         return
     done = len(store.results(meta.sweep_id))
     err_console.print(f"sweep {meta.sweep_id}: {len(arms)} arms, {done} already done (stored under {store.dir(meta.sweep_id)})")

@@ -1,7 +1,7 @@
 """documents.jsonl read lazily: what a command that does not read document texts never parses.
 
 A load that validated both files writes beside them, under .workbench/corpus/, what it found:
-the files' stat (size, mtime, inode), the content hashes every derived artefact is keyed by,
+the files' stat (size, mtime, inode, ctime), the content hashes every derived artefact is keyed by,
 the corpus's domains, and each document's byte span in documents.jsonl (an offsets file). A
 later load whose documents.jsonl still has that stat trusts it, as the index check trusts an
 index file (workbench/access/indexing.py): it parses no document, and a document is read from
@@ -30,17 +30,20 @@ from workbench.records import Document
 CORPUS_DIR = "corpus"
 RECORD = "record.json"
 OFFSETS = "documents.offsets"
-FORMAT = 1
+FORMAT = 2  # 2: the stamp holds ctime_ns (a format-1 record is read again, silently)
 
 
 class FileStamp(msgspec.Struct, frozen=True, array_like=True):
     size: int
     mtime_ns: int
     inode: int
+    # an edit in place with its mtime put back (`touch -r`, some sync tools) still moves ctime,
+    # which no user tool can set: without it such an edit would serve the old text's results
+    ctime_ns: int = -1
 
 
 def stamp_of(st: os.stat_result) -> FileStamp:
-    return FileStamp(st.st_size, st.st_mtime_ns, st.st_ino)
+    return FileStamp(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
 
 
 class CorpusRecord(msgspec.Struct, frozen=True):

@@ -105,7 +105,27 @@ def iter_jsonl_spans(raw: bytes, name: str, record_type: type[T], problems: list
             fld, msg = _field_of(exc)
             problems.append(Problem(name, lineno, fld, msg))
         except msgspec.DecodeError as exc:
-            problems.append(Problem(name, lineno, None, f"malformed JSON: {exc}"))
+            fld, msg = malformed_field(line, exc)
+            problems.append(Problem(name, lineno, fld, msg))
+
+
+_AT_BYTE = re.compile(rb'"((?:[^"\\]|\\.)*)"\s*:\s*$')
+_NOT_JSON_NUMBERS = (b"NaN", b"-NaN", b"Infinity", b"-Infinity", b"+Infinity", b"inf", b"-inf", b"nan")
+
+
+def malformed_field(line: bytes, exc: msgspec.DecodeError) -> tuple[str | None, str]:
+    """(the field whose value is malformed, the message) for a line that is not JSON: the key just
+    before the byte msgspec names, so `"latency_s": NaN` says latency_s, not only a byte offset."""
+    m = re.search(r"\(byte (\d+)\)", str(exc))
+    if m is None:
+        return None, f"malformed JSON: {exc}"
+    at = int(m.group(1))
+    before = _AT_BYTE.search(line[:at])
+    fld = before.group(1).decode("utf-8", "replace") if before else None
+    value = line[at:at + 10]
+    if fld is not None and value.startswith(_NOT_JSON_NUMBERS):
+        return fld, f"{value.split(b',')[0].split(b'}')[0].decode('utf-8', 'replace').strip()} is not a JSON number (byte {at}): give a finite number"
+    return fld, f"malformed JSON: {exc}"
 
 
 def number_problem(value: float) -> str | None:

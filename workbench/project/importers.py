@@ -115,6 +115,35 @@ def _id_list(value: Any, file: str, lineno: int, fld: str, idmap: _IdMap, known:
     return out
 
 
+def _answer_text(value: Any) -> str | None:
+    """An answer as text: a string as is, a number written out; None (JSON null) for anything else."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and number_problem(float(value)) is None:
+        return str(value)
+    return None
+
+
+def _answers(value: Any, file: str, lineno: int, problems: list[Problem]) -> list[str] | None:
+    """The answer and its aliases as text; ``null`` = no answer (never the text "None"); an object,
+    a boolean or a nested list: a Problem naming the field (never its Python repr stored), None."""
+    if value is None:
+        return []
+    items = value if isinstance(value, list) else [value]
+    out = []
+    for n, item in enumerate(items):
+        if item is None and isinstance(value, list):
+            continue
+        text = _answer_text(item)
+        if text is None:
+            where = f"answer[{n}]" if isinstance(value, list) else "answer"
+            what = {dict: "an object", list: "a nested list", bool: "true/false"}.get(type(item), f"{item!r}")
+            problems.append(Problem(file, lineno, where, f"{what} is not an answer: give a string (or a list of strings)"))
+            return None
+        out.append(text)
+    return out
+
+
 def convert_queries(
     rows: list[tuple[int, dict]],
     file: str,
@@ -134,12 +163,10 @@ def convert_queries(
         if _text(text) is None:
             problems.append(Problem(file, lineno, "query", "missing or not a string"))
             continue
-        answer = _first(row, ("answer", "answers"), "")
-        aliases = [str(a) for a in answer[1:]] if isinstance(answer, list) else []  # more accepted answers
-        if isinstance(answer, list):
-            answer = str(answer[0]) if answer else ""
-        if not isinstance(answer, str):
-            answer = str(answer)
+        answers = _answers(_first(row, ("answer", "answers"), ""), file, lineno, problems)
+        if answers is None:
+            continue
+        answer, aliases = (answers[0], answers[1:]) if answers else ("", [])  # more accepted answers after the first
         more = _first(row, ("answer_aliases",), [])  # MuSiQue's aliases (workbench/correctness.py matches them)
         aliases += [a for a in more if isinstance(a, str) and a.strip()] if isinstance(more, list) else []
         canonical = _first(row, ("canonical_answer",), "")
@@ -244,6 +271,34 @@ def import_dataset(
     else:
         raise ProjectError([Problem("--format", None, None, f"unknown format {fmt!r} (jsonl or beir)")])
 
+    from workbench.fsutil import project_lock
+
+    # checked first, outside the lock (a refused import writes nothing, not even the lock file);
+    # written under it, from documents.jsonl as it is then (another writer may have added to it)
+    stamp = _stamp(project_root)
+    docs, qs = _prepared(project_root, doc_path, query_path, qrels, problems)
+    if not (project_root / CONFIG_FILE).exists():  # nothing to race with: no other writer has a project yet
+        init_project(project_root)
+        write_project_files(project_root, docs, qs)
+        return len(docs), len(qs)
+    with project_lock(project_root):  # read-modify-write of documents.jsonl / queries.jsonl
+        if _stamp(project_root) != stamp:
+            docs, qs = _prepared(project_root, doc_path, query_path, qrels, [])
+        write_project_files(project_root, docs, qs)
+    return len(docs), len(qs)
+
+
+def _stamp(project_root: Path) -> tuple[int, ...] | None:
+    try:
+        st = (project_root / DOCUMENTS_FILE).stat()
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def _prepared(project_root: Path, doc_path: Path, query_path: Path, qrels: dict[str, list[tuple[str, tuple[str, int]]]] | None,
+              problems: list[Problem]) -> tuple[list[Document], list[Query]]:
+    """The documents and queries the import writes (DocIDs kept from the project's file); ProjectError if any is bad."""
     idmap = _IdMap(_existing_mapping(project_root))
     docs = convert_documents(_read_raw(doc_path, problems), str(doc_path), idmap, problems)
     known = {d.source_id for _, d in docs if d.source_id is not None}
@@ -258,10 +313,7 @@ def import_dataset(
     problems.extend(validate(docs, qs, str(doc_path), str(query_path)))
     if problems:
         raise ProjectError(sorted(set(problems), key=_input_order))
-    if not (project_root / CONFIG_FILE).exists():
-        init_project(project_root)
-    write_project_files(project_root, [d for _, d in docs], [q for _, q in qs])
-    return len(docs), len(qs)
+    return [d for _, d in docs], [q for _, q in qs]
 
 
 def _input_order(p: Problem) -> tuple:

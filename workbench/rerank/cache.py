@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 from index.embedding_cache import open_sqlite
-from workbench.fsutil import sha256_bytes
+from workbench.fsutil import checked_database, sha256_bytes
 from workbench.records import Document
 
 CACHE_DIR = "rerank_cache"
@@ -37,14 +37,16 @@ def _setup(db: sqlite3.Connection) -> None:
 
 
 class ScoreCache:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, root: Path | None = None):
+        if root is not None:  # the project: a symlinked file or folder never becomes our database
+            checked_database(path, root)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = open_sqlite(path, _setup)
         self.lock = threading.Lock()
 
     @classmethod
     def for_state_dir(cls, state_dir: Path) -> "ScoreCache":
-        return cls(state_dir / CACHE_DIR / CACHE_FILE)
+        return cls(state_dir / CACHE_DIR / CACHE_FILE, root=state_dir.parent)
 
     def get_many(self, scorer: str, query: str, docs: list[str]) -> dict[str, float]:
         """Known scores of these document hashes for this query hash."""

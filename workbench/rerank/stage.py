@@ -13,13 +13,13 @@ import math
 from dataclasses import dataclass, field
 
 from workbench.access.runs import RunStore, SystemRun, run_key, tier_hash
-from workbench.errors import WorkbenchError
+from workbench.errors import ExternalError, WorkbenchError
 from workbench.names import SystemName
 from workbench.progress import Progress
 from workbench.project.files import Project
 from workbench.records import Hit, RankedList, Tier
 from workbench.rerank.cache import ScoreCache, document_text, text_hash
-from workbench.rerank.errors import RerankError
+from workbench.rerank.errors import RerankEndpointError, RerankError
 from workbench.rerank.base import Scorer
 from workbench.rerank.scorers import make_scorer, reranker_config
 
@@ -52,6 +52,20 @@ class RerankStats:
     runs: list[SystemRun] = field(default_factory=list)
 
 
+def scored_by(scorer: Scorer, query: str, texts: list[str]) -> list[float]:
+    """``scorer``'s scores; any failure of its endpoint or model names the reranker (which of the
+    project's rerankers failed), whatever layer raised it."""
+    name = getattr(scorer, "name", "")
+    try:
+        return scorer.score(query, texts)
+    except (RerankError, RerankEndpointError):
+        raise  # already said which reranker
+    except ExternalError as exc:
+        raise RerankEndpointError(f"reranker {name!r}: {exc}", hint=exc.hint or None) from None
+    except WorkbenchError as exc:
+        raise RerankError(f"reranker {name!r}: {exc}", hint=exc.hint or None) from None
+
+
 def rerank_hits(query: str, hits: list[Hit], depth: int, project: Project, scorer: Scorer, cache: ScoreCache,
                 stats: RerankStats) -> list[Hit]:
     """The top ``depth`` unique known documents re-sorted by score (ties keep the base order), then
@@ -76,7 +90,7 @@ def rerank_hits(query: str, hits: list[Hit], depth: int, project: Project, score
     missing = sorted({i for i, h in enumerate(hashes) if h not in scores}, key=lambda i: hashes[i])
     missing = list({hashes[i]: i for i in missing}.values())  # a document twice in the corpus: score it once
     if missing:
-        fresh = scorer.score(query, [texts[i] for i in missing])
+        fresh = scored_by(scorer, query, [texts[i] for i in missing])
         new = {hashes[i]: s for i, s in zip(missing, fresh)}
         cache.put_many(scorer.identity, qh, new)
         scores.update(new)

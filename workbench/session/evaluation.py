@@ -120,7 +120,11 @@ def plan_eval(root: Path, names: list[str], tier_spec: str = "all", k: int | Non
 
     project = load_project(root, queries_version)
     k = k or access_k(project)
-    tiers = select_tiers(ensure_tiers(project), tier_spec)
+    tierset = ensure_tiers(project)
+    from workbench.triage.answers import restore_answer_runs
+
+    restore_answer_runs(project, tierset.tiers)  # production's answers never vanish with a damaged run file
+    tiers = select_tiers(tierset, tier_spec)
     plain, reranked, tuned = split_systems(names)
     made = make_retrievers(project, plain)  # unknown names: exit 2 before anything runs
     if reranked:

@@ -27,11 +27,16 @@ def verdicts(sel: Selection, oracle_model: str | None = None) -> "QueryVerdicts"
     return collect(sel.project, sel.tiers, sel.query_ids, collector=Collector(sel.project, oracle_model=oracle_model))
 
 
-def shown_system(qv: "QueryVerdicts", system: str | None = None) -> str:
-    """The system whose verdicts are listed: the one asked for, else the diagnosis' own choice."""
+def shown_system(qv: "QueryVerdicts", system: str | None = None, sel: Selection | None = None) -> str:
+    """The system whose verdicts are listed: the one asked for, else the diagnosis' own choice
+    (one not among them: BadInput, saying on which tiers it lives when ``sel`` is given)."""
+    from workbench.session.selection import unknown_system
+
     names = [s.name for s in qv.systems]
     chosen = system or qv.primary
     if chosen is None or chosen not in names:
+        if sel is not None:
+            raise unknown_system(sel, chosen, names)
         raise BadInput(f"unknown system {chosen!r}; known: {names}" if names else "no system has verdicts on these tiers")
     return chosen
 

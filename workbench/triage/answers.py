@@ -170,6 +170,40 @@ def current_run(project: Project, record: ImportedAnswers, tier: Tier, judge: st
     return fresh
 
 
+def restore_answer_runs(project: Project, tiers: list[Tier]) -> list[str]:
+    """Every imported answers record's use run on the full tier, rebuilt from the record when its
+    stored file is missing or does not decode (its answers would otherwise vanish from diagnose and
+    eval without a word); a record that does not load is named. Returns the systems rebuilt.
+
+    The rebuilt run carries the deterministic matches; its judge scores are pending (rerun
+    `import-answers` or `import-traces` to judge again)."""
+    from workbench.fsutil import log, set_aside
+
+    folder = project.state_dir / ANSWERS_DIR
+    full = next((t for t in tiers if t.kind == "full"), None)
+    if full is None or not folder.is_dir():
+        return []
+    store = LLMRunStore(project)
+    rebuilt = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            record = msgspec.json.decode(path.read_bytes(), type=ImportedAnswers)
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+            log.warning("%s: does not load (%s); these production answers are left out until imported again "
+                        "(workbench import-answers)", path, exc)
+            continue
+        run_path = store.path(record.system, full.name)
+        if run_path.is_file() and store.load(record.system, full.name) is not None:
+            continue
+        if run_path.is_file():
+            set_aside(run_path, "does not decode")
+        store.save(answers_run(project, record, full, None))
+        log.warning("%s: rebuilt from the import record %s (judge scores pending: import the answers again to judge)",
+                    run_path, path)
+        rebuilt.append(record.system)
+    return rebuilt
+
+
 def gold_in_context(project: Project, answer: ProductionAnswer) -> tuple[int, int] | None:
     """(gold documents production read, gold documents) — None when unlabelled or no context given."""
     gold = project.query(answer.query_id).gold_doc_ids if project.has_query(answer.query_id) else []

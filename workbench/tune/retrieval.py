@@ -7,16 +7,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.access.indexing import embed_pool
+import shutil
+
+import msgspec
+
+from workbench.access.indexing import DENSE_FORMAT, IndexManifest, damaged_file, embed_pool, read_manifest, write_manifest
 from workbench.access.retrievers import SEARCH_VERSION, BM25Retriever, DenseRetriever, HybridRetriever
 from workbench.access.runs import RunStore, SystemRun, query_text_hash, run_key, tier_docs_hash, tier_hash
 from workbench.errors import WorkbenchError
-from workbench.fsutil import atomic_replace_dir, folder_fingerprint, fresh_temp_dir, safe_name
+from workbench.fsutil import atomic_replace_dir, folder_fingerprint, fresh_temp_dir, log, safe_name
 from workbench.names import TUNED_SUFFIX
 from workbench.progress import Progress
 from workbench.project.files import Project
 from workbench.records import RankedList, Tier
-from workbench.tune.train import MODEL_DIR, TuneError, TuneRecord, load_record, tuned_root
+from workbench.project.suggest import command
+from workbench.tune.train import MODEL_DIR, TuneError, TuneRecord, load_record, model_problem, tuned_root
 
 TUNED_SYSTEMS = (f"dense{TUNED_SUFFIX}", f"hybrid{TUNED_SUFFIX}")
 
@@ -27,6 +32,10 @@ def tuned_model(project: Project) -> tuple[Path, str, TuneRecord]:
     record = load_record(project)
     if record is None or not (path / "config.json").exists():
         raise TuneError("no tuned embedder in this project yet", hint="run `workbench tune PROJECT`")
+    damaged = model_problem(path)
+    if damaged:  # a truncated weights file would be a traceback deep in the loader
+        raise TuneError(f"the tuned embedder is damaged: {damaged}",
+                        hint=f"train it again: {command('tune', project.root, retrain=True)}")
     return path, folder_fingerprint(path), record
 
 
@@ -55,14 +64,41 @@ class TunedDenseRetriever(DenseRetriever):
         from index import DenseIndex
 
         target = self.index_dir(tier)
-        if (target / "done").exists():
+        if self._intact(target, tier):
             return
         table = embed_pool(self.project, list(tier.doc_ids), progress, embedder=self.embedder)
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = fresh_temp_dir(target)
-        DenseIndex.build(tmp, table.doc_ids, table.vectors)
-        (tmp / "done").write_text(self.fingerprint)
+        try:
+            DenseIndex.build(tmp, table.doc_ids, table.vectors)
+            (tmp / "done").write_text(self.fingerprint)
+            write_manifest(tmp, self._manifest(tier, int(table.vectors.shape[1]) if table.vectors.ndim == 2 else 0,
+                                               int(len(table.doc_ids))))
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        self._open.pop(tier.name, None)
         atomic_replace_dir(tmp, target)
+
+    def _manifest(self, tier: Tier, dims: int = 0, n_chunks: int = 0) -> IndexManifest:
+        return IndexManifest("dense", DENSE_FORMAT, tier.name, tier_docs_hash(self.project, tier), len(tier.doc_ids),
+                             embedder=self.embedder.name, dims=dims, n_chunks=n_chunks)
+
+    def _intact(self, target: Path, tier: Tier) -> bool:
+        """Built for this tier and model, and every file as its manifest vouches (sizes, hashes): a
+        NaN row or a truncated vectors.npy is rebuilt, never searched, never a traceback."""
+        found = read_manifest(target)
+        if found is None:
+            if target.exists():
+                log.warning("%s: no manifest (an older build, or damaged); rebuilding", target)
+            return False
+        if msgspec.structs.replace(found, dims=0, n_chunks=0, files={}) != self._manifest(tier):
+            return False
+        why = damaged_file(target, found)
+        if why:
+            log.warning("%s; rebuilding the tuned index", why)
+            return False
+        return True
 
     def _index(self, tier: Tier):
         if tier.name not in self._open:

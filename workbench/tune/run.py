@@ -14,14 +14,20 @@ from workbench.progress import Progress
 from workbench.project.files import Project
 from workbench.records import Tier
 from workbench.tune.split import split_queries
-from workbench.tune.train import MODEL_DIR, TuneOptions, TuneRecord, load_record, train, tuned_root
+from workbench.fsutil import log
+from workbench.tune.train import MODEL_DIR, TuneOptions, TuneRecord, load_record, model_problem, train, tuned_root
 
 
 def needs_training(project: Project, options: TuneOptions) -> bool:
     record = load_record(project)
     split = split_queries(project.queries, options.train_share, options.seed)
-    return (record is None or record.options != options or record.split != split
-            or not (tuned_root(project) / MODEL_DIR / "config.json").is_file())
+    model = tuned_root(project) / MODEL_DIR
+    if record is None or record.options != options or record.split != split or not (model / "config.json").is_file():
+        return True
+    damaged = model_problem(model)
+    if damaged:  # derived state: trained again, never a traceback in the loader
+        log.warning("%s; training the tuned embedder again", damaged)
+    return damaged is not None
 
 
 def tune_project(project: Project, tiers: list[Tier], options: TuneOptions = TuneOptions(), retrain: bool = False,

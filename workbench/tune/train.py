@@ -6,6 +6,7 @@ for indexing); seeded."""
 
 from __future__ import annotations
 
+import math
 import shutil
 import time
 import uuid
@@ -29,6 +30,35 @@ class TuneError(BadInput):
     title = "Cannot tune"
 
 
+def model_problem(folder: Path) -> str | None:
+    """Why a saved model's weights cannot load ("path: reason"), or None: every *.safetensors file
+    holds the header and the tensor bytes its header promises (a truncated or overwritten file is
+    caught here, from 8 bytes and its header, instead of as a traceback in the loader)."""
+    import json
+    import struct
+
+    for path in sorted(folder.rglob("*.safetensors")):
+        try:
+            size = path.stat().st_size
+            with open(path, "rb") as fh:
+                head = fh.read(8)
+                if len(head) < 8:
+                    return f"{path}: {size} bytes, shorter than a safetensors header"
+                (n,) = struct.unpack("<Q", head)
+                if n > min(size - 8, 100 * 2**20):
+                    return f"{path}: its header claims {n:,} bytes, the file has {size:,}"
+                header = json.loads(fh.read(n))
+        except (OSError, ValueError, RecursionError) as exc:
+            return f"{path}: not a readable safetensors file ({exc})"
+        if not isinstance(header, dict):
+            return f"{path}: its header is not an object"
+        ends = [t.get("data_offsets", [0, 0])[1] for k, t in header.items() if k != "__metadata__" and isinstance(t, dict)]
+        need = 8 + n + max((e for e in ends if isinstance(e, int)), default=0)
+        if size != need:
+            return f"{path}: {size:,} bytes, its header says {need:,} (truncated or overwritten)"
+    return None
+
+
 class TuneOptions(msgspec.Struct, frozen=True):
     train_share: float = 0.7
     seed: int = 13  # the split's and the trainer's
@@ -37,6 +67,18 @@ class TuneOptions(msgspec.Struct, frozen=True):
     learning_rate: float = 2e-5
     negatives_per_gold: int = 2
     max_seq_length: int = 128  # tokens per text while training; 0: the model's own window
+
+    def __post_init__(self) -> None:
+        # NaN passes every range check (click's FloatRange included): refused here, naming the option
+        if not (math.isfinite(self.train_share) and 0.05 <= self.train_share <= 0.95):
+            raise TuneError(f"--train-share {self.train_share!r}: must be a number from 0.05 to 0.95")
+        if not (math.isfinite(self.learning_rate) and self.learning_rate > 0):
+            raise TuneError(f"learning rate {self.learning_rate!r}: must be a finite number above 0")
+        for name in ("epochs", "batch_size", "negatives_per_gold"):
+            if getattr(self, name) < 1:
+                raise TuneError(f"--{name.replace('_', '-')} {getattr(self, name)}: must be 1 or more")
+        if self.max_seq_length < 0:
+            raise TuneError(f"--max-seq-length {self.max_seq_length}: must be 0 or more")
 
 
 class TuneRecord(msgspec.Struct, frozen=True):

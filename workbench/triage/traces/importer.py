@@ -78,7 +78,7 @@ def read_spans(source: str, fmt: SourceFormat, phoenix_project: str, max_mb: int
     problems: list[Problem] = []
     skipped: list[Skipped] = []
     if is_url(source):
-        return "phoenix-server", phoenix.fetch_phoenix(source, phoenix_project, skipped), skipped
+        return "phoenix-server", phoenix.fetch_phoenix(source, phoenix_project, skipped, max_bytes=max_mb * 2**20), skipped
     path = Path(source)
     try:
         size = path.stat().st_size
@@ -202,23 +202,33 @@ def map_documents(project: Project, plan: Plan, ids: IdSpace) -> tuple[dict[str,
 
 def add_documents(project: Project, unknown: dict[str, tuple[str, TraceDoc]], mapping: dict[str, int]) -> list[int]:
     """Unknown documents that carry their text, appended with new DocIDs (documents.jsonl rewritten atomically)."""
-    domains = project.domains
-    next_id = max(project.documents, default=-1) + 1
-    new = []
-    for did, (_, d) in unknown.items():
-        if not (d.content and d.content.strip()):
-            continue
-        new.append(Document(doc_id=next_id, title=d.title or did, text=d.content, domain=domains[0] if len(domains) == 1 else "",
-                            source_id=did))
-        mapping[did] = next_id
-        next_id += 1
-    if new:
-        docs = [*project.documents.values(), *new]
-        path = project.root / DOCUMENTS_FILE
-        problems = validate(list(enumerate(docs, 1)), [], str(path), "")
-        if problems:
-            raise ProjectError(problems)
-        atomic_write_bytes(path, encode_jsonl(docs))
+    from workbench.fsutil import project_lock
+
+    # read-modify-write of documents.jsonl: under the project lock, from the file as it is now (not
+    # ``project``, loaded before the lock), so two imports at once both land, with distinct DocIDs
+    with project_lock(project.root):
+        project = load_project(project.root)
+        have = {d.source_id: d.doc_id for d in project.documents.values() if d.source_id is not None}
+        domains = project.domains
+        next_id = max(project.documents, default=-1) + 1
+        new = []
+        for did, (_, d) in unknown.items():
+            if did in have:  # added meanwhile by another import of the same document
+                mapping[did] = have[did]
+                continue
+            if not (d.content and d.content.strip()):
+                continue
+            new.append(Document(doc_id=next_id, title=d.title or did, text=d.content, domain=domains[0] if len(domains) == 1 else "",
+                                source_id=did))
+            mapping[did] = next_id
+            next_id += 1
+        if new:
+            docs = [*project.documents.values(), *new]
+            path = project.root / DOCUMENTS_FILE
+            problems = validate(list(enumerate(docs, 1)), [], str(path), "")
+            if problems:
+                raise ProjectError(problems)
+            atomic_write_bytes(path, encode_jsonl(docs))
     return [d.doc_id for d in new]
 
 
@@ -288,8 +298,13 @@ def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: 
     plan = match(project, found)
     mapping, unknown = map_documents(project, plan, ids)
     added_docs = add_documents(project, unknown, mapping) if add_unknown_documents else []
-    for qid, text in plan.new_texts.items():
-        add_query(root, text, "", query_id=qid, kind="production")
+    from workbench.fsutil import project_lock
+
+    with project_lock(root):  # an identical import that ran meanwhile added them already: not an error
+        now = load_project(root)
+        for qid, text in plan.new_texts.items():
+            if not (now.has_query(qid) and normalise(now.query(qid).query) == normalise(text)):
+                add_query(root, text, "", query_id=qid, kind="production")
     project = load_project(root)
     key_of = {docid: key for key, docid in source_id_map(project).items()}
     folder = traces_dir(project, name)

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import msgspec
 
-from workbench.project.files import Problem
+from workbench.project.files import Problem, ProjectError
 
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 MAX_DEPTH = 12  # nested attribute values deeper than this are not what any convention writes
@@ -44,6 +44,18 @@ class Skipped(msgspec.Struct, frozen=True):
 
     def __str__(self) -> str:
         return f"{self.where}: {self.reason}"
+
+
+class TraceFileError(ProjectError):
+    """Problems in a trace file (or a trace server's answer), not in the project: each names the
+    file (line), the span and the attribute."""
+
+    title = "The trace file has problems"
+    hint = "Fix the trace file (or the options that read it) and rerun; nothing was written."
+
+    def __init__(self, problems: list[Problem]):
+        super().__init__(problems)
+        self.title = f"{len(problems)} problem(s) in the trace file"
 
 
 def hex_id(value: Any, size: int) -> str | None:

@@ -21,7 +21,7 @@ def read_context(project: Project, stage: list[TraceDoc], prompt: str, mapping: 
     out: list[str] = []
     for d in stage:
         docid = mapping.get(d.id) if d.id is not None else None
-        texts = [t for t in (d.content, project.documents[docid].text if docid in project.documents else None) if t and t.strip()]
+        texts = [t for t in (d.content, project.documents[docid].text if docid is not None and docid in project.documents else None) if t and t.strip()]
         if not any(quoted(t, p) for t in texts):
             continue
         if docid is None:

@@ -60,7 +60,7 @@ class TraceImport(msgspec.Struct, frozen=True):
     answers_without_context: int
     resolutions: list[Resolution] = []  # per trace imported: how its documents were resolved
     dry_run: bool = False
-    plan: list[tuple[str, str, str, str | None]] = []  # (query id, how matched, trace location, answer)
+    plan: list[tuple[str, str, str, str | None]] = []  # (query id, how matched, trace id, answer)
 
     @property
     def unresolved_traces(self) -> list[Resolution]:
@@ -330,7 +330,7 @@ def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: 
             added_documents=[], run=None, reranked=0, answers=sum(t.answer is not None for t, _ in plan.chosen.values()),
             answers_without_context=sum(t.answer is not None and t.context_ids is None for t, _ in plan.chosen.values()),
             resolutions=resolutions, dry_run=True,
-            plan=[(qid, how, t.where, t.answer) for qid, (t, how) in sorted(plan.chosen.items())])
+            plan=[(qid, how, t.trace_id, t.answer) for qid, (t, how) in sorted(plan.chosen.items())])
     added_docs = add_documents(project, unknown, mapping) if add_unknown_documents else []
     for qid, text in plan.new_texts.items():
         add_query(root, text, "", query_id=qid, kind="production")
@@ -375,7 +375,7 @@ def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: 
         unknown_documents=unknown_problems(unknown_left),
         added_documents=added_docs, run=run_report, reranked=len(rerank_rows), answers=len(answers),
         answers_without_context=sum(1 for a in answers if "context_doc_ids" not in a), resolutions=resolutions,
-        plan=[(q.query_id, q.matched, q.where, q.answer) for q in queries],
+        plan=[(q.query_id, q.matched, q.trace_id, q.answer) for q in queries],
     )
 
 

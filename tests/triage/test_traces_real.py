@@ -1,0 +1,134 @@
+"""import-traces on spans the REAL instrumentation libraries emit (tests/support/real_pipelines.py):
+a LangChain pipeline over a hotpotqa-100 slice traced by openinference-instrumentation-langchain and
+by OpenLLMetry's opentelemetry-instrumentation-langchain, encoded by the SDK's OTLP encoder. Each
+import is compared with the pipeline's own log: the ranking, the documents stuffed, the answers,
+SR/FR, the verdicts. A test per library fails when its convention stops being read."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from support.paths import HOTPOT
+from support.real_pipelines import STUFFED, WRONG, Responder, Run, query_rows, run_pipeline
+from workbench.cli import main
+from workbench.project.load import load_project
+
+SLICE = 20
+QUICK = ("langchain-openinference", "langchain-openllmetry")
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture(scope="session")
+def real_runs(tmp_path_factory) -> dict[str, Run]:
+    """Each library's pipeline run once over the slice, on a fault-free in-process endpoint."""
+    from support.fault_server import FaultServer
+
+    out = tmp_path_factory.mktemp("real-traces")
+    answers = Responder()
+    runs = {}
+    with FaultServer(answers) as server:
+        for lib in QUICK:
+            runs[lib] = run_pipeline(lib, out / f"{lib}.otlp.jsonl", server.base_url, query_rows(SLICE), answers)  # type: ignore[arg-type]
+    return runs
+
+
+@pytest.fixture(scope="module")
+def hotpot_project(tmp_path_factory) -> Path:
+    """hotpotqa-100 imported (no indexes: the traces bring production's ranking)."""
+    from workbench.project.files import init_project
+    from workbench.project.importers import import_dataset
+
+    root = tmp_path_factory.mktemp("h100-real") / "proj"
+    init_project(root)
+    import_dataset(root, HOTPOT / "corpus.jsonl", HOTPOT / "queries.jsonl")
+    return root
+
+
+@pytest.fixture
+def project(hotpot_project, tmp_path) -> Path:
+    dst = tmp_path / "proj"
+    shutil.copytree(hotpot_project, dst)
+    return dst
+
+
+def check_against_log(root: Path, run: Run, name: str) -> None:
+    """The import equals what the pipeline did: ranking, context, answers, SR@10/FR@10."""
+    from workbench.access.metrics import query_access, summarize
+    from workbench.triage.answers import load_answers
+    from workbench.triage.runs import load_imported
+
+    p = load_project(root)
+    docid = {d.source_id: d.doc_id for d in p.documents.values()}
+    by_text = {q.query: q for q in p.queries}
+    imported = {r.query_id: [h.doc_id for h in r.hits] for r in load_imported(p, name).rankings["*"]}
+    answers = {a.query_id: a for a in load_answers(p, name).answers}
+    assert len(run.log) == SLICE
+    mine, theirs = [], []
+    for entry in run.log:
+        q = by_text[entry.query]
+        assert imported[q.query_id] == [docid[d] for d in entry.ranked], q.query_id  # what the retriever returned
+        a = answers[q.query_id]
+        assert a.answer == entry.answer
+        assert a.context_doc_ids == [docid[d] for d in entry.stuffed], q.query_id  # what was stuffed, in order
+        gold = list(q.gold_doc_ids)
+        mine.append(query_access(q.query_id, imported[q.query_id], gold, 10))
+        theirs.append(query_access(q.query_id, [docid[d] for d in entry.ranked], gold, 10))
+    assert summarize(mine, 10) == summarize(theirs, 10)
+
+
+@pytest.mark.parametrize("library", QUICK)
+def test_every_trace_of_a_real_instrumented_pipeline_imports_as_it_ran(real_runs, project, library):
+    run = real_runs[library]
+    result = cli("import-traces", project, run.path, "--name", "prod", "--no-judge")
+    assert result.exit_code == 0, result.output
+    assert f"imported {SLICE} queries: 0 matched by id, {SLICE} by text, 0 added" in result.output
+    # no document carries an id: every one resolved by its text against the corpus
+    assert f"documents resolved: {SLICE * 10} by content" in result.output
+    check_against_log(project, run, "prod")
+
+
+def test_doc_id_key_reads_production_s_own_ids_from_the_metadata(real_runs, project):
+    for library in QUICK:
+        result = cli("import-traces", project, real_runs[library].path, "--name", "prod", "--no-judge",
+                     "--doc-id-key", "source_id")
+        assert result.exit_code == 0, result.output
+        assert f"documents resolved: {SLICE * 10} by metadata" in result.output, library
+        check_against_log(project, real_runs[library], "prod")
+
+
+def test_dry_run_prints_what_would_be_imported_and_writes_nothing(real_runs, project):
+    load_project(project)  # its derived corpus cache made first: any read makes it
+    before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
+    result = cli("import-traces", project, real_runs["langchain-openinference"].path, "--name", "prod", "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert "dry run: nothing written" in result.output and "would import" in result.output
+    assert f"{SLICE * 10} by content" in result.output
+    after = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
+    assert after == before
+
+
+def test_a_document_that_matches_no_corpus_text_is_counted_and_its_answer_still_imported(real_runs, project, tmp_path):
+    """One stuffed document's text changed beyond recognition: that trace's context is unknown."""
+    run = real_runs["langchain-openinference"]
+    text = run.path.read_text()
+    first = run.log[0]
+    original = load_project(project).documents
+    stuffed_text = next(d.text for d in original.values() if d.source_id == first.stuffed[0])
+    changed = text.replace(json.dumps(stuffed_text)[1:-1], "Production's own rewrite of this page, in no corpus.")
+    assert changed != text
+    path = tmp_path / "changed.otlp.jsonl"
+    path.write_text(changed)
+    result = cli("import-traces", project, path, "--name", "prod", "--no-judge")
+    assert result.exit_code == 0, result.output
+    assert "1 trace(s) with unresolved documents" in result.stderr
+    assert "Production's own rewrite" in result.stderr
+    assert f"{SLICE} answers as" in result.output and "1 without the documents the LLM read" in result.output
+    assert STUFFED == 5

@@ -30,8 +30,10 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from support.paths import hotpot_rows
 
-Library = Literal["langchain-openinference", "langchain-openllmetry", "llamaindex-openinference", "openai-v2"]
-LIBRARIES: tuple[Library, ...] = ("langchain-openinference", "langchain-openllmetry", "llamaindex-openinference", "openai-v2")
+Library = Literal["langchain-openinference", "langchain-openllmetry", "llamaindex-openinference",
+                  "llamaindex-openinference-summarize", "openai-v2"]
+LIBRARIES: tuple[Library, ...] = ("langchain-openinference", "langchain-openllmetry", "llamaindex-openinference",
+                                  "llamaindex-openinference-summarize", "openai-v2")
 TOP_K, STUFFED = 10, 5
 WRONG = "I could not find it."
 
@@ -159,17 +161,62 @@ def _langchain(corpus: Corpus, base_url: str, rows: list[dict], run: Run, answer
         run.log.append(Logged(row["query_id"], row["query"], ranked, stuffed, out))
 
 
-def _llamaindex(corpus: Corpus, base_url: str, rows: list[dict], run: Run, answers: Responder, model: str) -> None:
-    from llama_index.core import PromptTemplate, Settings
-    from llama_index.core.base.base_retriever import BaseRetriever
-    from llama_index.core.llms.custom import CustomLLM  # noqa: F401  (import check: the package is whole)
+def _llamaindex(corpus: Corpus, base_url: str, rows: list[dict], run: Run, answers: Responder, model: str,
+                mode: str = "compact") -> None:
+    """A RetrieverQueryEngine: a BaseRetriever of TextNodes (LlamaIndex's own random node ids, the
+    corpus id in the metadata), a postprocessor keeping the top 5, the answer synthesised by
+    ``mode``; the LLM a CustomLLM on the OpenAI-compatible endpoint (llama-index-core ships no
+    OpenAI client of its own)."""
+    import openai
+    from llama_index.core import PromptTemplate
+    from llama_index.core.base.llms.types import CompletionResponse, CompletionResponseGen, LLMMetadata
+    from llama_index.core.llms.callbacks import llm_completion_callback
+    from llama_index.core.llms.custom import CustomLLM
+    from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.query_engine import RetrieverQueryEngine
     from llama_index.core.response_synthesizers import get_response_synthesizer
+    from llama_index.core.retrievers import BaseRetriever
     from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
-    from llama_index.llms.openai_like import OpenAILike  # type: ignore[import-not-found]
 
-    raise NotImplementedError(repr((PromptTemplate, Settings, BaseRetriever, RetrieverQueryEngine, get_response_synthesizer,
-                                    NodeWithScore, QueryBundle, TextNode, OpenAILike)))
+    client = openai.OpenAI(base_url=base_url, api_key="none")
+
+    class EndpointLLM(CustomLLM):
+        @property
+        def metadata(self) -> LLMMetadata:
+            return LLMMetadata(context_window=8192, num_output=32, model_name=model)
+
+        @llm_completion_callback()
+        def complete(self, prompt: str, formatted: bool = False, **kwargs) -> CompletionResponse:
+            out = client.chat.completions.create(model=model, messages=[{"role": "user", "content": prompt}],
+                                                 temperature=0, max_tokens=32)
+            return CompletionResponse(text=out.choices[0].message.content or "")
+
+        @llm_completion_callback()
+        def stream_complete(self, prompt: str, formatted: bool = False, **kwargs) -> CompletionResponseGen:
+            raise NotImplementedError
+
+    class OverlapRetriever(BaseRetriever):
+        def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+            return [NodeWithScore(node=TextNode(text=corpus.by_id[d]["text"], metadata={"title": corpus.by_id[d]["title"],
+                                                                                          "source_id": d},
+                                                excluded_llm_metadata_keys=["title", "source_id"]), score=sc)
+                    for d, sc in corpus.rank(query_bundle.query_str)]
+
+    class TopFive(BaseNodePostprocessor):
+        def _postprocess_nodes(self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None) -> list[NodeWithScore]:
+            return nodes[:STUFFED]
+
+    template = PromptTemplate("Answer from the context only.\n\nContext:\n{context_str}\n\nQuestion: {query_str}\nAnswer:")
+    llm = EndpointLLM()
+    engine = RetrieverQueryEngine(retriever=OverlapRetriever(), node_postprocessors=[TopFive()],
+                                  response_synthesizer=get_response_synthesizer(llm=llm, response_mode=mode,  # type: ignore[arg-type]
+                                                                                text_qa_template=template))
+    for row in rows:
+        ranked = [d for d, _ in corpus.rank(row["query"])]
+        stuffed = ranked[:STUFFED]
+        answers.answers[row["query"]] = choose_answer(row, stuffed)
+        out = engine.query(row["query"])
+        run.log.append(Logged(row["query_id"], row["query"], ranked, stuffed, str(out.response or "")))
 
 
 def _openai_v2(corpus: Corpus, base_url: str, rows: list[dict], run: Run, answers: Responder, model: str,
@@ -212,7 +259,7 @@ def run_pipeline(library: Library, path: Path, base_url: str, rows: list[dict], 
         from opentelemetry.instrumentation.langchain import LangchainInstrumentor
 
         instrumentor = LangchainInstrumentor()
-    elif library == "llamaindex-openinference":
+    elif library.startswith("llamaindex-openinference"):
         from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
 
         instrumentor = LlamaIndexInstrumentor()
@@ -224,8 +271,9 @@ def run_pipeline(library: Library, path: Path, base_url: str, rows: list[dict], 
     try:
         if library.startswith("langchain"):
             _langchain(corpus, base_url, rows, run, answers, model)
-        elif library == "llamaindex-openinference":
-            _llamaindex(corpus, base_url, rows, run, answers, model)
+        elif library.startswith("llamaindex-openinference"):
+            _llamaindex(corpus, base_url, rows, run, answers, model,
+                        "simple_summarize" if library.endswith("summarize") else "compact")
         else:
             _openai_v2(corpus, base_url, rows, run, answers, model, provider)
     finally:

@@ -19,7 +19,7 @@ from workbench.cli import main
 from workbench.project.load import load_project
 
 SLICE = 20
-QUICK = ("langchain-openinference", "langchain-openllmetry")
+QUICK = ("langchain-openinference", "langchain-openllmetry", "llamaindex-openinference", "llamaindex-openinference-summarize")
 
 
 def cli(*args):

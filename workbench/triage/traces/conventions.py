@@ -298,19 +298,28 @@ def assemble(trace_id: str, spans: list[Span], query_id_key: str) -> ProductionT
             by_kind.setdefault(k, []).append(s)
     llm = by_kind[LLM][-1] if by_kind.get(LLM) else None
     retrievers = by_kind.get(RETRIEVER, [])
-    # several retrievals (query rewriting, multi-hop): the last one started before the answer fed it
-    fed = [r for r in retrievers if llm is None or (r.start_ns or 0) <= (llm.start_ns or 0)] or retrievers
-    retriever = fed[-1] if fed else None
     reranker = next(iter(by_kind.get(RERANKER, [])), None)
-    if retriever is None and llm is None:
+    if not retrievers and llm is None:
         return Skipped(first, f"trace {trace_id}: no retriever and no LLM span (kinds: {sorted(by_kind) or 'none'})")
+    retriever, ranking, culprit = None, None, reranker
     try:
-        ranking = retrieved(retriever) if retriever else None
-        if retriever is not None and not ranking:
-            return Skipped(retriever.where, "retriever span with no documents")
+        # several retrievals (query rewriting, multi-hop) kept in order: the last one with documents
+        # started before the answer fed it; a retriever span wrapping another (LlamaIndex's
+        # retrieve/_retrieve) has its documents on one of the two only
+        with_docs = []
+        for r in retrievers:
+            culprit = r
+            docs = retrieved(r)
+            if docs:
+                with_docs.append((r, docs))
+        culprit = reranker
+        fed = [x for x in with_docs if llm is None or (x[0].start_ns or 0) <= (llm.start_ns or 0)] or with_docs
+        if retrievers and not fed:
+            return Skipped(retrievers[0].where, "retriever span with no documents")
+        if fed:
+            retriever, ranking = fed[-1]
         reranked = documents(reranker, "reranker.output_documents") if reranker else None
     except Unreadable as exc:
-        culprit = reranker if reranker is not None and "reranker" in str(exc) else retriever
         return Skipped((culprit or spans[0]).where, str(exc))
     text = next((t for t in (query_text(x).strip() for x in (*retrievers[:1], retriever, reranker, llm, spans[0])
                              if x is not None) if t), "")

@@ -1,6 +1,6 @@
 """Which corpus document each traced document is, the way production identified it.
 
-In order: the span's own document id (`id`); the value under `--doc-id-key` in the document's
+In order: the span's own document id when the corpus knows it (`id`); the value under `--doc-id-key` in the document's
 metadata (`metadata`: OpenInference's JSON string, OpenLLMetry's object, Phoenix's flattened
 keys); with neither, its content matched against the corpus text — exact (`content`), then
 with whitespace and escapes normalised (`normalised`), then as the start of exactly one corpus
@@ -15,6 +15,7 @@ from typing import Literal
 import msgspec
 
 from workbench.project.files import Project
+from workbench.project.labels import source_id_map
 from workbench.triage.traces.conventions import ProductionTrace, TraceDoc
 from workbench.triage.traces.textmatch import normal
 
@@ -33,6 +34,9 @@ class Resolution(msgspec.Struct, frozen=True):
 
 class Corpus:
     def __init__(self, project: Project) -> None:
+        # ids the corpus knows, as a source id or a DocID: any other id (LlamaIndex's random node
+        # ids) says nothing, and the document is looked for by its content
+        self.known = set(source_id_map(project)) | {str(i) for i in project.documents}
         self.exact: dict[str, list[int]] = {}
         self.normal: dict[str, list[int]] = {}
         for d in project.documents.values():
@@ -64,13 +68,14 @@ def resolve_doc(d: TraceDoc, corpus: Corpus, doc_id_key: str | None) -> tuple[Tr
         found = meta_id(d, doc_id_key)
         if found is not None:
             return msgspec.structs.replace(d, id=found), "metadata"
-    if d.id is not None:
+    if d.id is not None and (d.id in corpus.known or not (d.content and d.content.strip())):
         return d, "id"
     if d.content and d.content.strip():
         docid, how = corpus.by_content(d.content)
         if docid is not None:
             return msgspec.structs.replace(d, id=f"{RESOLVED}{docid}"), how
-    return d, "unresolved"
+    # an id the corpus lacks stays an id: reported as an unknown document (and added on request)
+    return d, "id" if d.id is not None else "unresolved"
 
 
 def resolve_traces(project: Project, found: list[ProductionTrace], doc_id_key: str | None

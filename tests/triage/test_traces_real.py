@@ -132,3 +132,80 @@ def test_a_document_that_matches_no_corpus_text_is_counted_and_its_answer_still_
     assert "Production's own rewrite" in result.stderr
     assert f"{SLICE} answers as" in result.output and "1 without the documents the LLM read" in result.output
     assert STUFFED == 5
+
+
+# ------------------------------------------------------------------ trace files that are damaged (issue 33)
+
+
+def otlp_docs(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def spans_of(doc: dict) -> list[dict]:
+    return [s for rs in doc["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]]
+
+
+def rewrite(docs: list[dict], path: Path, prefix: bytes = b"") -> Path:
+    path.write_bytes(prefix + "".join(json.dumps(d) + "\n" for d in docs).encode())
+    return path
+
+
+def test_a_byte_order_mark_before_the_otlp_file_is_no_problem(real_runs, project, tmp_path):
+    run = real_runs["langchain-openinference"]
+    path = rewrite(otlp_docs(run.path), tmp_path / "bom.otlp.jsonl", prefix=b"\xef\xbb\xbf")
+    result = cli("import-traces", project, path, "--name", "prod", "--no-judge")
+    assert result.exit_code == 0, result.output
+    check_against_log(project, run, "prod")
+
+
+def test_attribute_indexes_that_are_no_ascii_number_are_ignored(real_runs, project, tmp_path):
+    """'٣' is a digit to str.isdigit() and 5,000 digits are more than int() takes: neither is an index."""
+    run = real_runs["langchain-openinference"]
+    docs = otlp_docs(run.path)
+    retriever = next(s for s in spans_of(docs[0]) if any(a["value"].get("stringValue") == "RETRIEVER" for a in s["attributes"]))
+    for index in ("٣", "7" * 5000):
+        retriever["attributes"].append({"key": f"retrieval.documents.{index}.document.content", "value": {"stringValue": "odd"}})
+    result = cli("import-traces", project, rewrite(docs, tmp_path / "idx.otlp.jsonl"), "--name", "prod", "--no-judge")
+    assert result.exit_code == 0, result.output
+    check_against_log(project, run, "prod")
+
+
+def test_json_nested_too_deeply_is_a_problem_at_its_line_not_a_crash(real_runs, project, tmp_path):
+    run = real_runs["langchain-openinference"]
+    docs = otlp_docs(run.path)
+    path = rewrite(docs, tmp_path / "deep.otlp.jsonl")
+    with path.open("a") as f:  # a line nested beyond the decoder's limit
+        f.write('{"resourceSpans": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    result = cli("import-traces", project, path, "--name", "prod", "--no-judge")
+    assert result.exit_code == 2, result.output
+    assert "problem(s) in the trace file" in result.output and f"{path}:{len(docs) + 1}" in result.output
+    assert "nested too deeply" in result.output and "Traceback" not in result.output
+    # an attribute nested deep (but decodable) is cut, the trace still read
+    deep: dict = {"stringValue": "x"}
+    for _ in range(150):  # deeper than any_value reads (MAX_NESTING), within what the decoder takes
+        deep = {"arrayValue": {"values": [deep]}}
+    spans_of(docs[0])[0]["attributes"].append({"key": "deep", "value": deep})
+    result = cli("import-traces", project, rewrite(docs, tmp_path / "deep2.otlp.jsonl"), "--name", "prod", "--no-judge")
+    assert result.exit_code == 0, result.output
+    check_against_log(project, run, "prod")
+
+
+def test_two_different_spans_under_one_span_id_are_refused_naming_both(real_runs, project, tmp_path):
+    run = real_runs["langchain-openinference"]
+    docs = otlp_docs(run.path)
+    first = spans_of(docs[0])[0]
+    twin = {**json.loads(json.dumps(spans_of(docs[-1])[-1])), "traceId": first["traceId"], "spanId": first["spanId"]}
+    twin["name"] = "an impostor"
+    docs[-1]["resourceSpans"][0]["scopeSpans"][0]["spans"].append(twin)
+    path = rewrite(docs, tmp_path / "twins.otlp.jsonl")
+    result = cli("import-traces", project, path, "--name", "prod", "--no-judge")
+    assert result.exit_code == 2, result.output
+    assert "problem(s) in the trace file" in result.output
+    assert f"span id {first['spanId']}" in result.output and "an impostor" in result.output and first["name"] in result.output
+    assert not (project / ".workbench" / "imports").exists() or not any((project / ".workbench" / "imports").rglob("prod*"))
+    # the same span exported twice (a retry) is one span
+    docs = otlp_docs(run.path)
+    docs.append(json.loads(json.dumps(docs[0])))
+    result = cli("import-traces", project, rewrite(docs, tmp_path / "retry.otlp.jsonl"), "--name", "prod", "--no-judge")
+    assert result.exit_code == 0, result.output
+    check_against_log(project, run, "prod")

@@ -80,7 +80,7 @@ def _json(v: Any) -> Any:
     if isinstance(v, str):
         try:
             return json.loads(v)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
     return v
 

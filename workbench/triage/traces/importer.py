@@ -31,7 +31,7 @@ from workbench.triage.runs import (ALL_TIERS, IdSpace, ImportedRun, ImportReport
 from workbench.triage.traces.conventions import ProductionTrace, TraceDoc, traces
 from workbench.triage.traces.context import read_context
 from workbench.triage.traces.resolve import RESOLVED, Resolution, resolve_traces
-from workbench.triage.traces.spans import Skipped, Span, TraceFileError
+from workbench.triage.traces.spans import BOM, Skipped, Span, TraceFileError, decode
 from workbench.triage.traces.store import Matched, ImportedTraces, TraceQuery, traces_dir
 
 SourceFormat = Literal["auto", "otlp", "phoenix"]
@@ -102,7 +102,7 @@ def read_spans(source: str, fmt: SourceFormat, phoenix_project: str, max_mb: int
         if size > max_mb * 2**20:
             raise TraceFileError([Problem(source, None, None, f"{size / 2**20:.0f} MiB, above the limit of {max_mb} MiB "
                                                               "(raise it with --max-mb, or split the export)")])
-        raw = path.read_bytes()
+        raw = path.read_bytes().removeprefix(BOM)  # an editor's byte-order mark is no part of the JSON
     except OSError as exc:
         raise TraceFileError([Problem(source, None, None, f"cannot read: {exc.strerror or exc}")]) from None
     if path.suffix.lower() == ".parquet" or raw[:4] == b"PAR1":
@@ -127,7 +127,7 @@ def malformed_line(path: Path, raw: bytes) -> Problem | None:
     for lineno, line in enumerate(raw.split(b"\n"), start=1):
         if line.strip().startswith(b"{"):
             try:
-                msgspec.json.decode(line)
+                decode(line)
             except msgspec.DecodeError as exc:
                 return Problem(str(path), lineno, None, f"malformed JSON: {exc}")
     return None
@@ -141,7 +141,7 @@ def sniff(raw: bytes) -> SourceFormat | None:
         if not candidate.strip():
             continue
         try:
-            doc = msgspec.json.decode(candidate)
+            doc = decode(candidate)
         except msgspec.DecodeError:
             continue
         if is_otlp(doc):
@@ -309,6 +309,7 @@ def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: 
     from workbench.triage.runs import import_run
 
     check_name(name)
+    spans = distinct_spans(spans)
     found, not_understood = traces(spans, query_id_key)
     skipped = [*skipped, *not_understood]
     if not found:
@@ -377,6 +378,26 @@ def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: 
         answers_without_context=sum(1 for a in answers if "context_doc_ids" not in a), resolutions=resolutions,
         plan=[(q.query_id, q.matched, q.trace_id, q.answer) for q in queries],
     )
+
+
+def distinct_spans(spans: list[Span]) -> list[Span]:
+    """One span per (trace id, span id): the same span exported twice (a retry) counts once; two
+    different spans under one id are refused, naming both (which one production meant is unknowable)."""
+    seen: dict[tuple[str, str], Span] = {}
+    problems: list[Problem] = []
+    out = []
+    for s in spans:
+        key = (s.trace_id, s.span_id)
+        first = seen.get(key)
+        if first is None:
+            seen[key] = s
+            out.append(s)
+        elif msgspec.structs.replace(first, where="") != msgspec.structs.replace(s, where=""):
+            problems.append(Problem(s.where, None, "spanId", f"span id {s.span_id} of trace {s.trace_id} is also "
+                                    f"{first.where} ({first.name!r}), a different span ({s.name!r})"))
+    if problems:
+        raise TraceFileError(problems)
+    return out
 
 
 def unknown_problems(unknown: dict[str, tuple[str, TraceDoc]]) -> list[Problem]:

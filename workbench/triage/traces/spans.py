@@ -95,6 +95,17 @@ def flatten(value: Any, prefix: str = "", out: dict[str, Any] | None = None, dep
     return out
 
 
+BOM = b"\xef\xbb\xbf"
+
+
+def decode(raw: bytes | str) -> Any:
+    """JSON → Python; nesting too deep for the decoder (RecursionError) is malformed JSON like any other."""
+    try:
+        return msgspec.json.decode(raw)
+    except RecursionError:
+        raise msgspec.DecodeError("nested too deeply to be a trace (a RecursionError)") from None
+
+
 def problem(where: str, message: str) -> Problem:
     """A file-level problem (the file is refused whole), from a `file:line` location."""
     file, _, line = where.rpartition(":")
@@ -112,7 +123,7 @@ def json_lines(path: Path, raw: bytes, problems: list[Problem], accept: Callable
         if not line.strip():
             continue
         try:
-            doc = msgspec.json.decode(line)
+            doc = decode(line.removeprefix(BOM) if lineno == 1 else line)
         except msgspec.DecodeError as exc:
             problems.append(Problem(str(path), lineno, None, f"malformed JSON: {exc}"))
             continue

@@ -59,7 +59,7 @@ def project(hotpot_project, tmp_path) -> Path:
     return dst
 
 
-def check_against_log(root: Path, run: Run, name: str) -> None:
+def check_against_log(root: Path, run: Run, name: str, n: int = SLICE) -> None:
     """The import equals what the pipeline did: ranking, context, answers, SR@10/FR@10."""
     from workbench.access.metrics import query_access, summarize
     from workbench.triage.answers import load_answers
@@ -70,7 +70,7 @@ def check_against_log(root: Path, run: Run, name: str) -> None:
     by_text = {q.query: q for q in p.queries}
     imported = {r.query_id: [h.doc_id for h in r.hits] for r in load_imported(p, name).rankings["*"]}
     answers = {a.query_id: a for a in load_answers(p, name).answers}
-    assert len(run.log) == SLICE
+    assert len(run.log) == n
     mine, theirs = [], []
     for entry in run.log:
         q = by_text[entry.query]
@@ -209,3 +209,53 @@ def test_two_different_spans_under_one_span_id_are_refused_naming_both(real_runs
     result = cli("import-traces", project, rewrite(docs, tmp_path / "retry.otlp.jsonl"), "--name", "prod", "--no-judge")
     assert result.exit_code == 0, result.output
     check_against_log(project, run, "prod")
+
+
+# ------------------------------------------------------------------ on the real llama.cpp server
+
+
+@pytest.mark.llm
+@pytest.mark.parametrize("library", ["langchain-openinference", "llamaindex-openinference"])
+def test_the_pipeline_on_the_real_local_server_imports_as_it_ran(local_server, project, tmp_path, library):
+    """The same pipelines with SmolLM2 answering (whatever it says): the spans' shape is the
+    instrumentor's, and the import still equals the pipeline's log."""
+    from workbench.llm.server import MODEL_ALIAS
+
+    n = 3
+    run = run_pipeline(library, tmp_path / "real.otlp.jsonl", local_server.base_url, query_rows(n), Responder(), MODEL_ALIAS)
+    result = cli("import-traces", project, run.path, "--name", "prod", "--no-judge")
+    assert result.exit_code == 0, result.output
+    assert f"imported {n} queries" in result.output
+    check_against_log(project, run, "prod", n)
+
+
+# ------------------------------------------------------------------ the verdicts, beside the built-in systems
+
+
+@pytest.fixture(scope="module")
+def hotpot100_evaluated(tmp_path_factory) -> Path:
+    from support.hotpot100 import evaluated_hotpot100
+
+    return evaluated_hotpot100(tmp_path_factory.mktemp("h100-verdicts") / "hotpot")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("library", QUICK)
+def test_production_verdicts_follow_what_the_pipeline_did(real_runs, hotpot100_evaluated, tmp_path, library):
+    """right → PASS; wrong with every gold document stuffed → USE; wrong otherwise → ACCESS?."""
+    root = tmp_path / "proj"
+    shutil.copytree(hotpot100_evaluated, root)
+    run = real_runs[library]
+    assert cli("import-traces", root, run.path, "--name", "prod", "--no-judge").exit_code == 0
+    doc = json.loads(cli("diagnose", root, "--json", "--tiers", "full").stdout)
+    got = {v["query_id"]: v["verdict"] for v in doc["verdicts"] if v["system"] == "run:prod:answers"}
+    p = load_project(root)
+    by_text = {q.query: q for q in p.queries}
+    docid = {d.source_id: d.doc_id for d in p.documents.values()}
+    expected = {}
+    for entry in run.log:
+        q = by_text[entry.query]
+        read_all = set(q.gold_doc_ids) <= {docid[d] for d in entry.stuffed}
+        expected[q.query_id] = "PASS" if entry.answer != WRONG else "USE" if read_all else "ACCESS?"
+    assert got == expected
+    assert {"PASS", "USE", "ACCESS?"} <= set(expected.values())  # the slice exercises every verdict

@@ -28,7 +28,12 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from support.paths import hotpot_rows
+# hotpotqa-100 beside the repository (as support/paths.py finds it; this file also runs as a script)
+HOTPOT = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "hotpotqa-100"
+
+
+def hotpot_rows(name: str) -> list[dict]:
+    return [json.loads(line) for line in (HOTPOT / name).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 Library = Literal["langchain-openinference", "langchain-openllmetry", "llamaindex-openinference",
                   "llamaindex-openinference-summarize", "openai-v2"]
@@ -312,5 +317,4 @@ def main(argv: list[str]) -> str:
 if __name__ == "__main__":
     import sys
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `support` importable when run as a script
     print(main(sys.argv[1:]))

@@ -83,6 +83,7 @@ class Run:
     path: Path
     log: list[Logged] = field(default_factory=list)
     spans: int = 0
+    with_ids: bool = False  # the project's query ids attached to the spans
 
 
 def prompt_text(question: str, docs: Sequence[str]) -> str:
@@ -138,7 +139,8 @@ def _provider() -> tuple[TracerProvider, InMemorySpanExporter]:
 # ------------------------------------------------------------------ the pipelines
 
 
-def _langchain(corpus: Corpus, base_url: str, rows: list[dict], run: Run, answers: Responder, model: str) -> None:
+def _langchain(corpus: Corpus, base_url: str, rows: list[dict], run: Run, answers: Responder, model: str,
+               with_ids: bool = False) -> None:
     from langchain_core.callbacks import CallbackManagerForRetrieverRun
     from langchain_core.documents import Document
     from langchain_core.output_parsers import StrOutputParser
@@ -164,7 +166,9 @@ def _langchain(corpus: Corpus, base_url: str, rows: list[dict], run: Run, answer
         ranked = [d for d, _ in corpus.rank(row["query"])]
         stuffed = ranked[:STUFFED]
         answers.answers[row["query"]] = choose_answer(row, stuffed)
-        out = chain.invoke(row["query"])
+        # with_ids: the project's query id attached as LangChain run metadata (OpenInference's `metadata`
+        # attribute, OpenLLMetry's traceloop.association.properties.*)
+        out = chain.invoke(row["query"], config={"metadata": {"query_id": row["query_id"]}} if with_ids else None)
         run.log.append(Logged(row["query_id"], row["query"], ranked, stuffed, out))
 
 
@@ -251,12 +255,13 @@ def _openai_v2(corpus: Corpus, base_url: str, rows: list[dict], run: Run, answer
 
 
 def run_pipeline(library: Library, path: Path, base_url: str, rows: list[dict], answers: Responder,
-                 model: str = "local") -> Run:
+                 model: str = "local", with_ids: bool = False) -> Run:
     """Run one library's pipeline over ``rows`` (hotpotqa-100 queries) with its instrumentor on, then
-    off again (the instrumentors patch process-wide), and write the OTLP JSON file."""
+    off again (the instrumentors patch process-wide), and write the OTLP JSON file. OpenLLMetry's
+    instrumentor traces nothing once instrumented a second time in one process: run it once."""
     corpus = Corpus()
     provider, exporter = _provider()
-    run = Run(library, path)
+    run = Run(library, path, with_ids=with_ids)
     instrumentor: object
     if library == "langchain-openinference":
         from openinference.instrumentation.langchain import LangChainInstrumentor
@@ -277,7 +282,7 @@ def run_pipeline(library: Library, path: Path, base_url: str, rows: list[dict], 
     instrumentor.instrument(tracer_provider=provider)  # type: ignore[attr-defined]
     try:
         if library.startswith("langchain"):
-            _langchain(corpus, base_url, rows, run, answers, model)
+            _langchain(corpus, base_url, rows, run, answers, model, with_ids)
         elif library.startswith("llamaindex-openinference"):
             _llamaindex(corpus, base_url, rows, run, answers, model,
                         "simple_summarize" if library.endswith("summarize") else "compact")

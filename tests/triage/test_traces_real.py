@@ -35,8 +35,12 @@ def real_runs(tmp_path_factory) -> dict[str, Run]:
     answers = Responder()
     runs = {}
     with FaultServer(answers) as server:
-        for lib in QUICK:
-            runs[lib] = run_pipeline(lib, out / f"{lib}.otlp.jsonl", server.base_url, query_rows(SLICE), answers)  # type: ignore[arg-type]
+        for lib in QUICK:  # OpenLLMetry's run once (see run_pipeline), with the query ids attached
+            runs[lib] = run_pipeline(lib, out / f"{lib}.otlp.jsonl", server.base_url, query_rows(SLICE), answers,  # type: ignore[arg-type]
+                                     with_ids=lib == "langchain-openllmetry")
+        runs["langchain-openinference+ids"] = run_pipeline("langchain-openinference", out / "lc-oi-ids.otlp.jsonl",
+                                                           server.base_url, query_rows(SLICE), answers, with_ids=True)
+    runs["langchain-openllmetry+ids"] = runs["langchain-openllmetry"]
     return runs
 
 
@@ -87,9 +91,9 @@ def check_against_log(root: Path, run: Run, name: str, n: int = SLICE) -> None:
 @pytest.mark.parametrize("library", QUICK)
 def test_every_trace_of_a_real_instrumented_pipeline_imports_as_it_ran(real_runs, project, library):
     run = real_runs[library]
-    result = cli("import-traces", project, run.path, "--name", "prod", "--no-judge")
+    result = cli("import-traces", project, run.path, "--name", "prod", "--no-judge", "--query-id-key", "no_such_key")
     assert result.exit_code == 0, result.output
-    assert f"imported {SLICE} queries: 0 matched by id, {SLICE} by text, 0 added" in result.output
+    assert f"imported {SLICE} queries: 0 matched by id, {SLICE} by text, 0 added" in result.output  # no id read: by text
     # no document carries an id: every one resolved by its text against the corpus
     assert f"documents resolved: {SLICE * 10} by content" in result.output
     check_against_log(project, run, "prod")
@@ -323,7 +327,7 @@ def test_genai_previous_attribute_names_are_read(project, tmp_path):
 
 
 def test_an_unmatched_query_is_added_and_its_answer_imported(real_runs, project, tmp_path):
-    run = real_runs["langchain-openllmetry"]
+    run = real_runs["langchain-openinference"]
     first = run.log[0].query
     path = tmp_path / "asked.otlp.jsonl"
     path.write_text(run.path.read_text().replace(json.dumps(first)[1:-1], "What did production really ask?"))
@@ -333,3 +337,50 @@ def test_an_unmatched_query_is_added_and_its_answer_imported(real_runs, project,
     assert f"{SLICE} answers as" in result.output
     added = [q for q in load_project(project).queries if q.query == "What did production really ask?"]
     assert len(added) == 1 and added[0].query_id.startswith("trace-")
+
+
+# ------------------------------------------------------------------ query ids, split traces
+
+
+@pytest.mark.parametrize("library", ["langchain-openinference", "langchain-openllmetry"])
+def test_query_ids_attached_as_run_metadata_match_by_id(real_runs, project, library):
+    """OpenInference's `metadata` attribute; OpenLLMetry's traceloop.association.properties.query_id."""
+    run = real_runs[f"{library}+ids"]
+    result = cli("import-traces", project, run.path, "--name", "prod", "--no-judge")
+    assert result.exit_code == 0, result.output
+    assert f"imported {SLICE} queries: {SLICE} matched by id, 0 by text, 0 added" in result.output
+    check_against_log(project, run, "prod")
+
+
+def split_first_trace(run: Run, path: Path, keep_ids: bool = True) -> tuple[str, str]:
+    """The first trace's chat span made the root of a trace of its own (as an extra OpenAI
+    instrumentor does); returns (old trace id, new trace id)."""
+    docs = otlp_docs(run.path)
+    spans = [s for d in docs for s in spans_of(d)]
+    llm = next(s for s in spans if any(a["value"].get("stringValue") == "LLM" for a in s["attributes"]))
+    old, new = llm["traceId"], "f" * 32
+    llm["traceId"] = new
+    llm.pop("parentSpanId", None)
+    if not keep_ids:
+        llm["attributes"] = [a for a in llm["attributes"] if a["key"] != "metadata"]
+    rewrite(docs, path)
+    return old, new
+
+
+def test_a_split_trace_is_joined_back_by_its_query_id(real_runs, project, tmp_path):
+    run = real_runs["langchain-openinference+ids"]
+    old, new = split_first_trace(run, tmp_path / "split.otlp.jsonl")
+    result = cli("import-traces", project, tmp_path / "split.otlp.jsonl", "--name", "prod", "--no-judge")
+    assert result.exit_code == 0, result.output
+    assert "1 split trace(s)" in result.stderr and f"trace {new} (the LLM span) joined to trace {old}" in result.stderr
+    assert f"imported {SLICE} queries: {SLICE} matched by id" in result.output
+    check_against_log(project, run, "prod")
+
+
+def test_a_split_trace_without_a_shared_id_is_counted_and_its_ranking_still_imported(real_runs, project, tmp_path):
+    run = real_runs["langchain-openinference+ids"]
+    _, new = split_first_trace(run, tmp_path / "split.otlp.jsonl", keep_ids=False)
+    result = cli("import-traces", project, tmp_path / "split.otlp.jsonl", "--name", "prod", "--no-judge")
+    assert result.exit_code == 0, result.output
+    assert "1 span(s) or trace(s) not understood" in result.stderr and f"trace {new}: no query text" in result.stderr
+    assert f"imported {SLICE} queries" in result.output and f"{SLICE - 1} answers as" in result.output

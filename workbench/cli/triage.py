@@ -215,6 +215,7 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
                   f"{r.matched_by_id} matched by id, {r.matched_by_text} by text, {len(r.added_queries)} added unlabelled"
                   + (f"; {r.repeated} repeated trace(s) of a query, the latest kept" if r.repeated else ""), highlight=False)
     print_problems([visible(str(s), one_line=True) for s in r.skipped], "span(s) or trace(s) not understood", "skipped")
+    print_problems([visible(j, one_line=True) for j in r.joined], "split trace(s)", "joined")
     print_problems([visible(str(p), one_line=True) for p in r.unknown_documents], "unknown document(s)")
     resolved = r.resolved()
     if resolved:

@@ -340,10 +340,16 @@ def assemble(trace_id: str, spans: list[Span], query_id_key: str) -> ProductionT
     )
 
 
-def traces(spans: list[Span], query_id_key: str) -> tuple[list[ProductionTrace], list[Skipped]]:
+def traces(spans: list[Span], query_id_key: str, joined: list[str] | None = None) -> tuple[list[ProductionTrace], list[Skipped]]:
+    """The traces understood and those skipped; split traces joined by their query id (said in `joined`)."""
+    from workbench.triage.traces.split import join_split
+
     groups: dict[str, list[Span]] = {}
     for s in spans:
         groups.setdefault(s.trace_id, []).append(s)
+    groups, said = join_split(groups, lambda g: query_id_of(g, query_id_key), kind_of)
+    if joined is not None:
+        joined.extend(said)
     out: list[ProductionTrace] = []
     skipped: list[Skipped] = []
     for trace_id, group in groups.items():

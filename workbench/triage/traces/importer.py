@@ -59,6 +59,7 @@ class TraceImport(msgspec.Struct, frozen=True):
     answers: int
     answers_without_context: int
     resolutions: list[Resolution] = []  # per trace imported: how its documents were resolved
+    joined: list[str] = []  # split traces joined by their query id (split.py)
     dry_run: bool = False
     plan: list[tuple[str, str, str, str | None]] = []  # (query id, how matched, trace id, answer)
 
@@ -310,7 +311,8 @@ def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: 
 
     check_name(name)
     spans = distinct_spans(spans)
-    found, not_understood = traces(spans, query_id_key)
+    joined: list[str] = []
+    found, not_understood = traces(spans, query_id_key, joined)
     skipped = [*skipped, *not_understood]
     if not found:
         raise TraceFileError([Problem(source, None, None, "no trace with a retriever or LLM span was understood")]
@@ -330,7 +332,7 @@ def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: 
             repeated=plan.repeated, skipped=skipped, unknown_documents=unknown_problems(unknown),
             added_documents=[], run=None, reranked=0, answers=sum(t.answer is not None for t, _ in plan.chosen.values()),
             answers_without_context=sum(t.answer is not None and t.context_ids is None for t, _ in plan.chosen.values()),
-            resolutions=resolutions, dry_run=True,
+            resolutions=resolutions, dry_run=True, joined=joined,
             plan=[(qid, how, t.trace_id, t.answer) for qid, (t, how) in sorted(plan.chosen.items())])
     added_docs = add_documents(project, unknown, mapping) if add_unknown_documents else []
     for qid, text in plan.new_texts.items():
@@ -375,7 +377,7 @@ def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: 
         repeated=plan.repeated, skipped=skipped,
         unknown_documents=unknown_problems(unknown_left),
         added_documents=added_docs, run=run_report, reranked=len(rerank_rows), answers=len(answers),
-        answers_without_context=sum(1 for a in answers if "context_doc_ids" not in a), resolutions=resolutions,
+        answers_without_context=sum(1 for a in answers if "context_doc_ids" not in a), resolutions=resolutions, joined=joined,
         plan=[(q.query_id, q.matched, q.trace_id, q.answer) for q in queries],
     )
 

@@ -304,19 +304,47 @@ Make = Callable[[Library], Run]
 
 
 def main(argv: list[str]) -> str:
-    """``real_pipelines.py LIBRARY OUT.otlp.jsonl [N]``: the pipeline over the first N (default all
-    100) hotpotqa-100 queries on the real local llama.cpp server (SmolLM2), its traces written to OUT."""
+    """``real_pipelines.py LIBRARY OUT.otlp.jsonl [N] [--base-url URL] [--ids]``: the pipeline over the
+    first N (default all 100) hotpotqa-100 queries, on the real local llama.cpp server (SmolLM2) unless
+    ``--base-url`` names an OpenAI-compatible endpoint; its traces written to OUT, its own log to
+    OUT.log.json. ``--ids``: the query ids attached as run metadata (LangChain)."""
+    import argparse
+    import dataclasses
+
     from workbench.llm.server import MODEL_ALIAS, default_server
 
-    if len(argv) not in (2, 3) or argv[0] not in LIBRARIES:
-        raise SystemExit(f"usage: real_pipelines.py {{{'|'.join(LIBRARIES)}}} OUT.otlp.jsonl [N]")
-    server = default_server()
+    ap = argparse.ArgumentParser(prog="real_pipelines.py")
+    ap.add_argument("library", choices=LIBRARIES)
+    ap.add_argument("out", type=Path)
+    ap.add_argument("n", type=int, nargs="?")
+    ap.add_argument("--base-url")
+    ap.add_argument("--ids", action="store_true")
+    args = ap.parse_args(argv)
+    server = None if args.base_url else default_server()
     try:
-        run = run_pipeline(argv[0], Path(argv[1]), server.base_url, query_rows(int(argv[2]) if len(argv) == 3 else None),  # type: ignore[arg-type]
-                           Responder(), MODEL_ALIAS)
+        run = run_pipeline(args.library, args.out, args.base_url or server.base_url, query_rows(args.n),  # type: ignore[union-attr]
+                           Responder(), "local" if args.base_url else MODEL_ALIAS, with_ids=args.ids)
     finally:
-        server.stop()
-    return f"{run.spans} spans of {len(run.log)} traces ({argv[0]}): {run.path}"
+        if server is not None:
+            server.stop()
+    log = args.out.with_name(args.out.name + ".log.json")
+    log.write_text(json.dumps([dataclasses.asdict(e) for e in run.log]), encoding="utf-8")
+    return f"{run.spans} spans of {len(run.log)} traces ({args.library}): {run.path}; the pipeline's log: {log}"
+
+
+def read_log(library: Library, out: Path) -> Run:
+    """The Run a ``main`` in another process made."""
+    rows = json.loads(out.with_name(out.name + ".log.json").read_text(encoding="utf-8"))
+    return Run(library, out, [Logged(**r) for r in rows])
+
+
+def planned_answers(rows: list[dict]) -> Responder:
+    """The in-process endpoint's answers fixed in advance (choose_answer on the ranking's top 5),
+    for a pipeline run in another process."""
+    corpus, r = Corpus(), Responder()
+    for row in rows:
+        r.answers[row["query"]] = choose_answer(row, [d for d, _ in corpus.rank(row["query"])[:STUFFED]])
+    return r
 
 
 if __name__ == "__main__":

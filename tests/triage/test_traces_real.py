@@ -384,3 +384,44 @@ def test_a_split_trace_without_a_shared_id_is_counted_and_its_ranking_still_impo
     assert result.exit_code == 0, result.output
     assert "1 span(s) or trace(s) not understood" in result.stderr and f"trace {new}: no query text" in result.stderr
     assert f"imported {SLICE} queries" in result.output and f"{SLICE - 1} answers as" in result.output
+
+
+# ------------------------------------------------------------------ all of hotpotqa-100, each library in its own process
+
+
+@pytest.mark.slow
+@pytest.mark.llm  # no LLM needed (the in-process endpoint answers), but kept out of the quick run: 4 × 100 traces
+@pytest.mark.parametrize("library", QUICK)
+def test_all_100_queries_of_each_library_import_as_they_ran(hotpot100_evaluated, tmp_path, library):
+    """The done-when: 100/100 traces, every ranking, every context, SR@10/FR@10 and every verdict as
+    the pipeline's log says (each library in a fresh process: instrumentors patch process-wide)."""
+    import subprocess
+    import sys
+
+    from support.fault_server import FaultServer
+    from support.paths import REPO
+    from support.real_pipelines import planned_answers, read_log
+
+    out = tmp_path / f"{library}.otlp.jsonl"
+    with FaultServer(planned_answers(query_rows())) as server:
+        done = subprocess.run([sys.executable, str(REPO / "tests" / "support" / "real_pipelines.py"), library, str(out),
+                               "--base-url", server.base_url], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    run = read_log(library, out)  # type: ignore[arg-type]
+    root = tmp_path / "proj"
+    shutil.copytree(hotpot100_evaluated, root)
+    result = cli("import-traces", root, out, "--name", "prod", "--no-judge")
+    assert result.exit_code == 0, result.output
+    assert "imported 100 queries: 0 matched by id, 100 by text, 0 added" in result.output
+    check_against_log(root, run, "prod", 100)
+    doc = json.loads(cli("diagnose", root, "--json", "--tiers", "full").stdout)
+    got = {v["query_id"]: v["verdict"] for v in doc["verdicts"] if v["system"] == "run:prod:answers"}
+    p = load_project(root)
+    docid = {d.source_id: d.doc_id for d in p.documents.values()}
+    by_text = {q.query: q for q in p.queries}
+    expected = {}
+    for entry in run.log:
+        q = by_text[entry.query]
+        read_all = set(q.gold_doc_ids) <= {docid[d] for d in entry.stuffed}
+        expected[q.query_id] = "PASS" if entry.answer != WRONG else "USE" if read_all else "ACCESS?"
+    assert got == expected

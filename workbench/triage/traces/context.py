@@ -4,7 +4,8 @@ to — appears in the prompt it was sent. A title or an id mentioned inside anot
 text is no quote: only the document's own text counts (textmatch.quoted).
 
 No prompt recorded: all of the stage's documents (nothing says otherwise). A document that
-could not be resolved and is quoted: the context is unknown (None), never a guess."""
+could not be resolved and is quoted, or a prompt that quotes none of them: the context is unknown
+(None), never a guess."""
 
 from __future__ import annotations
 
@@ -28,4 +29,6 @@ def read_context(project: Project, stage: list[TraceDoc], prompt: str, mapping: 
             return None  # production read a document we cannot name
         if d.id not in out:
             out.append(d.id)  # type: ignore[arg-type]
-    return out
+    # none quoted: production's text differs from ours (chunks, a template that rewrites it), so
+    # what it read is unknown — never "nothing", which would make every failure an access failure
+    return out or None

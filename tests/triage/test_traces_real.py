@@ -108,6 +108,10 @@ def test_doc_id_key_reads_production_s_own_ids_from_the_metadata(real_runs, proj
         check_against_log(project, real_runs[library], "prod")
 
 
+def run_log_answer(run: Run) -> str:
+    return next(e.answer for e in run.log if e.answer != WRONG)
+
+
 def test_dry_run_prints_what_would_be_imported_and_writes_nothing(real_runs, project):
     load_project(project)  # its derived corpus cache made first: any read makes it
     before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
@@ -115,6 +119,8 @@ def test_dry_run_prints_what_would_be_imported_and_writes_nothing(real_runs, pro
     assert result.exit_code == 0, result.output
     assert "dry run: nothing written" in result.output and "would import" in result.output
     assert f"{SLICE * 10} by content" in result.output
+    assert f"would import {SLICE} queries: 0 matched by id, {SLICE} by text, 0 added" in result.output
+    assert run_log_answer(real_runs["langchain-openinference"]) in result.output  # the answers printed
     after = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
     assert after == before
 

@@ -211,7 +211,7 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
     r = t.imported
     if r.dry_run:
         print_trace_plan(r)
-    console.print(f"read {r.spans} spans in {r.traces} traces ({r.format}); imported {r.imported} queries: "
+    console.print(f"read {r.spans} spans in {r.traces} traces ({r.format}); {'would import' if r.dry_run else 'imported'} {r.imported} queries: "
                   f"{r.matched_by_id} matched by id, {r.matched_by_text} by text, {len(r.added_queries)} added unlabelled"
                   + (f"; {r.repeated} repeated trace(s) of a query, the latest kept" if r.repeated else ""), highlight=False)
     print_problems([visible(str(s), one_line=True) for s in r.skipped], "span(s) or trace(s) not understood", "skipped")

@@ -64,12 +64,15 @@ def project(hotpot_project, tmp_path) -> Path:
 
 
 def check_against_log(root: Path, run: Run, name: str, n: int = SLICE) -> None:
-    """The import equals what the pipeline did: ranking, context, answers, SR@10/FR@10."""
+    """The import equals what the pipeline did: ranking, context, answers, SR@K/FR@K."""
     from workbench.access.metrics import query_access, summarize
     from workbench.triage.answers import load_answers
     from workbench.triage.runs import load_imported
 
+    from workbench.project.settings import access_k
+
     p = load_project(root)
+    k = access_k(p)
     docid = {d.source_id: d.doc_id for d in p.documents.values()}
     by_text = {q.query: q for q in p.queries}
     imported = {r.query_id: [h.doc_id for h in r.hits] for r in load_imported(p, name).rankings["*"]}
@@ -83,9 +86,9 @@ def check_against_log(root: Path, run: Run, name: str, n: int = SLICE) -> None:
         assert a.answer == entry.answer
         assert a.context_doc_ids == [docid[d] for d in entry.stuffed], q.query_id  # what was stuffed, in order
         gold = list(q.gold_doc_ids)
-        mine.append(query_access(q.query_id, imported[q.query_id], gold, 10))
-        theirs.append(query_access(q.query_id, [docid[d] for d in entry.ranked], gold, 10))
-    assert summarize(mine, 10) == summarize(theirs, 10)
+        mine.append(query_access(q.query_id, imported[q.query_id], gold, k))
+        theirs.append(query_access(q.query_id, [docid[d] for d in entry.ranked], gold, k))
+    assert summarize(mine, k) == summarize(theirs, k)
 
 
 @pytest.mark.parametrize("library", QUICK)
@@ -420,11 +423,20 @@ def test_all_100_queries_of_each_library_import_as_they_ran(hotpot100_evaluated,
     assert result.exit_code == 0, result.output
     assert "imported 100 queries: 0 matched by id, 100 by text, 0 added" in result.output
     check_against_log(root, run, "prod", 100)
-    doc = json.loads(cli("diagnose", root, "--json", "--tiers", "full").stdout)
-    got = {v["query_id"]: v["verdict"] for v in doc["verdicts"] if v["system"] == "run:prod:answers"}
+    # eval's figures on `full` for run:prod are those of the pipeline's own log (the full tier holds every document)
+    from workbench.access.metrics import query_access, summarize
+    from workbench.project.settings import access_k
+
     p = load_project(root)
+    k = access_k(p)
     docid = {d.source_id: d.doc_id for d in p.documents.values()}
     by_text = {q.query: q for q in p.queries}
+    logged = summarize([query_access(by_text[e.query].query_id, [docid[d] for d in e.ranked],
+                                     list(by_text[e.query].gold_doc_ids), k) for e in run.log], k)
+    figures = json.loads(cli("eval", root, "--json", "--tiers", "full").stdout)["tiers"]["full"]["run:prod"]
+    assert (figures["n_queries"], figures[f"SR@{k}"], figures[f"FR@{k}"]) == (100, logged.sr_at_k, logged.fr_at_k)
+    doc = json.loads(cli("diagnose", root, "--json", "--tiers", "full").stdout)
+    got = {v["query_id"]: v["verdict"] for v in doc["verdicts"] if v["system"] == "run:prod:answers"}
     expected = {}
     for entry in run.log:
         q = by_text[entry.query]

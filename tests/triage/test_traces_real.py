@@ -293,9 +293,11 @@ def test_openai_v2_with_a_manual_retrieval_span_imports_as_it_ran(project, tmp_p
     check_against_log(project, run, "prod")
 
 
-def test_genai_previous_attribute_names_are_read(project, tmp_path):
+@pytest.mark.parametrize("where", ["attributes", "events"])
+def test_genai_previous_attribute_names_are_read(project, tmp_path, where):
     """gen_ai.prompt.{i}.* / gen_ai.completion.{i}.* (the GenAI conventions before gen_ai.input.messages),
-    on spans the SDK made, with a retrieval span of `{id, score}` documents only."""
+    or gen_ai.prompt / gen_ai.completion on the span's gen_ai.content.* events, on spans the SDK made,
+    with a retrieval span of `{id, score}` documents only."""
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -316,10 +318,16 @@ def test_genai_previous_attribute_names_are_read(project, tmp_path):
                 pass
             # a title of a document ranked 6th quoted inside the prompt is no quote of that document
             text = prompt_text(row["query"], [corpus.by_id[d]["text"] for d, _ in ranked[:STUFFED]]) + f"\n[{ranked[5][0]}]"
-            with tracer.start_as_current_span("chat", attributes={
-                    "gen_ai.operation.name": "chat", "gen_ai.prompt.0.role": "user", "gen_ai.prompt.0.content": text,
-                    "gen_ai.completion.0.role": "assistant", "gen_ai.completion.0.content": row["answer"]}):
-                pass
+            if where == "attributes":
+                with tracer.start_as_current_span("chat", attributes={
+                        "gen_ai.operation.name": "chat", "gen_ai.prompt.0.role": "user", "gen_ai.prompt.0.content": text,
+                        "gen_ai.completion.0.role": "assistant", "gen_ai.completion.0.content": row["answer"]}):
+                    pass
+            else:
+                with tracer.start_as_current_span("chat", attributes={"gen_ai.operation.name": "chat"}) as span:
+                    span.add_event("gen_ai.content.prompt", {"gen_ai.prompt": json.dumps([{"role": "user", "content": text}])})
+                    span.add_event("gen_ai.content.completion",
+                                   {"gen_ai.completion": json.dumps([{"role": "assistant", "content": row["answer"]}])})
     path = tmp_path / "old-genai.otlp.jsonl"
     write_otlp(exporter.get_finished_spans(), path)
     result = cli("import-traces", project, path, "--name", "prod", "--no-judge")

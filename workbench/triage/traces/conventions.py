@@ -13,7 +13,8 @@ The conventions real instrumentations write, whichever a span carries:
 - OpenTelemetry GenAI: `gen_ai.operation.name` (retrieval / chat / text_completion / …),
   `gen_ai.retrieval.query.text`, `gen_ai.retrieval.documents` (a JSON list of `{id, score}`, or
   structured), `gen_ai.input.messages` / `gen_ai.output.messages` / `gen_ai.system_instructions`,
-  and the previous names `gen_ai.prompt.{i}.{role,content}` / `gen_ai.completion.{i}.content`.
+  and the previous names `gen_ai.prompt.{i}.{role,content}` / `gen_ai.completion.{i}.content`, or
+  `gen_ai.prompt` / `gen_ai.completion` (JSON message lists) on the span's `gen_ai.content.*` events.
 
 Every other attribute is ignored. Several retriever spans are kept in order; the ranking is the
 last one started before the answer (the one that fed it). The first reranker span is the reranked
@@ -255,6 +256,8 @@ def prompt_of(span: Span) -> str:
     if not msgs:  # the GenAI conventions' previous names: gen_ai.prompt.{i}.{role,content}
         msgs = [(str(r.get("role", "")), r["content"]) for _, r in sorted(_indexed(a, "gen_ai.prompt").items())
                 if isinstance(r.get("content"), str)]
+    if not msgs and isinstance(a.get("gen_ai.prompt"), str):  # a content event's JSON list of messages
+        msgs = _genai_text(a["gen_ai.prompt"]) or [("", a["gen_ai.prompt"])]
     if msgs:
         return "\n\n".join(f"[{role}]\n{text}" if role else text for role, text in msgs)
     prompts = a.get("llm.prompts")
@@ -270,6 +273,8 @@ def answer_of(span: Span) -> str | None:
         out = [t for _, t in _genai_text(a["gen_ai.output.messages"])]
     if not out:  # previous names: gen_ai.completion.{i}.content
         out = [r["content"] for _, r in sorted(_indexed(a, "gen_ai.completion").items()) if isinstance(r.get("content"), str)]
+    if not out and isinstance(a.get("gen_ai.completion"), str):
+        out = [t for _, t in _genai_text(a["gen_ai.completion"])] or [a["gen_ai.completion"]]
     if out:
         return out[-1]
     return _text(a.get("output.value"))

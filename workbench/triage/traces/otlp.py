@@ -52,6 +52,20 @@ def key_values(items: Any, depth: int = 0) -> dict[str, Any]:
     return {kv["key"]: any_value(kv.get("value"), depth) for kv in items if isinstance(kv, dict) and isinstance(kv.get("key"), str)}
 
 
+CONTENT_EVENTS = ("gen_ai.content.prompt", "gen_ai.content.completion")
+
+
+def with_events(s: dict) -> dict[str, Any]:
+    """The span's attributes, with those of the GenAI content events (`gen_ai.content.prompt` /
+    `.completion`, where earlier GenAI conventions put `gen_ai.prompt` / `gen_ai.completion`) beside them."""
+    attrs = key_values(s.get("attributes"))
+    for e in s.get("events") or []:
+        if isinstance(e, dict) and e.get("name") in CONTENT_EVENTS:
+            for k, v in key_values(e.get("attributes")).items():
+                attrs.setdefault(k, v)
+    return attrs
+
+
 def _nanos(v: Any) -> int | None:
     try:
         return int(v) if v is not None else None
@@ -104,7 +118,7 @@ def read_otlp(path: Path, raw: bytes, problems: list[Problem], skipped: list[Ski
                     spans.append(Span(
                         trace_id=trace, span_id=span, parent_id=hex_id(s.get("parentSpanId"), 8),
                         name=str(s.get("name") or ""), start_ns=_nanos(s.get("startTimeUnixNano")),
-                        end_ns=_nanos(s.get("endTimeUnixNano")), attributes=flatten(key_values(s.get("attributes"))),
+                        end_ns=_nanos(s.get("endTimeUnixNano")), attributes=flatten(with_events(s)),
                         where=f"{where} (span {span})",
                     ))
     return spans

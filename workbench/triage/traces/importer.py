@@ -276,8 +276,8 @@ def store_rerank(project: Project, path: Path, name: str) -> int:
     per tier; its own name check allows no `>`, the mark of a rerank stage)."""
     problems: list[Problem] = []
     raw = read_jsonl_run(path, problems)
-    if problems:
-        raise TraceFileError(problems)
+    if problems:  # the file we wrote ourselves, under the project
+        raise ProjectError(problems)
     rankings, _, _ = map_rankings(raw, project, source_id_map(project), str(path), [])
     record = ImportedRun(name=name + RERANK_SUFFIX, format="jsonl", id_space="source", imported_at=time.time(),
                          sources={ALL_TIERS: str(path)}, hashes={ALL_TIERS: sha256_bytes(msgspec.json.encode(rankings))[:16]},

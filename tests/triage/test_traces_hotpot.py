@@ -5,15 +5,13 @@ export-trec + import-run give the same figures."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import msgspec
 import pytest
 from click.testing import CliRunner
 
-from support.build_cache import cached_build
-from support.paths import HOTPOT
+from support.hotpot100 import evaluated_hotpot100
 from support.traces import write_traces
 from workbench.cli import main
 from workbench.project.load import load_project
@@ -23,30 +21,9 @@ def cli(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
-def _build(root: Path) -> None:
-    """As the README's worked example: import, ladder, index, eval."""
-    from workbench.access.evaluate import evaluate
-    from workbench.access.indexing import build_indexes
-    from workbench.access.ladder import write_ladder
-    from workbench.access.retrievers import make_retrievers
-    from workbench.project.files import init_project
-    from workbench.project.importers import import_dataset
-
-    init_project(root)
-    import_dataset(root, HOTPOT / "corpus.jsonl", HOTPOT / "queries.jsonl")
-    project = load_project(root)
-    tiers = write_ladder(project).tiers
-    build_indexes(project, tiers)
-    evaluate(project, tiers, make_retrievers(project))
-
-
 @pytest.fixture(scope="module")
 def hotpot100(tmp_path_factory) -> Path:
-    inputs = [(HOTPOT / n).read_bytes() for n in ("corpus.jsonl", "queries.jsonl")]
-    built = cached_build("hotpot100-evaluated", "hotpot", inputs, _build, tmp_path_factory.mktemp("h100") / "built")
-    root = tmp_path_factory.mktemp("h100") / "hotpot"
-    shutil.copytree(built, root)
-    return root
+    return evaluated_hotpot100(tmp_path_factory.mktemp("h100") / "hotpot")
 
 
 @pytest.mark.slow

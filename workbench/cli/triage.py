@@ -190,6 +190,8 @@ def export_labels(root: Path, out: Path | None, version: str | None) -> None:
 @click.option("--phoenix-project", default="default", show_default=True, help="SOURCE is a Phoenix URL: the project to read.")
 @click.option("--query-id-key", default="query_id", show_default=True,
               help="Span attribute (or key of the `metadata` attribute) holding the project's query id; else matched by text.")
+@click.option("--doc-id-key", default=None,
+              help="Key of document.metadata holding production's document id; else ids, else content matched to the corpus.")
 @click.option("--add-unknown-documents", is_flag=True, help="Add retrieved documents the corpus lacks, from document.content.")
 @click.option("--ids", type=click.Choice(["auto", "source", "docid"]), default="auto", show_default=True,
               help="Document ids in the spans are source ids or DocIDs; auto: whichever more of them resolve as.")
@@ -197,21 +199,36 @@ def export_labels(root: Path, out: Path | None, version: str | None) -> None:
 @click.option("--judge/--no-judge", "judge_it", default=True, show_default=True, help="Score the answers with the project's judge.")
 @click.option("--judge-model", default=None, help="Judge model (default: workbench.toml `judge`, else the embedded model).")
 @click.option("--judge-samples", type=click.IntRange(1, 15), default=3, show_default=True)
+@click.option("--dry-run", is_flag=True, help="Print the traces, how queries and documents matched, and the answers; write nothing.")
 def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project: str, query_id_key: str,
-                  add_unknown_documents: bool, ids: str, max_mb: int, judge_it: bool, judge_model: str | None,
-                  judge_samples: int) -> None:
+                  doc_id_key: str | None, add_unknown_documents: bool, ids: str, max_mb: int, judge_it: bool,
+                  judge_model: str | None, judge_samples: int, dry_run: bool) -> None:
     """Import production traces (OTLP JSON, a Phoenix export or a Phoenix URL): one trace, one query."""
     from workbench.safe_text import visible
     from workbench.session import import_traces as do_import
 
     t = do_import(root, source, name, fmt_, phoenix_project, query_id_key, add_unknown_documents, ids, max_mb,
-                  judge_it, judge_model, judge_samples)
+                  judge_it, judge_model, judge_samples, doc_id_key=doc_id_key, dry_run=dry_run)
     r = t.imported
-    console.print(f"read {r.spans} spans in {r.traces} traces ({r.format}); imported {r.imported} queries: "
+    if r.dry_run:
+        print_trace_plan(r)
+    console.print(f"read {r.spans} spans in {r.traces} traces ({r.format}); {'would import' if r.dry_run else 'imported'} {r.imported} queries: "
                   f"{r.matched_by_id} matched by id, {r.matched_by_text} by text, {len(r.added_queries)} added unlabelled"
                   + (f"; {r.repeated} repeated trace(s) of a query, the latest kept" if r.repeated else ""), highlight=False)
     print_problems([visible(str(s), one_line=True) for s in r.skipped], "span(s) or trace(s) not understood", "skipped")
+    print_problems([visible(j, one_line=True) for j in r.joined], "split trace(s)", "joined")
     print_problems([visible(str(p), one_line=True) for p in r.unknown_documents], "unknown document(s)")
+    resolved = r.resolved()
+    if resolved:
+        console.print("documents resolved: " + ", ".join(f"{n} by {how}" for how, n in resolved.items() if how != "unresolved")
+                      + (f"; {resolved['unresolved']} unresolved" if resolved.get("unresolved") else ""), highlight=False)
+    print_problems([visible(f"{u.where}: trace {u.trace_id}: {u.counts['unresolved']} document(s) match no corpus document "
+                            f"(first: {u.unresolved[0]!r}); its answer imported, its context unknown"
+                            if u.unresolved else f"{u.where}: trace {u.trace_id}", one_line=True)
+                    for u in r.unresolved_traces], "trace(s) with unresolved documents", "left out of the ranking")
+    if r.dry_run:
+        console.print("dry run: nothing written", highlight=False)
+        return
     if r.added_documents:
         err_console.print(f"[yellow]{len(r.added_documents)} document(s) added to the corpus[/] (DocIDs {r.added_documents[0]}–"
                           f"{r.added_documents[-1]}): tiers and indexes are stale; `{markup_escaped(command('index', root))}` rebuilds them", highlight=False)
@@ -223,6 +240,22 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
         console.print(f"{r.answers} answers as [bold]{markup_escaped(t.answers.system)}[/] ({len(t.answers.qa)} with a reference answer"
                       + (f"; {r.answers_without_context} without the documents the LLM read" if r.answers_without_context else "")
                       + ")", highlight=False)
+
+
+def print_trace_plan(r) -> None:
+    """--dry-run: one row per trace that would be imported."""
+    from workbench.safe_text import visible
+
+    table = Table(title="would import", title_justify="left")
+    for c in ("query", "matched", "trace", "documents", "answer"):
+        table.add_column(c, no_wrap=c in ("matched",))
+    how_of = {res.trace_id: res for res in r.resolutions}
+    for qid, how, trace_id, answer in r.plan:
+        res = how_of.get(trace_id)
+        docs = ", ".join(f"{n} {k}" for k, n in res.counts.items()) if res is not None else "–"
+        table.add_row(as_text(qid, one_line=True), how, as_text(trace_id, one_line=True), docs,
+                      as_text(visible(answer, one_line=True)[:60] if answer is not None else "(no LLM span)"))
+    console.print(table)
 
 
 def print_trace_runs(project, tiers, name: str, reranked: bool) -> None:

@@ -73,10 +73,12 @@ class TracesImport(msgspec.Struct, frozen=True):
 def import_traces(root: Path, source: str, name: str, fmt: str = "auto", phoenix_project: str = "default",
                   query_id_key: str = "query_id", add_unknown_documents: bool = False, ids: str = "auto",
                   max_mb: int = 64, judge: bool = True, judge_model: str | None = None, judge_samples: int = 3,
-                  spans: tuple[list[Span], list[Skipped], str] | None = None) -> TracesImport:
+                  spans: tuple[list[Span], list[Skipped], str] | None = None, doc_id_key: str | None = None,
+                  dry_run: bool = False) -> TracesImport:
     """Production traces from ``source`` (a file or a Phoenix URL) — or ``spans`` already read
     (spans, skipped, format: the live receiver) — imported as run:NAME, run:NAME>rerank and
-    run:NAME:answers; the answers judged unless ``judge`` is off."""
+    run:NAME:answers; the answers judged unless ``judge`` is off. ``doc_id_key``: the document
+    metadata key holding production's document id; ``dry_run``: read, match and resolve, write nothing."""
     from workbench.access.ladder import ensure_tiers
     from workbench.project.load import load_project
     from workbench.triage.answers import current_run, full_tier, load_answers
@@ -84,11 +86,13 @@ def import_traces(root: Path, source: str, name: str, fmt: str = "auto", phoenix
 
     if spans is None:
         r = importer.import_traces(root, source, name, fmt, phoenix_project, query_id_key,  # type: ignore[arg-type]
-                                   add_unknown_documents, ids, max_mb)  # type: ignore[arg-type]
+                                   add_unknown_documents, ids, max_mb, doc_id_key, dry_run)  # type: ignore[arg-type]
     else:
         r = importer.import_spans(root, spans[0], spans[1], source, spans[2], name, query_id_key,
-                                  add_unknown_documents, ids)  # type: ignore[arg-type]
+                                  add_unknown_documents, ids, doc_id_key=doc_id_key, dry_run=dry_run)  # type: ignore[arg-type]
     project = load_project(root)
+    if dry_run:
+        return TracesImport(project, r, [], None)
     tiers = list(ensure_tiers(project).tiers)
     record = load_answers(project, name) if r.answers else None
     run = None

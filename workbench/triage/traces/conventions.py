@@ -1,18 +1,25 @@
 """A trace's spans → what production did for one query (ProductionTrace).
 
-Two conventions are read, whichever a span carries:
-- OpenInference (Phoenix; the openinference instrumentations): `openinference.span.kind`
-  RETRIEVER / RERANKER / LLM, `input.value`, `retrieval.documents.{i}.document.{id,score,content,metadata}`,
-  `reranker.output_documents.{i}.document.*`, `llm.input_messages.{i}.message.{role,content}`,
+The conventions real instrumentations write, whichever a span carries:
+- OpenInference (Phoenix; openinference-instrumentation-langchain / -llama-index / …):
+  `openinference.span.kind` RETRIEVER / RERANKER / LLM, `input.value`,
+  `retrieval.documents.{i}.document.{id,score,content,metadata}` (LangChain's writes no id and no
+  score), `reranker.output_documents.{i}.document.*`, `llm.input_messages.{i}.message.{role,content}`,
   `llm.output_messages.*`, `output.value`, `metadata` (a JSON string);
+- OpenLLMetry / Traceloop (opentelemetry-instrumentation-langchain): `gen_ai.operation.name`
+  `vector_db_retrieve` with its documents in `traceloop.entity.output` (`{"documents": [{page_content,
+  metadata}]}`, no id), the query in `traceloop.entity.input`, ids a user attached in
+  `traceloop.association.properties.*`, its chat span in the GenAI names below;
 - OpenTelemetry GenAI: `gen_ai.operation.name` (retrieval / chat / text_completion / …),
   `gen_ai.retrieval.query.text`, `gen_ai.retrieval.documents` (a JSON list of `{id, score}`, or
-  structured), `gen_ai.input.messages` / `gen_ai.output.messages` / `gen_ai.system_instructions`.
+  structured), `gen_ai.input.messages` / `gen_ai.output.messages` / `gen_ai.system_instructions`,
+  and the previous names `gen_ai.prompt.{i}.{role,content}` / `gen_ai.completion.{i}.content`, or
+  `gen_ai.prompt` / `gen_ai.completion` (JSON message lists) on the span's `gen_ai.content.*` events.
 
-Every other attribute is ignored. The first retriever span (by start time) is the ranking; the
-first reranker span the reranked list; the last LLM span the answer. What the LLM was given: the
-documents of the last stage before it (reranker, else retriever) that its prompt quotes (`given`);
-when the prompt quotes none of them, or there is no prompt, all of them.
+Every other attribute is ignored. Several retriever spans are kept in order; the ranking is the
+last one started before the answer (the one that fed it). The first reranker span is the reranked
+list; the last LLM span the answer. A document without an id is resolved against the corpus later
+(resolve.py), and what the LLM read is found in its prompt then (context.py).
 A span of a kind we read whose documents cannot be read makes the trace a counted skip.
 """
 
@@ -20,7 +27,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
 import msgspec
@@ -28,17 +34,18 @@ import msgspec
 from workbench.triage.traces.spans import Skipped, Span
 
 RETRIEVER, RERANKER, LLM = "RETRIEVER", "RERANKER", "LLM"
-GENAI_KINDS = {"retrieval": RETRIEVER, "retrieve": RETRIEVER, "rerank": RERANKER, "chat": LLM,
-               "text_completion": LLM, "generate_content": LLM, "completion": LLM}
+GENAI_KINDS = {"retrieval": RETRIEVER, "retrieve": RETRIEVER, "vector_db_retrieve": RETRIEVER, "rerank": RERANKER,
+               "chat": LLM, "text_completion": LLM, "generate_content": LLM, "completion": LLM}
 QUERY_KEYS = ("query", "question", "input", "query_str", "text")
-QUOTE_CHARS = 60  # how much of a document's text the prompt must quote to count as given
+MAX_INDEX_DIGITS = 6
 
 
 class TraceDoc(msgspec.Struct, frozen=True):
-    id: str
+    id: str | None  # None: the instrumentation wrote none (OpenInference's LangChain, OpenLLMetry)
     score: float | None
     content: str | None
     title: str | None
+    metadata: dict[str, Any] | None = None
 
 
 class ProductionTrace(msgspec.Struct, frozen=True):
@@ -54,6 +61,8 @@ class ProductionTrace(msgspec.Struct, frozen=True):
     llm_latency_s: float | None
     trace_latency_s: float | None
     start_ns: int
+    stage: list[TraceDoc] | None = None  # the documents of the stage before the LLM (reranker, else retriever)
+    retrievals: int = 0  # retriever spans in the trace (the one that fed the answer is `ranking`)
 
 
 class Unreadable(Exception):
@@ -72,7 +81,7 @@ def _json(v: Any) -> Any:
     if isinstance(v, str):
         try:
             return json.loads(v)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
     return v
 
@@ -112,7 +121,8 @@ def _indexed(attrs: dict[str, Any], prefix: str) -> dict[int, dict[str, Any]]:
         if not key.startswith(prefix + "."):
             continue
         head, _, rest = key[len(prefix) + 1:].partition(".")
-        if head.isdigit() and rest:
+        # ASCII digits only, and short: "²" or a 5,000-digit index is no index (int() refuses or crawls)
+        if head.isascii() and head.isdigit() and len(head) <= MAX_INDEX_DIGITS and rest:
             out.setdefault(int(head), {})[rest] = value
     return out
 
@@ -142,14 +152,44 @@ def documents(span: Span, prefix: str) -> list[TraceDoc] | None:
     for i in sorted(rows):
         r = {k.removeprefix("document."): v for k, v in rows[i].items()}
         at = f"{prefix}.{i}"
-        if "id" not in r:
-            raise Unreadable(f"{at}: a document without an id")
-        did = _doc_id(r["id"], f"{at}.id")
-        if did in seen:
+        meta = _json(r.get("metadata"))
+        if not isinstance(meta, dict):  # flattened by the reader: document.metadata.KEY
+            meta = {k.removeprefix("metadata."): v for k, v in r.items() if k.startswith("metadata.")} or None
+        did = _doc_id(r["id"], f"{at}.id") if r.get("id") is not None else None
+        if did is not None and did in seen:
             continue  # the same document twice in one list: its first rank counts
-        seen.add(did)
-        docs.append(TraceDoc(did, _score(r.get("score"), f"{at}.score"), _text(r.get("content")),
-                             _title(r.get("metadata"))))
+        if did is not None:
+            seen.add(did)
+        docs.append(TraceDoc(did, _score(r.get("score"), f"{at}.score"), _text(r.get("content")), _title(meta), meta))
+    return docs
+
+
+def traceloop_documents(span: Span) -> list[TraceDoc] | None:
+    """OpenLLMetry's retriever span: `traceloop.entity.output` = {"documents": [{page_content, metadata}]}."""
+    out = _json(span.attributes.get("traceloop.entity.output"))
+    if not isinstance(out, dict) or "documents" not in out:
+        return None
+    rows = out["documents"]
+    if not isinstance(rows, list):
+        raise Unreadable("traceloop.entity.output.documents: expected a list of documents")
+    docs = []
+    for i, d in enumerate(rows):
+        if not isinstance(d, dict):
+            raise Unreadable(f"traceloop.entity.output.documents.{i}: not a document object")
+        meta = d.get("metadata") if isinstance(d.get("metadata"), dict) else None
+        did = d.get("id")
+        docs.append(TraceDoc(_doc_id(did, f"traceloop.entity.output.documents.{i}.id") if did is not None else None,
+                             None, _text(d.get("page_content")), _title(meta), meta))
+    return docs
+
+
+def retrieved(span: Span) -> list[TraceDoc] | None:
+    """A retriever span's documents, whichever convention wrote them."""
+    docs = documents(span, "retrieval.documents")
+    if docs is None:
+        docs = documents(span, "gen_ai.retrieval.documents")
+    if docs is None:
+        docs = traceloop_documents(span)
     return docs
 
 
@@ -159,6 +199,13 @@ def query_text(span: Span) -> str:
         if isinstance(a.get(key), str) and a[key].strip():
             return a[key]
     value = a.get("input.value")
+    if value is None and isinstance(a.get("traceloop.entity.input"), str):  # OpenLLMetry: {"query"|"inputs": …}
+        parsed = _json(a["traceloop.entity.input"])
+        if isinstance(parsed, dict):
+            for k in ("query", "inputs", *QUERY_KEYS):
+                if isinstance(parsed.get(k), str):
+                    return parsed[k]
+        return ""
     if not isinstance(value, str):
         return ""
     if str(a.get("input.mime_type", "")).endswith("json") or value.lstrip().startswith("{"):
@@ -206,6 +253,11 @@ def prompt_of(span: Span) -> str:
     if not msgs and "gen_ai.input.messages" in a:
         system = _text(a.get("gen_ai.system_instructions"))
         msgs = ([("system", system)] if system else []) + _genai_text(a["gen_ai.input.messages"])
+    if not msgs:  # the GenAI conventions' previous names: gen_ai.prompt.{i}.{role,content}
+        msgs = [(str(r.get("role", "")), r["content"]) for _, r in sorted(_indexed(a, "gen_ai.prompt").items())
+                if isinstance(r.get("content"), str)]
+    if not msgs and isinstance(a.get("gen_ai.prompt"), str):  # a content event's JSON list of messages
+        msgs = _genai_text(a["gen_ai.prompt"]) or [("", a["gen_ai.prompt"])]
     if msgs:
         return "\n\n".join(f"[{role}]\n{text}" if role else text for role, text in msgs)
     prompts = a.get("llm.prompts")
@@ -219,6 +271,10 @@ def answer_of(span: Span) -> str | None:
     out = [t for role, t in messages(span, "llm.output_messages") if role in ("", "assistant")]
     if not out and "gen_ai.output.messages" in a:
         out = [t for _, t in _genai_text(a["gen_ai.output.messages"])]
+    if not out:  # previous names: gen_ai.completion.{i}.content
+        out = [r["content"] for _, r in sorted(_indexed(a, "gen_ai.completion").items()) if isinstance(r.get("content"), str)]
+    if not out and isinstance(a.get("gen_ai.completion"), str):
+        out = [t for _, t in _genai_text(a["gen_ai.completion"])] or [a["gen_ai.completion"]]
     if out:
         return out[-1]
     return _text(a.get("output.value"))
@@ -227,7 +283,7 @@ def answer_of(span: Span) -> str | None:
 def query_id_of(spans: list[Span], key: str) -> str | None:
     """The configured key: a span attribute, or a key of the OpenInference `metadata` JSON attribute."""
     for s in spans:
-        for k in (key, f"metadata.{key}"):
+        for k in (key, f"metadata.{key}", f"traceloop.association.properties.{key}"):
             v = s.attributes.get(k)
             if isinstance(v, (str, int)) and not isinstance(v, bool) and str(v).strip():
                 return str(v).strip()
@@ -235,27 +291,6 @@ def query_id_of(spans: list[Span], key: str) -> str | None:
         if isinstance(meta, dict) and isinstance(meta.get(key), (str, int)) and not isinstance(meta.get(key), bool):
             return str(meta[key]).strip() or None
     return None
-
-
-def _cited(doc_id: str, prompt: str, delimited: bool) -> bool:
-    i = re.escape(doc_id)
-    pattern = rf"\[{i}\]|\({i}\)|<{i}>|=\s*\"?{i}\b|\"{i}\"|(?m:^{i}:)" if delimited else rf"(?<![\w-]){i}(?![\w-])"
-    return re.search(pattern, prompt) is not None
-
-
-def given(docs: list[TraceDoc], prompt: str) -> list[str]:
-    """The documents the prompt quotes: by the start of their text where the span has it (an id
-    such as a title may also occur inside another document), else by their id as a prompt cites
-    one (`[id]`, `(id)`, `id=`, `id:`), else anywhere; none found: all of them."""
-    if not prompt:
-        return [d.id for d in docs]
-    for test in (lambda d: bool(d.content and d.content.strip()) and d.content.strip()[:QUOTE_CHARS] in prompt,
-                 lambda d: not (d.content and d.content.strip()) and _cited(d.id, prompt, True),
-                 lambda d: not (d.content and d.content.strip()) and _cited(d.id, prompt, False)):
-        quoted = [d.id for d in docs if test(d)]
-        if quoted:
-            return quoted
-    return [d.id for d in docs]
 
 
 def assemble(trace_id: str, spans: list[Span], query_id_key: str) -> ProductionTrace | Skipped:
@@ -266,22 +301,33 @@ def assemble(trace_id: str, spans: list[Span], query_id_key: str) -> ProductionT
         k = kind_of(s)
         if k:
             by_kind.setdefault(k, []).append(s)
-    retriever = next(iter(by_kind.get(RETRIEVER, [])), None)
-    reranker = next(iter(by_kind.get(RERANKER, [])), None)
     llm = by_kind[LLM][-1] if by_kind.get(LLM) else None
-    if retriever is None and llm is None:
+    retrievers = by_kind.get(RETRIEVER, [])
+    reranker = next(iter(by_kind.get(RERANKER, [])), None)
+    if not retrievers and llm is None:
         return Skipped(first, f"trace {trace_id}: no retriever and no LLM span (kinds: {sorted(by_kind) or 'none'})")
+    retriever, ranking, culprit = None, None, reranker
     try:
-        ranking = documents(retriever, "retrieval.documents") if retriever else None
-        if retriever is not None and ranking is None:
-            ranking = documents(retriever, "gen_ai.retrieval.documents")
-        if retriever is not None and not ranking:
-            return Skipped(retriever.where, "retriever span with no documents")
+        # several retrievals (query rewriting, multi-hop) kept in order: the last one with documents
+        # started before the answer fed it; a retriever span wrapping another (LlamaIndex's
+        # retrieve/_retrieve) has its documents on one of the two only
+        with_docs = []
+        for r in retrievers:
+            culprit = r
+            docs = retrieved(r)
+            if docs:
+                with_docs.append((r, docs))
+        culprit = reranker
+        fed = [x for x in with_docs if llm is None or (x[0].start_ns or 0) <= (llm.start_ns or 0)] or with_docs
+        if retrievers and not fed:
+            return Skipped(retrievers[0].where, "retriever span with no documents")
+        if fed:
+            retriever, ranking = fed[-1]
         reranked = documents(reranker, "reranker.output_documents") if reranker else None
     except Unreadable as exc:
-        culprit = reranker if reranker is not None and "reranker" in str(exc) else retriever
         return Skipped((culprit or spans[0]).where, str(exc))
-    text = next((t for t in (query_text(x).strip() for x in (retriever, reranker, llm, spans[0]) if x is not None) if t), "")
+    text = next((t for t in (query_text(x).strip() for x in (*retrievers[:1], retriever, reranker, llm, spans[0])
+                             if x is not None) if t), "")
     if not text:
         return Skipped(first, f"trace {trace_id}: no query text (input.value / gen_ai.retrieval.query.text)")
     prompt = prompt_of(llm) if llm else ""
@@ -291,17 +337,24 @@ def assemble(trace_id: str, spans: list[Span], query_id_key: str) -> ProductionT
     return ProductionTrace(
         trace_id=trace_id, where=first, query_text=text, query_id=query_id_of(spans, query_id_key),
         ranking=ranking, reranked=reranked, answer=answer_of(llm) if llm else None, prompt=prompt,
-        context_ids=given(stage, prompt) if llm is not None and stage else None,
+        context_ids=None,  # read from the prompt once the documents are resolved (context.py)
+        stage=stage if llm is not None else None, retrievals=len(retrievers),
         llm_latency_s=llm.seconds if llm else None,
         trace_latency_s=(max(ends) - min(starts)) / 1e9 if starts and ends and max(ends) >= min(starts) else None,
         start_ns=min(starts) if starts else 0,
     )
 
 
-def traces(spans: list[Span], query_id_key: str) -> tuple[list[ProductionTrace], list[Skipped]]:
+def traces(spans: list[Span], query_id_key: str, joined: list[str] | None = None) -> tuple[list[ProductionTrace], list[Skipped]]:
+    """The traces understood and those skipped; split traces joined by their query id (said in `joined`)."""
+    from workbench.triage.traces.split import join_split
+
     groups: dict[str, list[Span]] = {}
     for s in spans:
         groups.setdefault(s.trace_id, []).append(s)
+    groups, said = join_split(groups, lambda g: query_id_of(g, query_id_key), kind_of)
+    if joined is not None:
+        joined.extend(said)
     out: list[ProductionTrace] = []
     skipped: list[Skipped] = []
     for trace_id, group in groups.items():

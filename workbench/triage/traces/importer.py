@@ -29,7 +29,9 @@ from workbench.records import Document
 from workbench.triage.runs import (ALL_TIERS, IdSpace, ImportedRun, ImportReport, RawRanked, check_name, choose_id_space,
                                    imports_dir, map_rankings, read_jsonl_run, source_id_map)
 from workbench.triage.traces.conventions import ProductionTrace, TraceDoc, traces
-from workbench.triage.traces.spans import Skipped, Span
+from workbench.triage.traces.context import read_context
+from workbench.triage.traces.resolve import RESOLVED, Resolution, resolve_traces
+from workbench.triage.traces.spans import BOM, Skipped, Span, TraceFileError, decode
 from workbench.triage.traces.store import Matched, ImportedTraces, TraceQuery, traces_dir
 
 SourceFormat = Literal["auto", "otlp", "phoenix"]
@@ -56,6 +58,22 @@ class TraceImport(msgspec.Struct, frozen=True):
     reranked: int
     answers: int
     answers_without_context: int
+    resolutions: list[Resolution] = []  # per trace imported: how its documents were resolved
+    joined: list[str] = []  # split traces joined by their query id (split.py)
+    dry_run: bool = False
+    plan: list[tuple[str, str, str, str | None]] = []  # (query id, how matched, trace id, answer)
+
+    @property
+    def unresolved_traces(self) -> list[Resolution]:
+        return [r for r in self.resolutions if r.counts.get("unresolved")]
+
+    def resolved(self) -> dict[str, int]:
+        """Documents per way resolved, over every trace."""
+        out: dict[str, int] = {}
+        for r in self.resolutions:
+            for how, n in r.counts.items():
+                out[how] = out.get(how, 0) + n
+        return out
 
 
 def normalise(text: str) -> str:
@@ -83,11 +101,11 @@ def read_spans(source: str, fmt: SourceFormat, phoenix_project: str, max_mb: int
     try:
         size = path.stat().st_size
         if size > max_mb * 2**20:
-            raise ProjectError([Problem(source, None, None, f"{size / 2**20:.0f} MiB, above the limit of {max_mb} MiB "
+            raise TraceFileError([Problem(source, None, None, f"{size / 2**20:.0f} MiB, above the limit of {max_mb} MiB "
                                                               "(raise it with --max-mb, or split the export)")])
-        raw = path.read_bytes()
+        raw = path.read_bytes().removeprefix(BOM)  # an editor's byte-order mark is no part of the JSON
     except OSError as exc:
-        raise ProjectError([Problem(source, None, None, f"cannot read: {exc.strerror or exc}")]) from None
+        raise TraceFileError([Problem(source, None, None, f"cannot read: {exc.strerror or exc}")]) from None
     if path.suffix.lower() == ".parquet" or raw[:4] == b"PAR1":
         spans = phoenix.read_phoenix_parquet(path, problems, skipped)
         return "phoenix-parquet", spans, skipped
@@ -95,13 +113,13 @@ def read_spans(source: str, fmt: SourceFormat, phoenix_project: str, max_mb: int
     if kind is None:
         bad = malformed_line(path, raw)
         if bad is not None:
-            raise ProjectError([bad])
-        raise ProjectError([Problem(source, 1 if raw.strip() else None, None,
+            raise TraceFileError([bad])
+        raise TraceFileError([Problem(source, 1 if raw.strip() else None, None,
                                     "neither OTLP JSON (resourceSpans) nor a Phoenix span export (context.span_id)"
                                     if raw.strip() else "empty: no spans")])
     spans = otlp.read_otlp(path, raw, problems, skipped) if kind == "otlp" else phoenix.read_phoenix_jsonl(path, raw, problems, skipped)
     if problems:
-        raise ProjectError(problems)
+        raise TraceFileError(problems)
     return kind, spans, skipped
 
 
@@ -110,7 +128,7 @@ def malformed_line(path: Path, raw: bytes) -> Problem | None:
     for lineno, line in enumerate(raw.split(b"\n"), start=1):
         if line.strip().startswith(b"{"):
             try:
-                msgspec.json.decode(line)
+                decode(line)
             except msgspec.DecodeError as exc:
                 return Problem(str(path), lineno, None, f"malformed JSON: {exc}")
     return None
@@ -124,7 +142,7 @@ def sniff(raw: bytes) -> SourceFormat | None:
         if not candidate.strip():
             continue
         try:
-            doc = msgspec.json.decode(candidate)
+            doc = decode(candidate)
         except msgspec.DecodeError:
             continue
         if is_otlp(doc):
@@ -190,12 +208,17 @@ def trace_docs(t: ProductionTrace) -> list[TraceDoc]:
 
 def map_documents(project: Project, plan: Plan, ids: IdSpace) -> tuple[dict[str, int], dict[str, tuple[str, TraceDoc]]]:
     """(trace document id → DocID, unknown id → (first trace location, the document))."""
-    raw = [RawRanked(qid, [d.id for d in trace_docs(t)], [], []) for qid, (t, _) in plan.chosen.items()]
+    def spanned(d: TraceDoc) -> bool:  # an id the span carried (not one resolved here, not none)
+        return d.id is not None and not d.id.startswith(RESOLVED)
+
+    raw = [RawRanked(qid, [d.id for d in trace_docs(t) if spanned(d)], [], []) for qid, (t, _) in plan.chosen.items()]  # type: ignore[misc]
     _, mapping = choose_id_space(raw, project, ids)
     unknown: dict[str, tuple[str, TraceDoc]] = {}
     for t, _ in plan.chosen.values():
         for d in trace_docs(t):
-            if d.id not in mapping and d.id not in unknown:
+            if d.id is not None and d.id.startswith(RESOLVED):
+                mapping[d.id] = int(d.id.removeprefix(RESOLVED))
+            elif d.id is not None and d.id not in mapping and d.id not in unknown:
                 unknown[d.id] = (t.where, d)
     return mapping, unknown
 
@@ -245,9 +268,13 @@ def ranking_rows(plan: Plan, mapping: dict[str, int], key_of: dict[int, str], re
         docs = t.reranked if reranked else t.ranking
         if not docs:
             continue
-        kept = [d for d in docs if d.id in mapping]
+        kept, seen = [], set()
+        for d in docs:  # unresolved documents left out; the same document twice (two chunks): its first rank
+            if d.id is not None and d.id in mapping and mapping[d.id] not in seen:
+                seen.add(mapping[d.id])
+                kept.append(d)
         scores = [d.score for d in kept]
-        rows.append({"query_id": qid, "ranked": [key_of[mapping[d.id]] for d in kept],
+        rows.append({"query_id": qid, "ranked": [key_of[mapping[d.id]] for d in kept],  # type: ignore[index]
                      # no score recorded: the rank order itself, as import-run would make it
                      "scores": [s if s is not None else float(len(kept) - i) for i, s in enumerate(scores)]
                      if any(s is not None for s in scores) else None})
@@ -259,7 +286,7 @@ def store_rerank(project: Project, path: Path, name: str) -> int:
     per tier; its own name check allows no `>`, the mark of a rerank stage)."""
     problems: list[Problem] = []
     raw = read_jsonl_run(path, problems)
-    if problems:
+    if problems:  # the file we wrote ourselves, under the project
         raise ProjectError(problems)
     rankings, _, _ = map_rankings(raw, project, source_id_map(project), str(path), [])
     record = ImportedRun(name=name + RERANK_SUFFIX, format="jsonl", id_space="source", imported_at=time.time(),
@@ -273,30 +300,50 @@ def store_rerank(project: Project, path: Path, name: str) -> int:
 
 def import_traces(root: Path, source: str, name: str, fmt: SourceFormat = "auto", phoenix_project: str = "default",
                   query_id_key: str = "query_id", add_unknown_documents: bool = False, ids: IdSpace = "auto",
-                  max_mb: int = DEFAULT_MAX_MB) -> TraceImport:
+                  max_mb: int = DEFAULT_MAX_MB, doc_id_key: str | None = None, dry_run: bool = False) -> TraceImport:
     """Spans read from ``source`` (a file or a Phoenix URL), then imported (import_spans)."""
     check_name(name)
     kind, spans, skipped = read_spans(source, fmt, phoenix_project, max_mb)
-    return import_spans(root, spans, skipped, source, kind, name, query_id_key, add_unknown_documents, ids)
+    return import_spans(root, spans, skipped, source, kind, name, query_id_key, add_unknown_documents, ids,
+                        doc_id_key=doc_id_key, dry_run=dry_run)
 
 
 def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: str, kind: str, name: str,
-                 query_id_key: str = "query_id", add_unknown_documents: bool = False, ids: IdSpace = "auto") -> TraceImport:
+                 query_id_key: str = "query_id", add_unknown_documents: bool = False, ids: IdSpace = "auto", *,
+                 doc_id_key: str | None = None, dry_run: bool = False) -> TraceImport:
     """Spans already read (from a file, a Phoenix server, or the live receiver) imported as
-    run:NAME, run:NAME>rerank and run:NAME:answers; ``source`` names where they came from."""
+    run:NAME, run:NAME>rerank and run:NAME:answers; ``source`` names where they came from.
+    ``doc_id_key``: the document metadata key holding production's document id (resolve.py).
+    ``dry_run``: everything read, matched and resolved, nothing written."""
     from workbench.triage.answers import import_answers
     from workbench.triage.queries import add_query
     from workbench.triage.runs import import_run
 
     check_name(name)
-    found, not_understood = traces(spans, query_id_key)
+    spans = distinct_spans(spans)
+    joined: list[str] = []
+    found, not_understood = traces(spans, query_id_key, joined)
     skipped = [*skipped, *not_understood]
     if not found:
-        raise ProjectError([Problem(source, None, None, "no trace with a retriever or LLM span was understood")]
+        raise TraceFileError([Problem(source, None, None, "no trace with a retriever or LLM span was understood")]
                            + [Problem(s.where, None, None, s.reason) for s in skipped])
     project = load_project(root)
+    found, resolutions = resolve_traces(project, found, doc_id_key)
     plan = match(project, found)
     mapping, unknown = map_documents(project, plan, ids)
+    chosen_ids = {t.trace_id for t, _ in plan.chosen.values()}
+    resolutions = [r for r in resolutions if r.trace_id in chosen_ids]
+    if dry_run:
+        with_context(project, plan, mapping)
+        return TraceImport(
+            name=name, source=source, format=kind, spans=len(spans), traces=len(found) + len(not_understood),
+            imported=len(plan.chosen), matched_by_id=sum(h == "id" for _, h in plan.chosen.values()),
+            matched_by_text=sum(h == "text" for _, h in plan.chosen.values()), added_queries=list(plan.new_texts),
+            repeated=plan.repeated, skipped=skipped, unknown_documents=unknown_problems(unknown),
+            added_documents=[], run=None, reranked=0, answers=sum(t.answer is not None for t, _ in plan.chosen.values()),
+            answers_without_context=sum(t.answer is not None and t.context_ids is None for t, _ in plan.chosen.values()),
+            resolutions=resolutions, dry_run=True, joined=joined,
+            plan=[(qid, how, t.trace_id, t.answer) for qid, (t, how) in sorted(plan.chosen.items())])
     added_docs = add_documents(project, unknown, mapping) if add_unknown_documents else []
     from workbench.fsutil import project_lock
 
@@ -306,6 +353,7 @@ def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: 
             if not (now.has_query(qid) and normalise(now.query(qid).query) == normalise(text)):
                 add_query(root, text, "", query_id=qid, kind="production")
     project = load_project(root)
+    with_context(project, plan, mapping)
     key_of = {docid: key for key, docid in source_id_map(project).items()}
     folder = traces_dir(project, name)
     run_report = None
@@ -342,12 +390,44 @@ def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: 
         imported=len(plan.chosen), matched_by_id=sum(h == "id" for _, h in plan.chosen.values()),
         matched_by_text=sum(h == "text" for _, h in plan.chosen.values()), added_queries=list(plan.new_texts),
         repeated=plan.repeated, skipped=skipped,
-        unknown_documents=[Problem(where, None, "document.id", f"document {did!r} is not in the corpus"
-                                   + ("" if d.content else " (and the span has no document.content to add it from)"))
-                           for did, (where, d) in unknown_left.items()],
+        unknown_documents=unknown_problems(unknown_left),
         added_documents=added_docs, run=run_report, reranked=len(rerank_rows), answers=len(answers),
-        answers_without_context=sum(1 for a in answers if "context_doc_ids" not in a),
+        answers_without_context=sum(1 for a in answers if "context_doc_ids" not in a), resolutions=resolutions, joined=joined,
+        plan=[(q.query_id, q.matched, q.trace_id, q.answer) for q in queries],
     )
+
+
+def distinct_spans(spans: list[Span]) -> list[Span]:
+    """One span per (trace id, span id): the same span exported twice (a retry) counts once; two
+    different spans under one id are refused, naming both (which one production meant is unknowable)."""
+    seen: dict[tuple[str, str], Span] = {}
+    problems: list[Problem] = []
+    out = []
+    for s in spans:
+        key = (s.trace_id, s.span_id)
+        first = seen.get(key)
+        if first is None:
+            seen[key] = s
+            out.append(s)
+        elif msgspec.structs.replace(first, where="") != msgspec.structs.replace(s, where=""):
+            problems.append(Problem(s.where, None, "spanId", f"span id {s.span_id} of trace {s.trace_id} is also "
+                                    f"{first.where} ({first.name!r}), a different span ({s.name!r})"))
+    if problems:
+        raise TraceFileError(problems)
+    return out
+
+
+def unknown_problems(unknown: dict[str, tuple[str, TraceDoc]]) -> list[Problem]:
+    return [Problem(where, None, "document.id", f"document {did!r} is not in the corpus"
+                    + ("" if d.content else " (and the span has no document.content to add it from)"))
+            for did, (where, d) in unknown.items()]
+
+
+def with_context(project: Project, plan: Plan, mapping: dict[str, int]) -> None:
+    """Each chosen trace's context: the documents its prompt quotes (context.py), once resolved."""
+    for qid, (t, how) in plan.chosen.items():
+        ctx = read_context(project, t.stage, t.prompt, mapping) if t.stage else None
+        plan.chosen[qid] = (msgspec.structs.replace(t, context_ids=ctx), how)
 
 
 def added_before(project: Project, name: str) -> set[str]:

@@ -14,12 +14,14 @@ from typing import Any
 import msgspec
 
 from workbench.project.files import Problem
-from workbench.triage.traces.spans import Skipped, Span, flatten, hex_id, json_lines
+from workbench.triage.traces.spans import Skipped, Span, decode, flatten, hex_id, json_lines
+
+MAX_NESTING = 32  # AnyValue arrays / kv-lists deeper than this are cut (no convention nests so deep)
 
 
-def any_value(v: Any) -> Any:
+def any_value(v: Any, depth: int = 0) -> Any:
     """OTLP AnyValue → Python: int64 comes as a string in JSON; arrays and kv-lists nest."""
-    if not isinstance(v, dict):
+    if not isinstance(v, dict) or depth > MAX_NESTING:
         return None
     if "stringValue" in v:
         return v["stringValue"]
@@ -36,18 +38,32 @@ def any_value(v: Any) -> Any:
         except (TypeError, ValueError):
             return None
     if "arrayValue" in v:
-        return [any_value(x) for x in (v["arrayValue"] or {}).get("values", []) or []]
+        return [any_value(x, depth + 1) for x in (v["arrayValue"] or {}).get("values", []) or []]
     if "kvlistValue" in v:
-        return key_values((v["kvlistValue"] or {}).get("values", []) or [])
+        return key_values((v["kvlistValue"] or {}).get("values", []) or [], depth + 1)
     if "bytesValue" in v:
         return v["bytesValue"]
     return None
 
 
-def key_values(items: Any) -> dict[str, Any]:
+def key_values(items: Any, depth: int = 0) -> dict[str, Any]:
     if not isinstance(items, list):
         return {}
-    return {kv["key"]: any_value(kv.get("value")) for kv in items if isinstance(kv, dict) and isinstance(kv.get("key"), str)}
+    return {kv["key"]: any_value(kv.get("value"), depth) for kv in items if isinstance(kv, dict) and isinstance(kv.get("key"), str)}
+
+
+CONTENT_EVENTS = ("gen_ai.content.prompt", "gen_ai.content.completion")
+
+
+def with_events(s: dict) -> dict[str, Any]:
+    """The span's attributes, with those of the GenAI content events (`gen_ai.content.prompt` /
+    `.completion`, where earlier GenAI conventions put `gen_ai.prompt` / `gen_ai.completion`) beside them."""
+    attrs = key_values(s.get("attributes"))
+    for e in s.get("events") or []:
+        if isinstance(e, dict) and e.get("name") in CONTENT_EVENTS:
+            for k, v in key_values(e.get("attributes")).items():
+                attrs.setdefault(k, v)
+    return attrs
 
 
 def _nanos(v: Any) -> int | None:
@@ -64,7 +80,7 @@ def is_otlp(doc: Any) -> bool:
 def documents(path: Path, raw: bytes, problems: list[Problem]) -> list[tuple[int, dict]]:
     """(line, document) pairs: one pretty-printed document, else one per line."""
     try:
-        whole = msgspec.json.decode(raw)
+        whole = decode(raw)
     except msgspec.DecodeError:
         whole = None
     if is_otlp(whole):
@@ -102,7 +118,7 @@ def read_otlp(path: Path, raw: bytes, problems: list[Problem], skipped: list[Ski
                     spans.append(Span(
                         trace_id=trace, span_id=span, parent_id=hex_id(s.get("parentSpanId"), 8),
                         name=str(s.get("name") or ""), start_ns=_nanos(s.get("startTimeUnixNano")),
-                        end_ns=_nanos(s.get("endTimeUnixNano")), attributes=flatten(key_values(s.get("attributes"))),
+                        end_ns=_nanos(s.get("endTimeUnixNano")), attributes=flatten(with_events(s)),
                         where=f"{where} (span {span})",
                     ))
     return spans

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import msgspec
 
-from workbench.project.files import Problem
+from workbench.project.files import Problem, ProjectError
 
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 MAX_DEPTH = 12  # nested attribute values deeper than this are not what any convention writes
@@ -44,6 +44,18 @@ class Skipped(msgspec.Struct, frozen=True):
 
     def __str__(self) -> str:
         return f"{self.where}: {self.reason}"
+
+
+class TraceFileError(ProjectError):
+    """Problems in a trace file (or a trace server's answer), not in the project: each names the
+    file (line), the span and the attribute."""
+
+    title = "The trace file has problems"
+    hint = "Fix the trace file (or the options that read it) and rerun; nothing was written."
+
+    def __init__(self, problems: list[Problem]):
+        super().__init__(problems)
+        self.title = f"{len(problems)} problem(s) in the trace file"
 
 
 def hex_id(value: Any, size: int) -> str | None:
@@ -83,6 +95,17 @@ def flatten(value: Any, prefix: str = "", out: dict[str, Any] | None = None, dep
     return out
 
 
+BOM = b"\xef\xbb\xbf"
+
+
+def decode(raw: bytes | str) -> Any:
+    """JSON → Python; nesting too deep for the decoder (RecursionError) is malformed JSON like any other."""
+    try:
+        return msgspec.json.decode(raw)
+    except RecursionError:
+        raise msgspec.DecodeError("nested too deeply to be a trace (a RecursionError)") from None
+
+
 def problem(where: str, message: str) -> Problem:
     """A file-level problem (the file is refused whole), from a `file:line` location."""
     file, _, line = where.rpartition(":")
@@ -100,7 +123,7 @@ def json_lines(path: Path, raw: bytes, problems: list[Problem], accept: Callable
         if not line.strip():
             continue
         try:
-            doc = msgspec.json.decode(line)
+            doc = decode(line.removeprefix(BOM) if lineno == 1 else line)
         except msgspec.DecodeError as exc:
             problems.append(Problem(str(path), lineno, None, f"malformed JSON: {exc}"))
             continue

@@ -124,3 +124,26 @@ def test_stage_rules_first_that_holds():
 
     [f] = funnels([V("right"), V("right"), V("not_used"), V("ranked_out")])
     assert f.n == 4 and f.funnel == FunnelCounts(right=2, not_used=1, ranked_out=1)
+
+
+def test_report_json_carries_the_funnel_per_system_and_tier(sample_project):
+    import msgspec
+
+    from workbench.access.ladder import load_tiers
+    from workbench.diagnosis.collect import collect
+    from workbench.report.build import build_report, report_json
+
+    p = load_project(sample_project)
+    tiers = load_tiers(p).tiers
+    doc = msgspec.json.decode(report_json(build_report(p, tiers, seed=0)))
+    qv = collect(p, tiers)
+    assert {(f["system"], f["tier"]) for f in doc["funnels"]} == {(v.system, v.tier) for v in qv.verdicts}
+    for f in doc["funnels"]:
+        stages = [v.stage for v in qv.verdicts if v.system == f["system"] and v.tier == f["tier"]]
+        assert f["n"] == len(stages) == sum(f["funnel"].values())
+        assert f["funnel"] == {s: stages.count(s) for s in STAGES}
+    hybrid = [v for v in qv.of("hybrid")]
+    # no reader yet: a query whose gold is all in the top K waits (undecided); the others are lost before the reader
+    for v in hybrid:
+        lost = v.gold_ranks is not None and not all(r is not None and r <= qv.k for r in v.gold_ranks.values())
+        assert (v.stage in ("not_retrieved", "ranked_out")) == lost

@@ -162,5 +162,6 @@ def test_partial_report_in_headless_chromium(rankings_only, tmp_path):
     lines = [x for x in page.text.splitlines() if x.strip()]
     assert lines[0] == "Diagnosis: tiny <b>diag</b>"
     assert lines[2].startswith("Access (hybrid, K=2): 1 of 3 queries lose gold from the top 2")
-    assert "Where access loses gold (hybrid, K=2; no model needed)" in lines[5:8]
+    assert "Where the gold is lost" in lines[3:6]  # the loss funnel leads, right under the headline
+    assert "Where access loses gold (hybrid, K=2; no model needed)" in lines[5:20], lines[:20]
     assert "Berlin <script>alert('pwned')</script>" in page.text

@@ -12,6 +12,7 @@ import msgspec
 from workbench.llm.answers import ARM_LABELS
 from workbench.correctness import ANSWER_RULE
 from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, SystemSpec, collect
+from workbench.diagnosis.funnel import Funnel
 from workbench.diagnosis.nearmiss import Distractor, distractors
 from workbench.diagnosis.overview import READING_RULES, Overview, overview
 from workbench.diagnosis.rules import RULES
@@ -109,6 +110,7 @@ class Report(msgspec.Struct, frozen=True):
     insight: Insight | None = None  # the sharper diagnosis (workbench/report/insight.py)
     fixes: list[FixEffect] = []  # tried access fixes against their base (workbench/diagnosis/fix_effect.py)
     recommended: list[Recommendation] = []  # the primary's overall recommendations, each fix with command, judge, effect
+    funnels: list[Funnel] = []  # the loss funnel per (system, tier): `funnel: {not_retrieved, …}` (diagnosis/funnel.py)
 
 
 def capped_answers(project: Project, tiers: list[Tier]) -> list[CappedAnswer]:
@@ -202,6 +204,7 @@ def build_report(project: Project, tiers: list[Tier], query_ids: set[str] | None
         insight=insight_section(project, tiers, collector, qv, query_ids, seed),
         fixes=fix_effects(project, tiers, collector, seed),
         recommended=primary_recommendations(project, qv, tiers, collector),
+        funnels=qv.funnels,
     )
 
 

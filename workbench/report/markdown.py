@@ -15,6 +15,7 @@ from workbench.report.partial import PROVISIONAL_ACCESS, LostGold
 from workbench.report.text import no_autolinks, shown
 from workbench.report.insight import markdown_headline, markdown_section as insight_markdown
 from workbench.report.sweeps import markdown_section
+from workbench.report.funnel import markdown_section as funnel_markdown
 
 MAX_FAILING = 25
 _MD_SPECIAL = {c: "\\" + c for c in "\\`*_[]|#"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
@@ -147,6 +148,7 @@ def report_markdown(r: Report) -> str:
     out += [md(line), ""]
     if overall:
         out += [f"Rule: {md(overall.rule)}", ""]
+    out += funnel_markdown(r, md)
     title, recs = recommended(r, overall)
     recs_md = [title, ""] + [x for i, rec in enumerate(recs, 1) for x in [f"{i}. {md(rec.text)}"] + [f"   - {md(line)}" for line in rec.lines]] + [""]
     if overall and recs:

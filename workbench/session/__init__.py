@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from workbench.diagnosis.live import FILTER_WORDS, UNJUDGED_WORD, LiveDiagnosis
     from workbench.diagnosis.recommend import Recommendation
     from workbench.diagnosis.rules import VERDICTS
+    from workbench.diagnosis.funnel import STAGE_LABELS, STAGES, Funnel
     from workbench.errors import WorkbenchError, os_error
     from workbench.insight.unjudged import StepperDoc
     from workbench.inspection.evidence import ModelEvidence
@@ -73,6 +74,9 @@ _HOME = {
     'LiveDiagnosis': 'workbench.diagnosis.live',
     'Recommendation': 'workbench.diagnosis.recommend',
     'VERDICTS': 'workbench.diagnosis.rules',
+    'STAGES': 'workbench.diagnosis.funnel',
+    'STAGE_LABELS': 'workbench.diagnosis.funnel',
+    'Funnel': 'workbench.diagnosis.funnel',
     'WorkbenchError': 'workbench.errors',
     'os_error': 'workbench.errors',
     'StepperDoc': 'workbench.insight.unjudged',
@@ -181,7 +185,7 @@ __all__ = [
     "evaluate_systems", "plan_eval", "run_eval", "add_query", "rank_added", "import_answers", "import_traces", "judge_answers",
     "parse_filter", "filter_problems", "query_matches", "reading_given",
     # names and registries
-    "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "MIN_DECIDED", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
+    "TASKS", "MARKS", "VERDICTS", "STAGES", "STAGE_LABELS", "Funnel", "FILTER_WORDS", "MIN_DECIDED", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
     # records a front end shows
     "Session", "PromptEstimate", "SystemResult", "UseRow", "UseTable", "ModelEvidence", "QueryInspection",
     "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",

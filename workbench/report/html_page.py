@@ -18,7 +18,7 @@ from workbench.report.partial import PROVISIONAL_ACCESS, LostGold, shown_verdict
 from workbench.report.text import shown
 from workbench.report.insight import html_headline, html_section
 from workbench.report.sweeps import svg_section
-from workbench.report import funnel as funnel_view
+from workbench.report.funnel import STYLE as FUNNEL_STYLE, html_section as funnel_html
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 COLORS = {"PASS": "#2e7d32", "ACCESS": "#ef6c00", "USE": "#6a1b9a", "USE-UNDER-DISTRACTORS": "#d81b60",
@@ -220,7 +220,7 @@ def report_html(r: Report) -> str:
     body = [f"<h1>Diagnosis: {h(p.project)}</h1>", f'<p class=muted>queries {h(p.queries_version)} ({len(r.queries)}) · corpus {h(p.corpus_hash[:16])} · K={r.k} · levels {h(", ".join(r.levels))}</p>']
     body.append(f"<p class=headline><b>{h(access_sentence(r))}</b><br>{h(use_sentence(r))}<br>{h(line)}"
                 + (f"<br><span class=muted>Rule: {h(overall.rule)}</span>" if overall else "") + "</p>")
-    body.append(funnel_view.html_section(r, h))
+    body.append(funnel_html(r, h))
     title, recs = recommended(r, overall)
     recs_html = (f"<p>{h(title)}</p><ol>" + "".join(f"<li>{h(x.text)}" + ("<ul class=muted>" + "".join(f"<li><code>{h(line)}</code></li>" for line in x.lines)
                                                                         + "</ul>" if x.lines else "") + "</li>"
@@ -297,5 +297,5 @@ def report_html(r: Report) -> str:
     return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>Diagnosis: {h(p.project)}</title><style>{STYLE}{funnel_view.STYLE}</style></head><body>\n"
+            f"<title>Diagnosis: {h(p.project)}</title><style>{STYLE}{FUNNEL_STYLE}</style></head><body>\n"
             + "\n".join(body) + "\n</body></html>\n")

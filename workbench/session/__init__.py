@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from workbench.session.reading import compared, diagnosis_report, shown_system, stolen, unjudged_rows, verdicts
     from workbench.session.explain import explain_on, explained
     from workbench.inspection.explain import Explanation
+    from workbench.inspection.rankings import lost_gold
     from workbench.access.evaluate import SystemResult
     from workbench.access.indexing import index_status
     from workbench.access.retrievers import preferred
@@ -79,6 +80,7 @@ _HOME = {
     'explain_on': 'workbench.session.explain',
     'explained': 'workbench.session.explain',
     'Explanation': 'workbench.inspection.explain',
+    'lost_gold': 'workbench.inspection.rankings',
     'STAGES': 'workbench.diagnosis.funnel',
     'STAGE_LABELS': 'workbench.diagnosis.funnel',
     'Funnel': 'workbench.diagnosis.funnel',
@@ -190,7 +192,7 @@ __all__ = [
     "evaluate_systems", "plan_eval", "run_eval", "add_query", "rank_added", "import_answers", "import_traces", "judge_answers",
     "parse_filter", "filter_problems", "query_matches", "reading_given",
     # names and registries
-    "TASKS", "MARKS", "VERDICTS", "explain_on", "explained", "Explanation", "STAGES", "STAGE_LABELS", "Funnel", "FILTER_WORDS", "MIN_DECIDED", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
+    "TASKS", "MARKS", "VERDICTS", "explain_on", "explained", "Explanation", "lost_gold", "STAGES", "STAGE_LABELS", "Funnel", "FILTER_WORDS", "MIN_DECIDED", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
     # records a front end shows
     "Session", "PromptEstimate", "SystemResult", "UseRow", "UseTable", "ModelEvidence", "QueryInspection",
     "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",

@@ -69,9 +69,13 @@ class QueryScreen(InspectorView):
         self.render_head()
         self.load()
         # the app's data, watched: verdicts (the head), new access results (the rankings), labels (all)
-        self.watch(self.app, "verdicts", lambda _: (self.render_head(), self.render_why()), init=False)
+        self.watch(self.app, "verdicts", lambda _: self.verdicts_changed(), init=False)
         self.watch(self.app, "access", lambda _: self.load(), init=False)
         self.watch(self.app, "session", lambda _: self.relabelled(), init=False)
+
+    def verdicts_changed(self) -> None:
+        self.render_head()
+        self.render_why()
 
     def palette_commands(self) -> list[PaletteCommand]:
         cmds: list[PaletteCommand] = []

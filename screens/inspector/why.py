@@ -95,9 +95,11 @@ def misses_text(ins: QueryInspection | None, selected: int) -> Text:
 def explanation_text(e: Explanation | None, note: str) -> Text:
     if e is None:
         return Text(note or "Explain: select a near miss (n/p).", "dim")
-    out = Text.assemble(("Why it outranks the gold", "bold"), f" ({e.tier}; query terms {', '.join(e.terms)})\n")
+    out = Text.assemble(("Why it outranks the gold", "bold"),
+                        f" (near miss {e.docs[-1].doc_id} vs gold {e.docs[0].doc_id} on {e.tier}; query terms {', '.join(e.terms)})\n")
     for d in e.docs:
-        out.append(f"{d.role.replace('_', ' ')} {d.doc_id}: ", "green" if d.role == "gold" else "red")
+        who = {"gold": "gold", "hard_negative": "near miss (hard negative)"}.get(d.role, "near miss")
+        out.append(f"{who} {d.doc_id}: ", "green" if d.role == "gold" else "red")
         if d.bm25 is not None:
             terms = ", ".join(f"{t.term} {t.score:.2f}" for t in d.bm25.terms) or "no query term"
             out.append(f"BM25 {d.bm25.score:.2f} = {terms}; ")
@@ -113,4 +115,5 @@ def explanation_text(e: Explanation | None, note: str) -> Text:
 
 
 def why_parts(facts: WhyFacts | None, ins: QueryInspection | None, selected: int, e: Explanation | None, note: str) -> list[Text]:
-    return [facts_text(facts), Text(""), misses_text(ins, selected), explanation_text(e, note)]
+    # the selected near miss's explain before the list: at 80×24 it is in view without scrolling
+    return [facts_text(facts), Text(""), explanation_text(e, note), Text(""), misses_text(ins, selected)]

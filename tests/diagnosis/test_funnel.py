@@ -147,3 +147,4 @@ def test_report_json_carries_the_funnel_per_system_and_tier(sample_project):
     for v in hybrid:
         lost = v.gold_ranks is not None and not all(r is not None and r <= qv.k for r in v.gold_ranks.values())
         assert (v.stage in ("not_retrieved", "ranked_out")) == lost
+

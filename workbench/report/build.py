@@ -28,6 +28,7 @@ from workbench.report.insight import Insight, insight_section
 from workbench.diagnosis.fix_effect import FixEffect, fix_effects
 from workbench.diagnosis.recommend import Recommendation, primary_recommendations
 from workbench.report.sweeps import sweeps_dict
+from workbench.report.lead import NextAction, next_action
 
 FORMAT_VERSION = 1
 # The stored answer's flag saying the length cap cut its completion (issue 20 item 13, workbench/llm):
@@ -110,6 +111,7 @@ class Report(msgspec.Struct, frozen=True):
     insight: Insight | None = None  # the sharper diagnosis (workbench/report/insight.py)
     fixes: list[FixEffect] = []  # tried access fixes against their base (workbench/diagnosis/fix_effect.py)
     recommended: list[Recommendation] = []  # the primary's overall recommendations, each fix with command, judge, effect
+    next_action: NextAction | None = None  # the one thing to run next, one batch command (report/lead.py)
     funnels: list[Funnel] = []  # the loss funnel per (system, tier): `funnel: {not_retrieved, …}` (diagnosis/funnel.py)
 
 
@@ -205,6 +207,7 @@ def build_report(project: Project, tiers: list[Tier], query_ids: set[str] | None
         fixes=fix_effects(project, tiers, collector, seed),
         recommended=primary_recommendations(project, qv, tiers, collector),
         funnels=qv.funnels,
+        next_action=next_action(project, qv, collector, tiers),
     )
 
 

@@ -67,6 +67,7 @@ def _expected(gold: set[int], k: int, ranking: list[int], reranked: list[int], c
     return "undecided" if right is None else "not_used"
 
 
+@pytest.mark.slow  # hotpotqa-100 with production imported (the cache tests/triage/test_traces_hotpot.py shares)
 def test_production_funnel_matches_the_stored_ranking_context_and_answer(production):
     from workbench.access.ladder import load_tiers
     from workbench.access.runs import RunStore
@@ -148,3 +149,25 @@ def test_report_json_carries_the_funnel_per_system_and_tier(sample_project):
         lost = v.gold_ranks is not None and not all(r is not None and r <= qv.k for r in v.gold_ranks.values())
         assert (v.stage in ("not_retrieved", "ranked_out")) == lost
 
+
+
+@pytest.mark.slow
+def test_the_one_query_page_shows_productions_imported_answer(production):
+    """Issue 33: the one-query report had "no model answer stored for this tier" beside run:prod:answers."""
+    from workbench.access.ladder import load_tiers
+    from workbench.report.query import build_query_page
+    from workbench.report.query_page import query_markdown
+    from workbench.triage.traces.store import load_traces
+
+    project = load_project(production)
+    t = load_traces(project, "prod").queries[0]
+    page = build_query_page(project, load_tiers(project).tiers, t.query_id)
+    full = next(v for v in page.tiers if v.tier == "full")
+    prod = [a for a in full.answers if a.system.startswith("run:prod")]
+    assert [a.answer for a in prod] == [t.answer]
+    assert prod[0].context_doc_ids == t.context_doc_ids
+    from workbench.report.markdown import answer_line
+    from workbench.report.query_page import _answer_name
+
+    full_md = query_markdown(page).split("## ")[-1]
+    assert answer_line(_answer_name(prod[0]), prod[0]) in full_md and "no model answer stored" not in full_md

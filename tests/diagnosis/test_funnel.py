@@ -171,3 +171,21 @@ def test_the_one_query_page_shows_productions_imported_answer(production):
 
     full_md = query_markdown(page).split("## ")[-1]
     assert answer_line(_answer_name(prod[0]), prod[0]) in full_md and "no model answer stored" not in full_md
+
+
+def test_stages_of_the_tiny_project_with_a_rag_reader(tmp_path):
+    """tests/support/diagnosis.py: every stage known in advance (K = 2)."""
+    from support import diagnosis as ds
+    from workbench.access.ladder import load_tiers
+    from workbench.diagnosis.collect import collect
+
+    root = ds.make_project(tmp_path / "tiny")
+    ds.fill(root)
+    p = load_project(root)
+    qv = collect(p, load_tiers(p).tiers)
+    stages = {(v.query_id, v.level): v.stage for v in qv.of("hybrid+local")}
+    assert stages[("q1", "full")] == "ranked_out"  # gold 1 at #3 > K=2
+    assert stages[("q2", "full")] == stages[("q3", "full")] == "not_used"  # gold handed to the reader, answer wrong
+    assert stages[("q1", "base")] == "right"
+    for f in qv.funnels:
+        assert f.n == sum(f.funnel.as_dict().values()) == sum(1 for v in qv.verdicts if (v.system, v.tier) == (f.system, f.tier))

@@ -53,3 +53,23 @@ async def test_why_pane_shows_the_whole_facts_the_stage_and_the_lost_golds_near_
             await until(pilot, lambda: screen.miss_index == 1 and "▶ 2." in text_of(body), "the second near miss selected")
             assert screen.query_one("#inspector-tabs").active == "why"
             await settle(pilot)
+
+
+def test_the_diagnosis_tab_draws_the_funnel_per_level(tmp_path):
+    from rich.console import Console
+
+    from screens.panes.diagnosis import verdict_section
+    from support import diagnosis as ds
+    from workbench import session as core
+
+    root = ds.make_project(tmp_path / "tiny")
+    ds.fill(root)
+    s, _ = core.open_session(root)
+    core.diagnose(s)
+    console = Console(width=100, record=True, file=io.StringIO())
+    for part in verdict_section(s):
+        console.print(part)
+    text = console.export_text()
+    assert f"Where the gold is lost ({core.verdict_system(s)})" in text
+    full = next(line for line in text.splitlines() if line.startswith("full "))
+    assert ">K 1" in full and "ignored 2" in full and full.endswith("of 3")

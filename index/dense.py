@@ -457,6 +457,14 @@ class DenseIndex:
         starts = np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]])
         return _rank(docs[starts], np.maximum.reduceat(exact, starts), k)
 
+    def chunk_scores(self, qvec: np.ndarray, doc_id: int) -> list[float]:
+        """The cosine of each of ``doc_id``'s chunks (in chunking order) with ``qvec``, scored as
+        :meth:`search` scores them (float64 dot products of the f32 unit vectors): the best is the doc's score."""
+        q = _as_query(qvec, self.dims)
+        rows = np.flatnonzero(self.chunk_doc_ids == int(doc_id))
+        unit = _unit_rows(self._store_rows(rows if self._rows is None else self._rows[rows]))
+        return [float(x) for x in (unit.astype(np.float64) * q.astype(np.float64)).sum(axis=1)]
+
     def search_many(self, qvecs: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
         """:meth:`search` for every row of ``qvecs`` (m x d). Up to ``BATCH_EXACT_MAX_CELLS``:
         exact, one matrix product per block of queries (:meth:`search_path` says which path);

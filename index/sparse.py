@@ -8,7 +8,10 @@ segments at search time), so the scores are those of this tier alone.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import tantivy
@@ -20,6 +23,38 @@ BODY = "body"
 WRITER_HEAP_BYTES = 128_000_000
 WRITER_THREADS = 1
 PROGRESS_EVERY = 500
+
+
+_TERM = re.compile(r'Term\(field=\d+, type=Str, "(.*)"\)$')
+
+
+@dataclass(frozen=True)
+class TermExplanation:
+    """One query term's share of a document's BM25 score, as Tantivy's explanation states it:
+    score = (k1 + 1) * idf * tf_norm, tf_norm = tf / (tf + k1 * (1 - b + b * doc_len / avg_len))."""
+
+    term: str
+    score: float
+    idf: float
+    doc_freq: int  # n: documents containing the term
+    num_docs: int  # N
+    tf: float  # occurrences in the document
+    tf_norm: float  # the saturated, length-normalised term frequency
+    doc_len: float
+    avg_len: float
+
+
+def _value(node: dict, starts: str) -> float:
+    return float(next((d["value"] for d in node.get("details", []) if d["description"].startswith(starts)), 0.0))
+
+
+def _term_explanation(node: dict) -> TermExplanation:
+    idf = next(d for d in node["details"] if d["description"].startswith("idf"))
+    norm = next(d for d in node["details"] if d["description"].startswith("freq /"))
+    term = next((m.group(1) for c in node.get("context", []) if (m := _TERM.search(c))), "?")
+    return TermExplanation(term=term, score=float(node["value"]), idf=float(idf["value"]), doc_freq=int(_value(idf, "n,")),
+                           num_docs=int(_value(idf, "N,")), tf=_value(norm, "freq,"), tf_norm=float(norm["value"]),
+                           doc_len=_value(norm, "dl,"), avg_len=_value(norm, "avgdl,"))
 
 
 def _schema() -> tantivy.Schema:
@@ -127,3 +162,26 @@ class SparseIndex:
             key=lambda p: (-p[1], p[0]),
         )
         return ranked[:k]
+
+    # ---------------------------------------------------------------- explain
+    @staticmethod
+    def terms(query: str) -> list[str]:
+        """The distinct analysed terms :meth:`search` ORs for ``query``."""
+        return query_terms(query)
+
+    def explain(self, query: str, doc_id: int) -> tuple[float, list[TermExplanation]] | None:
+        """Why ``doc_id`` scores what it does for ``query`` (the query :meth:`search` runs): its
+        score and each matching term's share, from Tantivy's own explanation (``Query.explain``).
+        A document none of the terms match scores 0 with no terms; one not in the index: None."""
+        found = self._searcher.search(tantivy.Query.term_query(self._schema, DOC_ID, int(doc_id)), limit=1).hits
+        if not found:
+            return None
+        terms = query_terms(query)
+        if not terms:
+            return 0.0, []
+        try:
+            tree = json.loads(self._query(terms).explain(self._searcher, found[0][1]).to_json())
+        except ValueError:  # Tantivy explains a document the query does not match as an error
+            return 0.0, []
+        nodes = tree["details"] if tree["description"].startswith("BooleanClause") else [tree]
+        return float(tree["value"]), [_term_explanation(n) for n in nodes if n["description"].startswith("TermQuery")]

@@ -20,6 +20,7 @@ from screens.base import PaletteCommand
 from screens.inspector.model_panel import replies_text
 from screens.inspector.rankings import LABEL_KEYS
 from screens.inspector.view import InspectorView
+from screens.inspector.why import ExplanationReady, WhyPane
 from workbench.safe_text import visible
 from workbench import session as core
 from workbench.session import TASKS
@@ -43,6 +44,8 @@ class QueryScreen(InspectorView):
         Binding("1", "tab('rankings')", "Rankings", id="inspector.rankings", show=False),
         Binding("2", "tab('nearmiss')", "Near misses", id="inspector.nearmiss", show=False),
         Binding("3", "tab('model')", "Model panel", id="inspector.model", show=False),
+        Binding("4", "tab('why')", "Why", id="inspector.why", show=False),
+        Binding("w", "tab('why')", "Why", id="inspector.why_pane", show=False),
         Binding("m", "cycle_model", "Next model", id="inspector.cycle_model", show=False),
         Binding("y", "cycle_tables", "Next system's ranking", id="inspector.system", show=False),
         Binding("j", "query(1)", "Next query", id="inspector.next_query"),
@@ -66,9 +69,13 @@ class QueryScreen(InspectorView):
         self.render_head()
         self.load()
         # the app's data, watched: verdicts (the head), new access results (the rankings), labels (all)
-        self.watch(self.app, "verdicts", lambda _: self.render_head(), init=False)
+        self.watch(self.app, "verdicts", lambda _: self.verdicts_changed(), init=False)
         self.watch(self.app, "access", lambda _: self.load(), init=False)
         self.watch(self.app, "session", lambda _: self.relabelled(), init=False)
+
+    def verdicts_changed(self) -> None:
+        self.render_head()
+        self.render_why()
 
     def palette_commands(self) -> list[PaletteCommand]:
         cmds: list[PaletteCommand] = []
@@ -89,6 +96,7 @@ class QueryScreen(InspectorView):
     def load(self) -> None:
         self.inspection = None
         self.render_head()
+        self.render_why()
         if not self.tier:
             return
         self.inspect(self.tier)
@@ -103,6 +111,17 @@ class QueryScreen(InspectorView):
         inspection = core.inspect(s, self.query_id, tier)
         known = core.known_results(s, s.tier(tier), self.query_id)
         self.post_message(m.InspectionReady(inspection, known))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="explain")
+    def explain(self, tier: str, gold: int, doc_id: int) -> None:
+        """Why the near miss outranks the gold it imitates (the first call loads the embedder)."""
+        s = self.session
+        try:
+            e = core.explain_on(s.project, s.tier(tier), self.query_id, [gold, doc_id])
+        except core.WorkbenchError as exc:
+            self.post_message(ExplanationReady(self.query_id, tier, doc_id, None, str(exc)))
+            return
+        self.post_message(ExplanationReady(self.query_id, tier, doc_id, e))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="estimate")
     def estimate(self, tier: str, model: str) -> None:
@@ -185,6 +204,30 @@ class QueryScreen(InspectorView):
         self.render_miss()
         self.render_head()
         self.render_model()
+        self.render_why()
+        self.explain_selected()
+
+    def explain_selected(self) -> None:
+        """Start the explain of the selected near miss while the Why pane shows (else when it is shown)."""
+        pane = self.query_one("#why-pane", WhyPane)
+        ins = self.inspection
+        if self.query_one("#inspector-tabs", TabbedContent).active != "why" or ins is None or not ins.near_misses:
+            pane.explanation, pane.note = None, ""
+            return
+        miss = ins.near_misses[self.miss_index]
+        if pane.explanation is not None and pane.explanation.tier == ins.tier and pane.explanation.query_id == ins.query_id \
+                and [d.doc_id for d in pane.explanation.docs] == [miss.imitates, miss.doc_id]:
+            return
+        pane.explanation, pane.note = None, f"Explaining {miss.doc_id} against gold {miss.imitates}…"
+        self.explain(ins.tier, miss.imitates, miss.doc_id)
+
+    def on_explanation_ready(self, msg: ExplanationReady) -> None:
+        ins = self.inspection
+        if ins is None or msg.tier != ins.tier or msg.query_id != self.query_id or not ins.near_misses \
+                or ins.near_misses[self.miss_index].doc_id != msg.doc_id:
+            return  # stepped on meanwhile: the newer request's answer is the one shown
+        pane = self.query_one("#why-pane", WhyPane)
+        pane.explanation, pane.note = msg.explanation, (f"explain failed: {msg.error}" if msg.error else "")
 
     def on_prompt_estimates(self, msg: m.PromptEstimates) -> None:
         if msg.tier == self.tier and msg.model == self.model:
@@ -212,11 +255,17 @@ class QueryScreen(InspectorView):
         self.set_focus(None)  # a focused table in a hidden pane would pull the tab back
         if tab == "rankings":
             self.render_rankings()  # drawn now if a tier or system changed while the tab was hidden
+        if tab == "why":
+            self.render_why()
+            self.explain_selected()
 
     @on(TabbedContent.TabActivated, "#inspector-tabs")
     def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "rankings":  # a click on the tab, as 1 does
             self.render_rankings()
+        if event.pane.id == "why":
+            self.render_why()
+            self.explain_selected()
 
     def action_tier(self, step: int) -> None:
         if not self.tiers:
@@ -227,8 +276,10 @@ class QueryScreen(InspectorView):
 
     def action_step(self, step: int) -> None:
         tabs = self.query_one("#inspector-tabs", TabbedContent)
-        first_look = tabs.active != "nearmiss"
-        self.action_tab("nearmiss")
+        on_why = tabs.active == "why"  # the Why pane steps in place
+        first_look = tabs.active not in ("nearmiss", "why")
+        if not on_why:
+            self.action_tab("nearmiss")
         if not self.inspection or not self.inspection.near_misses:
             self.notify("no near misses on this tier", timeout=2)
             return
@@ -237,6 +288,8 @@ class QueryScreen(InspectorView):
             return
         self.miss_index = (self.miss_index + step) % len(self.inspection.near_misses)
         self.render_miss()
+        self.render_why()
+        self.explain_selected()
 
     def action_cycle_model(self) -> None:
         names = [n for n, _ in self.session.models()]

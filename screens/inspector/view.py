@@ -17,6 +17,7 @@ from screens.base import WorkbenchScreen
 from screens.inspector.head import query_head, verdict_line
 from screens.inspector.model_panel import NO_RESULTS, model_head, model_results
 from screens.inspector.nearmiss import NO_MISSES, miss_diff, miss_head
+from screens.inspector.why import WhyFacts, WhyPane
 from screens.inspector.rankings import (NO_RUNS, fill_ranking, first_row_doc, gold_ranks, ranking_table,
                                        row_doc, tables_that_fit, title_width)
 from screens.widgets import KeyFooter, TaskBar, WorkbenchHeader
@@ -98,6 +99,8 @@ class InspectorView(WorkbenchScreen):
                 with VerticalScroll():
                     yield Static(id="model-head")
                     yield Static(id="model-results")
+            with TabPane("Why", id="why"):
+                yield WhyPane(id="why-pane")
         yield TaskBar()
         yield KeyFooter()
 
@@ -232,6 +235,15 @@ class InspectorView(WorkbenchScreen):
         if diff is not None:
             left.update(diff[0])
             right.update(diff[1])
+
+    def render_why(self) -> None:
+        """The Why pane's inputs: the verdict (whole), the inspection and the selected near miss."""
+        pane = self.query_one("#why-pane", WhyPane)
+        d, system = self.session.diagnosis, core.verdict_system(self.session)
+        v = d.at(self.query_id, self.tier, system) if d is not None else None
+        pane.facts = WhyFacts(v.verdict, d.line(self.query_id, self.tier, system), v.stage) if v is not None and d is not None else None
+        pane.inspection = self.inspection
+        pane.selected = self.miss_index
 
     def render_model(self) -> None:
         self.render_model_head()

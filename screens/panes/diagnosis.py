@@ -147,7 +147,32 @@ def verdict_section(s: Session) -> list[RenderableType]:
                   reading_shown(r.reading, r.decided))
     recs = recommendations_text(s, overall.recommendations)
     recs.append("r: export the report (Markdown, self-contained HTML, JSON)\n", "dim")
-    return [head, t, recs]
+    return [head, t, funnel_text(d.funnel(system), system), recs]
+
+
+FUNNEL_STYLES = {"not_retrieved": "red", "ranked_out": "dark_orange", "not_delivered": "yellow", "not_used": "magenta",
+                 "right": "green", "undecided": "grey50"}
+
+FUNNEL_SHORT = {"not_retrieved": "never", "ranked_out": ">K", "not_delivered": "not given", "not_used": "ignored",
+                "right": "right", "undecided": "?"}
+
+
+def funnel_text(rows: "list[core.Funnel]", system: str) -> Text:
+    """The loss funnel: one bar per level, a cell per stage in proportion, the counts beside it."""
+    out = Text.assemble(("Where the gold is lost", "bold"), f" ({visible(system, one_line=True)}): ")
+    for stage in core.STAGES:
+        out.append("■ ", FUNNEL_STYLES[stage])
+        out.append(f"{core.STAGE_LABELS[stage]}  ")
+    out.append("\n")
+    width = max((len(visible(f.level, one_line=True)) for f in rows), default=4)
+    for f in rows:
+        counts = f.funnel.as_dict()
+        out.append(f"{visible(f.level, one_line=True):<{width}} ")
+        for stage in core.STAGES:
+            cells = round(BAR_WIDTH * 2 * counts[stage] / f.n) if f.n else 0
+            out.append("█" * cells, FUNNEL_STYLES[stage])
+        out.append(" " + ", ".join(f"{FUNNEL_SHORT[st]} {counts[st]}" for st in core.STAGES if counts[st]) + f" of {f.n}\n")
+    return out
 
 
 def recommendations_text(s: Session, texts: list[str]) -> Text:

@@ -66,14 +66,19 @@ def test_report_is_reproducible(report_root, report):
 @pytest.mark.skipif(chromium_path() is None, reason="chromium not installed (.ci/run installs it: apt-get install -y chromium)")
 def test_html_report_in_headless_chromium(report, tmp_path):
     html_file = tmp_path / "report.html"
-    html_file.write_bytes(render(report, "html"))
+    html = render(report, "html")
+    assert b"<details class=q" in html  # per-query sections collapsed: the page leads with what to do
+    html_file.write_bytes(html)
     shot = tmp_path / "report.png"
     page = load_page(html_file, screenshot=shot)
     assert page.console == [] and page.exceptions == [] and page.log_errors == []
     assert page.requests == [html_file.resolve().as_uri()]  # the file itself, nothing else
     assert page.script_elements == 0
     assert "Berlin <script>alert('pwned')</script>" in page.text  # shown as text
-    assert "<script>alert('answer')</script>␛[31mred" in page.text
+    assert "<script>alert('answer')</script>" not in page.text  # inside a collapsed query section
+    opened = tmp_path / "opened.html"  # the same page with its sections open: their data shown as text too
+    opened.write_bytes(html.replace(b"<details class=q", b"<details open class=q"))
+    assert "<script>alert('answer')</script>␛[31mred" in load_page(opened).text
     assert page.title == "Diagnosis: tiny <b>diag</b>"
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
     keep = report_screenshot_dir()

@@ -162,5 +162,9 @@ def test_partial_report_in_headless_chromium(rankings_only, tmp_path):
     lines = [x for x in page.text.splitlines() if x.strip()]
     assert lines[0] == "Diagnosis: tiny <b>diag</b>"
     assert lines[2].startswith("Access (hybrid, K=2): 1 of 3 queries lose gold from the top 2")
-    assert "Where access loses gold (hybrid, K=2; no model needed)" in lines[5:8]
+    # what to do leads, right under the headline: the funnel, the next action; the sections follow
+    funnel, access = lines.index("Where the gold is lost"), lines.index("Where access loses gold (hybrid, K=2; no model needed)")
+    action = next(i for i, x in enumerate(lines) if x.startswith("Next: Confirm the 1 ACCESS? query of hybrid with the oracle"))
+    assert funnel in (3, 4, 5) and funnel < action < access, lines[:20]
+    assert lines[action + 1].startswith("workbench run ") and "--task oracle" in lines[action + 1]
     assert "Berlin <script>alert('pwned')</script>" in page.text

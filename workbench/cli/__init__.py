@@ -12,7 +12,7 @@ import logging
 
 import click
 
-from workbench.cli import access, collect, collide, diagnosis, insight, llm, project, report, rerank, sweeps, triage, tui, tune
+from workbench.cli import access, collect, collide, diagnosis, explain, insight, llm, project, report, rerank, sweeps, triage, tui, tune
 from workbench.cli.common import err_console
 from workbench.errors import WorkbenchError, os_error
 from workbench.safe_text import markup_escaped, visible
@@ -69,7 +69,7 @@ COMMANDS: list[click.Command] = [
     access.eval_, access.export_trec,
     rerank.rerank_command, tune.tune_command,
     llm.run_command, llm.serve_command,
-    diagnosis.diagnose_command, diagnosis.compare_command,
+    diagnosis.diagnose_command, diagnosis.compare_command, explain.explain_command,
     insight.stealers_command, insight.unjudged_command, insight.positions_command,
     report.report_command,
     collide.collide_command, collide.collide_score_command, collide.export_eval_set_command,

@@ -67,6 +67,7 @@ def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | Non
         table.add_row(markup_escaped(qid), *(row.get(lv, "") for lv in qv.levels),
                       markup_escaped(f"{first.rule}: {first.because}") if first else "")
     console.print(table)
+    print_funnel(qv, chosen)
     for spec in qv.systems:
         r = system_readings(qv, spec)[-1]
         console.print(f"[bold]{markup_escaped(spec.name)}[/]: {r.reading} — {markup_escaped(r.rule)}", highlight=False)
@@ -78,6 +79,21 @@ def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | Non
             console.print(f"{len(pending)} {word}; e.g. {markup_escaped(pending[0].query_id)} at {markup_escaped(pending[0].tier)}: "
                           f"missing {markup_escaped(pending[0].missing)}: {markup_escaped(pending[0].command)}", highlight=False,
                           soft_wrap=True)  # a suggested command is never broken across lines: it is pasted
+
+
+def print_funnel(qv: "QueryVerdicts", system: str) -> None:
+    """Where the gold is lost, per level: a bar and the counts (workbench/diagnosis/funnel.py)."""
+    from workbench.diagnosis.funnel import bar, counts_line, level_funnels
+
+    rows = level_funnels(qv.funnels, system)
+    if not rows:
+        return
+    console.print(f"Where the gold is lost ({markup_escaped(system)}; R right, U given but wrong, D not given to the reader, "
+                  "K ranked below K, N never retrieved, ? undecided):", highlight=False)
+    width = max(len(f.level) for f in rows)
+    for f in rows:
+        console.print(f"  {markup_escaped(f.level):<{width}} {bar(f.funnel, 30):<30} n={f.n}: {markup_escaped(counts_line(f.funnel))}",
+                      highlight=False)
 
 
 def print_recommendations(project: "Project", tiers: "list[Tier]", qv: "QueryVerdicts", system: str) -> None:

@@ -32,6 +32,9 @@ from workbench.records import Query, QueryAccess, Tier
 from workbench.diagnosis.loading import StoredResults
 from workbench.diagnosis.next_steps import how_to_fill
 from workbench.diagnosis.systems import SystemSpec, production_name
+from workbench.diagnosis.funnel import Funnel, funnel_stage, funnels
+
+RERANK_CUT = ">rerank"  # production's reranked list beside its ranking (triage/traces/importer.py RERANK_SUFFIX)
 
 
 
@@ -61,6 +64,7 @@ class QueryVerdict(msgspec.Struct, frozen=True):
     command: str = ""  # the CLI command that would fill what is missing
     key: str = ""  # the TUI key in the query inspector that would
     parametric: bool = False
+    stage: str = "undecided"  # the loss funnel's stage (diagnosis/funnel.py)
 
 
 class Collector(StoredResults):
@@ -140,11 +144,24 @@ class Collector(StoredResults):
         v = decide_verdict(facts)
         v = split_distractors(v, self.answer(tier, spec.model, "nearmiss", query.query_id) if spec.model else None)
         command, key = how_to_fill(self, v, spec, tier, query)
+        stage = self.stage(tier, spec, query, answer, context_known)
         return QueryVerdict(
             query_id=query.query_id, tier=tier.name, level=level_of(tier), system=spec.name, verdict=v.verdict,
             rule=v.rule, because=v.because, k=self.k, gold_ranks=gold_ranks, answer=answer, oracle=oracle,
             in_context=in_context, missing=v.missing, command=command, key=key, parametric=v.parametric,
+            stage=stage,
         )
+
+    def stage(self, tier: Tier, spec: SystemSpec, query: Query, answer: AnswerCheck | None, context_known: bool) -> str:
+        """The funnel stage (diagnosis/funnel.py) from the access source's stored ranking, production's
+        reranked list (its trace's reranker: run:NAME>rerank), the context the reader was given and its answer."""
+        rankings = self.tier_store(tier).rankings
+        ranking = rankings.get(spec.access, {}).get(query.query_id) if spec.access else None
+        cut = rankings.get(f"{spec.access}{RERANK_CUT}", {}).get(query.query_id) if spec.reader == "production" and spec.access else None
+        if spec.reader is None:
+            answer = None  # access only: no reader, nothing delivered
+        return funnel_stage(query.gold_doc_ids, self.k, ranking, answer, cut=cut, whole_tier=spec.reader == "qa",
+                            context_known=context_known)
 
 
 class QueryVerdicts(msgspec.Struct, frozen=True):
@@ -157,6 +174,7 @@ class QueryVerdicts(msgspec.Struct, frozen=True):
     primary: str | None  # the system shown first (verdict_system: the preferred one that fits and covers most tiers)
     verdicts: list[QueryVerdict]
     empty_tiers: list[str] = []  # selected tiers with nothing stored yet
+    funnels: list[Funnel] = []  # the loss funnel per (system, tier): each verdict's stage counted
 
     def of(self, system: str) -> list[QueryVerdict]:
         return [v for v in self.verdicts if v.system == system]
@@ -197,7 +215,7 @@ def collect(project: Project, tiers: list[Tier], query_ids: set[str] | None = No
             verdicts += [c.verdict(t, s, q) for s in systems if c.applies(t, s, qid)]
     primary = verdict_system(systems, verdicts, tiers, c)
     return QueryVerdicts(k=c.k, levels=levels, level_tiers=level_tiers, systems=systems, primary=primary,
-                         verdicts=verdicts, empty_tiers=empty)
+                         verdicts=verdicts, empty_tiers=empty, funnels=funnels(verdicts))
 
 
 def _preference(spec: SystemSpec) -> tuple[int, str]:

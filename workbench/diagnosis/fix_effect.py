@@ -34,16 +34,24 @@ class FixEffect(msgspec.Struct, frozen=True):
     split: str = ""  # a tuned system: its training split and seeds (its figures are held-out only)
 
 
+SIGNIFICANT = 0.05  # the paired test's p below which a fix "lifted" or "lowered" a figure
+
+
 def _interval(e: Estimate) -> str:
     return f"{fmt(e.mean)} [{fmt(e.low)}, {fmt(e.high)}]"
 
 
 def effect_line(f: FixEffect) -> str:
     diff = f.test.mean_diff or 0.0
-    verb = "lifted" if diff > 0 else "lowered" if diff < 0 else "left"
+    # a direction only where the paired test says so: otherwise the change could be chance
+    significant = f.test.p_value is not None and f.test.p_value < SIGNIFICANT
     m = f.movement
     which = "multi-source " if f.metric.startswith("FR") else ""
-    line = (f"{f.system} {verb} {f.metric} at {f.level} from {_interval(f.before)} ({f.base}) to {_interval(f.after)}, "
+    if significant and diff:
+        said = f"{'lifted' if diff > 0 else 'lowered'} {f.metric} at {f.level} from"
+    else:
+        said = f"made no significant change to {f.metric} at {f.level}:"
+    line = (f"{f.system} {said} {_interval(f.before)} ({f.base}) to {_interval(f.after)}, "
             f"p = {fmt(f.test.p_value, 3)} (n = {f.test.n} {which}queries); it demoted {m.near_misses_demoted} near "
             f"miss(es) below their gold and promoted {m.near_misses_promoted}")
     return line + (f"; {f.split}" if f.split else "")

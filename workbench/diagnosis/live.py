@@ -10,6 +10,7 @@ from __future__ import annotations
 import msgspec
 
 from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, collect
+from workbench.diagnosis.funnel import Funnel, funnels, level_funnels
 from workbench.diagnosis.overview import Reading, system_readings
 from workbench.diagnosis.rules import PENDING, VERDICT_SHORT
 from workbench.project.files import Project
@@ -78,7 +79,7 @@ class LiveDiagnosis:
         if mine.levels != self.qv.levels:  # a tier got its first result
             self.refresh()
             return
-        self.qv = msgspec.structs.replace(self.qv, verdicts=kept + mine.verdicts)
+        self.qv = msgspec.structs.replace(self.qv, verdicts=kept + mine.verdicts, funnels=funnels(kept + mine.verdicts))
         self._index()
 
     def verdicts(self, query_id: str, system: str | None = None) -> list[QueryVerdict]:
@@ -115,6 +116,10 @@ class LiveDiagnosis:
         """The system's reading per level and overall (the Diagnosis tab)."""
         spec = next((s for s in self.qv.systems if s.name == (system or self.primary)), None)
         return system_readings(self.qv, spec) if spec else []
+
+    def funnel(self, system: str | None = None) -> list[Funnel]:
+        """The system's loss funnel summed per level (the Diagnosis tab's bars; diagnosis/funnel.py)."""
+        return level_funnels(self.qv.funnels, system or self.primary or "")
 
     def counts(self, system: str | None = None) -> dict[str, int]:
         """How many queries the query list shows under each verdict (their summary verdict)."""

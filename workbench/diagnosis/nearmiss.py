@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
-from workbench.inspection.rankings import inspect_query
+from workbench.inspection.rankings import inspect_query, lost_gold
 from workbench.project.files import Project
 from workbench.records import Hit, Query, Tier
 from workbench.inspection.worddiff import Span, salient_changes, word_diff
@@ -67,7 +67,8 @@ def distractors(project: Project, tier: Tier, query: Query, system: str, ranked:
     hits = [Hit(d, float(len(ranked) - i)) for i, d in enumerate(ranked)]
     ins = inspect_query(project, tier, query, {system: hits}, k)
     out = []
-    for m in sorted(ins.near_misses, key=lambda m: (m.ranks[system], m.doc_id))[:limit]:
+    lost = lost_gold(ins.systems, k)  # the lost gold's imitators first, each group by rank
+    for m in sorted(ins.near_misses, key=lambda m: (m.imitates not in lost, m.ranks[system], m.doc_id))[:limit]:
         diff = word_diff(_text(project, m.doc_id), _text(project, m.imitates))
         left, right = salient_changes(diff)
         out.append(Distractor(

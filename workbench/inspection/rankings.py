@@ -158,8 +158,11 @@ def inspect_query(
             doc_id=doc_id, title=e["title"], kind=e["kind"], ranks=dict(sorted(e["ranks"].items(), key=lambda kv: system_order(kv[0]))),
             above_gold=sorted(e["above"]), imitates=imitates, similarity=round(sim, 4),
         ))
-    # Hard negatives first (verified distractors), then by best rank, then DocID.
-    misses.sort(key=lambda m: (m.kind != HARD_NEGATIVE, m.best_rank, m.doc_id))
+    # Those imitating a LOST gold first (ranked out of some system's top K: the one to explain; a
+    # multi-source query's found gold has imitators too), then hard negatives (verified
+    # distractors), then by best rank, then DocID.
+    lost = lost_gold(systems, k)
+    misses.sort(key=lambda m: (m.imitates not in lost, m.kind != HARD_NEGATIVE, m.best_rank, m.doc_id))
     in_tier = set(tier.doc_ids)
     diffs = {m.doc_id: word_diff(_doc_text(project.documents[m.doc_id]), _doc_text(project.documents[m.imitates]))
              for m in misses}
@@ -167,6 +170,11 @@ def inspect_query(
         query_id=query.query_id, tier=tier.name, k=k, gold=gold, hard_negatives=sorted(query.hard_negative_ids),
         systems=systems, near_misses=misses, gold_in_tier=[g for g in gold if g in in_tier], diffs=diffs,
     )
+
+
+def lost_gold(systems: list[SystemRanking], k: int) -> set[int]:
+    """The gold documents some system ranks below K (or not at all)."""
+    return {g for s in systems for g, r in s.gold_ranks.items() if r is None or r > k}
 
 
 def _doc_text(doc: Document) -> str:

@@ -12,6 +12,7 @@ import msgspec
 from workbench.llm.answers import ARM_LABELS
 from workbench.correctness import ANSWER_RULE
 from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, SystemSpec, collect
+from workbench.diagnosis.funnel import Funnel
 from workbench.diagnosis.nearmiss import Distractor, distractors
 from workbench.diagnosis.overview import READING_RULES, Overview, overview
 from workbench.diagnosis.rules import RULES
@@ -27,6 +28,7 @@ from workbench.report.insight import Insight, insight_section
 from workbench.diagnosis.fix_effect import FixEffect, fix_effects
 from workbench.diagnosis.recommend import Recommendation, primary_recommendations
 from workbench.report.sweeps import sweeps_dict
+from workbench.report.lead import NextAction, next_action
 
 FORMAT_VERSION = 1
 # The stored answer's flag saying the length cap cut its completion (issue 20 item 13, workbench/llm):
@@ -109,6 +111,8 @@ class Report(msgspec.Struct, frozen=True):
     insight: Insight | None = None  # the sharper diagnosis (workbench/report/insight.py)
     fixes: list[FixEffect] = []  # tried access fixes against their base (workbench/diagnosis/fix_effect.py)
     recommended: list[Recommendation] = []  # the primary's overall recommendations, each fix with command, judge, effect
+    next_action: NextAction | None = None  # the one thing to run next, one batch command (report/lead.py)
+    funnels: list[Funnel] = []  # the loss funnel per (system, tier): `funnel: {not_retrieved, …}` (diagnosis/funnel.py)
 
 
 def capped_answers(project: Project, tiers: list[Tier]) -> list[CappedAnswer]:
@@ -202,6 +206,8 @@ def build_report(project: Project, tiers: list[Tier], query_ids: set[str] | None
         insight=insight_section(project, tiers, collector, qv, query_ids, seed),
         fixes=fix_effects(project, tiers, collector, seed),
         recommended=primary_recommendations(project, qv, tiers, collector),
+        funnels=qv.funnels,
+        next_action=next_action(project, qv, collector, tiers),
     )
 
 

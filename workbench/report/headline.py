@@ -29,18 +29,40 @@ def tally(r: Report) -> dict[tuple[str, str], Counter]:
     return out
 
 
-def shown_readings(r: Report) -> tuple[list[tuple[Reading, Counter, str]], int]:
+def shown_readings(r: Report) -> tuple[list[tuple[Reading, Counter, str]], int, str]:
     """The reading rows a report shows, each with its verdict counts and its reading (or "N decided:
-    too few"), and how many rows were left out because every verdict there is NOT-YET."""
+    too few"), how many rows were left out because every verdict there is NOT-YET, and one line for
+    the rows with nothing decided yet (provisional or pending only: a row each said the same)."""
     words = tally(r)
     rows, left_out = [], 0
+    pending: Counter = Counter()
+    where: dict[str, list[str]] = {}
     for x in r.overview.readings:
         c = words.get((x.level, x.system), Counter())
         if not any(c[w] for w in COLUMNS if w != "NOT-YET"):
             left_out += 1
             continue
+        if not any(c[w] for w in DECIDED):
+            pending.update({w: c[w] for w in COLUMNS if w not in DECIDED and c[w]})
+            where.setdefault(x.system, []).append(x.level)
+            continue
         rows.append((x, c, x.reading if reading_given(x.decided) else f"{x.decided} decided: too few"))
-    return rows, left_out
+    line = ""
+    if where:
+        n = sum(len(v) for v in where.values())
+        line = (f"Nothing decided yet on {n} level × system row(s) ("
+                + ", ".join(f"{w} {pending[w]}" for w in COLUMNS if pending[w]) + "): "
+                + "; ".join(f"{', '.join(ss)} at {'every level' if len(lv) == len(r.levels) else ', '.join(lv)}"
+                            for lv, ss in _grouped(where).items()) + ".")
+    return rows, left_out, line
+
+
+def _grouped(where: dict[str, list[str]]) -> dict[tuple[str, ...], list[str]]:
+    """Systems with the same levels said once: level list → systems."""
+    out: dict[tuple[str, ...], list[str]] = {}
+    for system, levels in where.items():
+        out.setdefault(tuple(levels), []).append(system)
+    return out
 
 
 def overall_reading(r: Report) -> Reading | None:

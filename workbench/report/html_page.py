@@ -18,6 +18,8 @@ from workbench.report.partial import PROVISIONAL_ACCESS, LostGold, shown_verdict
 from workbench.report.text import shown
 from workbench.report.insight import html_headline, html_section
 from workbench.report.sweeps import svg_section
+from workbench.report.lead import stealer_lines
+from workbench.report.funnel import STYLE as FUNNEL_STYLE, html_section as funnel_html
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 COLORS = {"PASS": "#2e7d32", "ACCESS": "#ef6c00", "USE": "#6a1b9a", "USE-UNDER-DISTRACTORS": "#d81b60",
@@ -34,6 +36,8 @@ td.l,th.l{text-align:left}th{background:#f5f5f5}.headline{font-size:16px;backgro
 .v{display:inline-block;padding:0 6px;border-radius:3px;color:#fff;font-weight:600;font-size:12px}
 .muted{color:#757575}mark{background:#ffe082;padding:0 1px}.diff{font-family:ui-monospace,monospace;font-size:12px;white-space:pre-wrap;background:#fafafa;padding:6px;border:1px solid #eee}
 svg text{font:11px system-ui,sans-serif;fill:#424242}code{background:#f3f3f3;padding:0 3px}
+details.q{margin:4px 0;padding:2px 6px;border-left:3px solid #eee}details.q>summary{cursor:pointer}
+.next{background:#fff8e1;border-left:4px solid #ef6c00;padding:8px 12px}.next code{display:block;white-space:pre-wrap;word-break:break-all;margin-top:4px}
 """
 
 
@@ -136,7 +140,8 @@ def _failing(q: QueryReport, primary: str) -> str:
     if v is None:
         return ""
     gold = ", ".join(f"{g} ({h(t)})" for g, t in q.gold.items())
-    out = [f'<h3 id="q-{h(q.query_id)}">{h(q.query_id)} {badge(v.verdict)} <span class=muted>at {h(v.level)} (tier {h(v.tier)}, rule {v.rule})</span></h3>',
+    # collapsed: the page leads with what to do; a query's whole section opens on a click
+    out = [f'<details class=q id="q-{h(q.query_id)}"><summary><b>{h(q.query_id)}</b> {badge(v.verdict)} <span class=muted>at {h(v.level)} (tier {h(v.tier)}, rule {v.rule})</span></summary>',
            f"<p>{h(q.query)} — expected <b>{h(q.answer)}</b>; gold {gold}</p>",
            f"<p><b>Because:</b> {h(v.because)}</p>",
            "<p>Over the ladder: " + " · ".join(f"{h(x.level)} {badge(x.verdict)}" + (f" <span class=muted>gold {h(ranks(x))}</span>" if ranks(x) else "")
@@ -147,6 +152,7 @@ def _failing(q: QueryReport, primary: str) -> str:
         out.append(answer_row("QA in context", v.in_context))
     out.append("</table>")
     out.append(distractor_table(q.distractors))
+    out.append("</details>")
     return "".join(out)
 
 
@@ -168,12 +174,13 @@ def distractor_table(found: list[Distractor]) -> str:
 
 def _lost(x: LostGold, k: int) -> str:
     gold = ", ".join(f"gold {g} " + (f"at #{rank}" if rank is not None else "not retrieved") for g, rank in x.gold_ranks.items())
-    out = [f'<h3 id="lost-{h(x.query_id)}">{h(x.query_id)} ' + (badge(x.verdict) if x.verdict else "")
-           + f' <span class=muted>loses gold at {h(x.level)} (tier {h(x.tier)})</span></h3>',
+    out = [f'<details class=q id="lost-{h(x.query_id)}"><summary><b>{h(x.query_id)}</b> ' + (badge(x.verdict) if x.verdict else "")
+           + f' <span class=muted>loses gold at {h(x.level)} (tier {h(x.tier)})</span></summary>',
            f"<p>{h(x.query)} — {h(gold)} (top {k}); lost on: {h(', '.join(x.levels_lost))}</p>"]
     if x.verdict == PROVISIONAL_ACCESS and x.command:
         out.append(f"<p class=muted>Confirm: <code>{h(x.command)}</code>" + (f" (inspector key {h(x.key)})" if x.key else "") + "</p>")
     out.append(distractor_table(x.distractors))
+    out.append("</details>")
     return "".join(out)
 
 
@@ -190,6 +197,17 @@ def _access_first(r: Report) -> list[str]:
     return out
 
 
+def _lead(r: Report) -> str:
+    """The one next action (one batch command) and the top stealers: the first screen's."""
+    out = []
+    if r.next_action is not None:
+        out.append(f"<div class=next><b>Next:</b> {h(r.next_action.text)}<code>{h(r.next_action.command)}</code></div>")
+    stealers = stealer_lines(r.insight.stealers, h) if r.insight else []
+    if stealers:
+        out.append("<p><b>Top stealers</b> (documents ranked above an outranked gold):</p><ul>" + "".join(f"<li>{x}</li>" for x in stealers) + "</ul>")
+    return "".join(out)
+
+
 def _counts_instead(r: Report) -> str:
     """Use figures from too few answers: listed as counts, never drawn."""
     small = [u for u in r.overview.use if u.accuracy.n < r.min_answers]
@@ -200,13 +218,18 @@ def _counts_instead(r: Report) -> str:
 
 
 def _reading_table(r: Report) -> list[str]:
-    out = ["<h2>Reading per tier</h2><table><tr><th class=l>level</th><th class=l>system</th>"
-           + "".join(f"<th>{h(c)}</th>" for c in COLUMNS) + "<th class=l>reading</th><th class=l>rule</th></tr>"]
-    rows, left_out = shown_readings(r)
+    rows, left_out, undecided = shown_readings(r)
+    out = ["<h2>Reading per tier</h2>"]
+    if rows:
+        out.append("<table><tr><th class=l>level</th><th class=l>system</th>"
+                   + "".join(f"<th>{h(c)}</th>" for c in COLUMNS) + "<th class=l>reading</th><th class=l>rule</th></tr>")
     for x, c, reading in rows:
         out.append(f"<tr><td class=l>{h(x.level)}</td><td class=l>{h(x.system)}</td>" + "".join(f"<td>{c[w]}</td>" for w in COLUMNS)
                    + f"<td class=l><b>{h(reading)}</b></td><td class='l muted'>{h(x.rule)}</td></tr>")
-    out.append("</table>")
+    if rows:
+        out.append("</table>")
+    if undecided:
+        out.append(f"<p class=muted>{h(undecided)}</p>")
     if left_out:
         out.append(f"<p class=muted>{left_out} level × system row(s) with every verdict NOT-YET left out; a reading needs at least {r.min_decided} decided verdicts.</p>")
     return out
@@ -219,6 +242,8 @@ def report_html(r: Report) -> str:
     body = [f"<h1>Diagnosis: {h(p.project)}</h1>", f'<p class=muted>queries {h(p.queries_version)} ({len(r.queries)}) · corpus {h(p.corpus_hash[:16])} · K={r.k} · levels {h(", ".join(r.levels))}</p>']
     body.append(f"<p class=headline><b>{h(access_sentence(r))}</b><br>{h(use_sentence(r))}<br>{h(line)}"
                 + (f"<br><span class=muted>Rule: {h(overall.rule)}</span>" if overall else "") + "</p>")
+    body.append(funnel_html(r, h))
+    body.append(_lead(r))
     title, recs = recommended(r, overall)
     recs_html = (f"<p>{h(title)}</p><ol>" + "".join(f"<li>{h(x.text)}" + ("<ul class=muted>" + "".join(f"<li><code>{h(line)}</code></li>" for line in x.lines)
                                                                         + "</ul>" if x.lines else "") + "</li>"
@@ -295,5 +320,5 @@ def report_html(r: Report) -> str:
     return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>Diagnosis: {h(p.project)}</title><style>{STYLE}</style></head><body>\n"
+            f"<title>Diagnosis: {h(p.project)}</title><style>{STYLE}{FUNNEL_STYLE}</style></head><body>\n"
             + "\n".join(body) + "\n</body></html>\n")

@@ -15,6 +15,8 @@ from workbench.report.partial import PROVISIONAL_ACCESS, LostGold
 from workbench.report.text import no_autolinks, shown
 from workbench.report.insight import markdown_headline, markdown_section as insight_markdown
 from workbench.report.sweeps import markdown_section
+from workbench.report.funnel import markdown_section as funnel_markdown
+from workbench.report.lead import stealer_lines
 
 MAX_FAILING = 25
 _MD_SPECIAL = {c: "\\" + c for c in "\\`*_[]|#"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
@@ -119,11 +121,14 @@ def access_section(r: Report) -> list[str]:
 
 
 def verdict_table(r: Report) -> list[str]:
-    out = ["## Verdicts per tier", "", "| level | system | " + " | ".join(COLUMNS) + " | reading |",
-           "|---|---|" + "---:|" * len(COLUMNS) + "---|"]
-    rows, left_out = shown_readings(r)
+    rows, left_out, undecided = shown_readings(r)
+    out = ["## Verdicts per tier", ""]
+    if rows:
+        out += ["| level | system | " + " | ".join(COLUMNS) + " | reading |", "|---|---|" + "---:|" * len(COLUMNS) + "---|"]
     for x, c, reading in rows:
         out.append(f"| {md(x.level)} | {md(x.system)} | " + " | ".join(str(c[w]) for w in COLUMNS) + f" | {reading} |")
+    if undecided:
+        out += ["", md(undecided)]
     if left_out:
         out += ["", f"{left_out} level × system row(s) with every verdict NOT-YET left out."]
     return out
@@ -147,6 +152,12 @@ def report_markdown(r: Report) -> str:
     out += [md(line), ""]
     if overall:
         out += [f"Rule: {md(overall.rule)}", ""]
+    out += funnel_markdown(r, md)
+    if r.next_action is not None:
+        out += [f"**Next:** {md(r.next_action.text)}", "", f"    {r.next_action.command}", ""]
+    stealers = stealer_lines(r.insight.stealers, md) if r.insight else []
+    if stealers:
+        out += ["Top stealers (documents ranked above an outranked gold):", ""] + [f"- {x}" for x in stealers] + [""]
     title, recs = recommended(r, overall)
     recs_md = [title, ""] + [x for i, rec in enumerate(recs, 1) for x in [f"{i}. {md(rec.text)}"] + [f"   - {md(line)}" for line in rec.lines]] + [""]
     if overall and recs:

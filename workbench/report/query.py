@@ -91,7 +91,9 @@ def build_query_page(project: Project, tiers: list[Tier], query_id: str, seed: i
         at = {s: next((v for v in vs if v.tier == t.name), None) for s, vs in verdicts.items()}
         v = at.get(report.primary or "")
         ins = inspect_stored(project, t, q, collector.k)
-        answers = sorted((checks[query_id] for checks in collector.tier_store(t).answers.values() if query_id in checks),
+        ts = collector.tier_store(t)
+        # every stored answer: the models' and production's imported ones (import-answers, import-traces)
+        answers = sorted((checks[query_id] for checks in (*ts.answers.values(), *ts.production.values()) if query_id in checks),
                          key=lambda a: (a.arm, a.system))
         views.append(TierView(
             tier=t.name, level=level_of(t), k=collector.k, verdict=v, shown=shown_verdict(v) if v else "",

@@ -21,6 +21,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from workbench.session.reading import compared, diagnosis_report, shown_system, stolen, unjudged_rows, verdicts
+    from workbench.session.explain import explain_on, explained
+    from workbench.inspection.explain import Explanation
+    from workbench.inspection.rankings import lost_gold
     from workbench.access.evaluate import SystemResult
     from workbench.access.indexing import index_status
     from workbench.access.retrievers import preferred
@@ -29,6 +32,7 @@ if TYPE_CHECKING:
     from workbench.diagnosis.live import FILTER_WORDS, UNJUDGED_WORD, LiveDiagnosis
     from workbench.diagnosis.recommend import Recommendation
     from workbench.diagnosis.rules import VERDICTS
+    from workbench.diagnosis.funnel import STAGE_LABELS, STAGES, Funnel
     from workbench.errors import WorkbenchError, os_error
     from workbench.insight.unjudged import StepperDoc
     from workbench.inspection.evidence import ModelEvidence
@@ -78,6 +82,13 @@ _HOME = {
     'LiveDiagnosis': 'workbench.diagnosis.live',
     'Recommendation': 'workbench.diagnosis.recommend',
     'VERDICTS': 'workbench.diagnosis.rules',
+    'explain_on': 'workbench.session.explain',
+    'explained': 'workbench.session.explain',
+    'Explanation': 'workbench.inspection.explain',
+    'lost_gold': 'workbench.inspection.rankings',
+    'STAGES': 'workbench.diagnosis.funnel',
+    'STAGE_LABELS': 'workbench.diagnosis.funnel',
+    'Funnel': 'workbench.diagnosis.funnel',
     'WorkbenchError': 'workbench.errors',
     'os_error': 'workbench.errors',
     'StepperDoc': 'workbench.insight.unjudged',
@@ -206,7 +217,7 @@ __all__ = [
     "parse_filter", "filter_problems", "query_matches", "reading_given", "plan_run", "run_models", "tune", "rerank", "collide", "production_stamp", "production_feedback", "production_arrivals", "reload_production", "install_reload",
     "start_collect", "collected_feedback",
     # names and registries
-    "TASKS", "MARKS", "VERDICTS", "FILTER_WORDS", "MIN_DECIDED", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
+    "TASKS", "MARKS", "VERDICTS", "explain_on", "explained", "Explanation", "lost_gold", "STAGES", "STAGE_LABELS", "Funnel", "FILTER_WORDS", "MIN_DECIDED", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
     # records a front end shows
     "Session", "PromptEstimate", "SystemResult", "UseRow", "UseTable", "ModelEvidence", "QueryInspection",
     "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",

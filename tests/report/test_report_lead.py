@@ -1,0 +1,49 @@
+"""The report leads with what to do: the one next action with one batch command, the tiers with
+nothing decided in one line, and "lifted"/"lowered" only where the paired test says so."""
+
+from __future__ import annotations
+
+from workbench.access.ladder import load_tiers
+from workbench.project.load import load_project
+
+
+def test_a_fix_lifts_or_lowers_only_where_the_paired_test_says_so():
+    from workbench.diagnosis.fix_effect import FixEffect, effect_line
+    from workbench.inspection.movement import MovementCounts
+    from workbench.stats import bootstrap_ci, paired_test
+
+    before, after = [0.0, 1.0, 0.0, 1.0, 0.0, 1.0], [1.0, 1.0, 0.0, 1.0, 0.0, 1.0]
+    moves = MovementCounts(**{f: 0 for f in MovementCounts.__struct_fields__})
+    weak = FixEffect("hybrid>rerank:x@50", "hybrid", "full", "FR@10", bootstrap_ci(before, 0, "a"), bootstrap_ci(after, 0, "b"),
+                     paired_test(after, before, 0), moves, "")
+    assert weak.test.p_value is not None and weak.test.p_value >= 0.05
+    assert "no significant change to FR@10" in effect_line(weak) and "lifted" not in effect_line(weak)
+    strong_after, strong_before = [1.0] * 40, [0.0] * 40
+    strong = FixEffect("hybrid>rerank:x@50", "hybrid", "full", "FR@10", bootstrap_ci(strong_before, 0, "a"),
+                       bootstrap_ci(strong_after, 0, "b"), paired_test(strong_after, strong_before, 0), moves, "")
+    assert strong.test.p_value is not None and strong.test.p_value < 0.05
+    assert effect_line(strong).startswith("hybrid>rerank:x@50 lifted FR@10 at full from")
+
+
+def test_the_next_action_confirms_every_access_query_in_one_batch(sample_project):
+    import shlex
+
+    from workbench.report.build import build_report
+    from workbench.report.markdown import report_markdown
+
+    p = load_project(sample_project)
+    tiers = load_tiers(p).tiers
+    r = build_report(p, tiers, seed=0)
+    pending = {q.query_id for q in r.queries for v in q.verdicts.get(r.primary or "", []) if v.verdict == "ACCESS?"}
+    assert r.next_action is not None and r.next_action.calls == r.next_action.queries == len(pending) > 0
+    argv = shlex.split(r.next_action.command)
+    assert argv[:2] == ["workbench", "run"] and argv[argv.index("--task") + 1] == "oracle"
+    assert set(argv[argv.index("--queries") + 1].split(",")) == pending
+    covered = set()
+    for name in argv[argv.index("--tiers") + 1].split(","):
+        covered |= set(p.tier_query_ids(next(t for t in tiers if t.name == name)))
+    assert pending <= covered  # one run reaches every ACCESS? query
+    md = report_markdown(r)
+    assert md.index("## Where the gold is lost") < md.index("**Next:**") < md.index("## Where access loses gold")
+    assert "0 decided: too few" not in md  # rows with nothing decided: one line
+    assert sum(line.startswith("Nothing decided yet on ") for line in md.splitlines()) == 1

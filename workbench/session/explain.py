@@ -1,0 +1,41 @@
+"""Explain a rank (`workbench explain`, the inspector's why pane): which tier, which system, then
+workbench/inspection/explain.py over the tier's indexes and stored rankings."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from workbench.errors import BadInput
+from workbench.project.settings import access_k
+
+if TYPE_CHECKING:
+    from workbench.inspection.explain import Explanation
+    from workbench.project.files import Project
+    from workbench.records import Tier
+    from workbench.session.selection import Selection
+
+
+def explain_tier(sel: "Selection", query_id: str, doc_ids: list[int]) -> "Tier":
+    """The selection's tier to explain on: the last (largest) that holds the query and every document."""
+    missing = [d for d in doc_ids if d not in sel.project.documents]
+    if missing:
+        raise BadInput(f"DocID {missing[0]} is not in the corpus (documents.jsonl)")
+    for t in reversed(sel.tiers):
+        if query_id in sel.project.tier_query_ids(t) and set(doc_ids) <= set(t.doc_ids):
+            return t
+    raise BadInput(f"no selected tier holds query {query_id} and DocID(s) {', '.join(map(str, doc_ids))}",
+                   hint="name the tier with --tier (workbench tiers PROJECT lists them)")
+
+
+def explained(sel: "Selection", query_id: str, doc_ids: list[int], system: str | None = None) -> "Explanation":
+    """Why each document ranks where it does for the query (BM25 terms, dense chunk, fusion parts)."""
+    return explain_on(sel.project, explain_tier(sel, query_id, doc_ids), query_id, doc_ids, system)
+
+
+def explain_on(project: "Project", tier: "Tier", query_id: str, doc_ids: list[int], system: str | None = None) -> "Explanation":
+    """The explanation on a given tier (the inspector's: the tier it shows)."""
+    from workbench.inspection.explain import explain
+
+    if query_id not in {q.query_id for q in project.queries}:
+        raise BadInput(f"unknown query id {query_id!r}")
+    return explain(project, tier, project.query(query_id), doc_ids, access_k(project), system)

@@ -486,7 +486,8 @@ class DenseIndex:
         exactly with every chunk of their docs; too few docs in the lists: exact search."""
         assert self._router is not None
         share = len(self._router.rows) / self.num_chunks
-        keys, sims = self._router.probe(q, math.ceil(self.graph.nprobe * share))
+        with _one_blas_thread():  # many small products: threads cost more than they give
+            keys, sims = self._router.probe(q, math.ceil(self.graph.nprobe * share))
         if self._local is not None:
             keep = self._local[keys] >= 0
             keys, sims = keys[keep], sims[keep]

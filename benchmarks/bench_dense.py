@@ -2,15 +2,17 @@
 
     nice -n 5 python benchmarks/bench_dense.py                    # 100K and 1M
     nice -n 5 python benchmarks/bench_dense.py --sizes 100000     # one size
+    nice -n 5 python benchmarks/bench_dense.py --sizes 300000 --nprobe 8,16,32 --graph --ef 512
 
 Vectors: the real MiniLM embeddings of the hotpotqa-100 chunks (the workbench's default
 chunking, the offline all-MiniLM-L6-v2), resampled to N rows with small Gaussian noise
 (sigma 0.02 per component, renormalised), two chunks a document; queries: the 100 real
 hotpotqa queries. Per size it builds the product's index (DenseIndex.build with its default
-GraphSettings, the graph forced) and prints build time, memory, p50 single-query latency of
-the approximate path (graph candidates re-scored exactly) against exact search (the product's
-numpy path) measured in the same run, alternating query by query, doc-level recall@10 against
-exact, and pass/fail for the issue's target (>= 5x faster, recall@10 >= 0.99).
+GraphSettings: the IVF router, forced) and prints build time, memory, disk, and per nprobe the p50
+single-query latency of the routed path (candidates re-scored exactly) against exact search (the
+product's numpy path) measured in the same run, alternating query by query, doc-level recall@10
+against exact, and pass/fail for the issue's target (>= 5x faster, recall@10 >= 0.99). With
+--graph, the same lines for the HNSW graph (router "none"; 1M chunks: ~45 min to build).
 
 --store N: nested tiers (N/8, N/4, N/2, N chunks; as a ladder's global tiers) over N of those
 vectors, as per-tier indexes (before) and as one store with per-tier rows (now): disk, build

@@ -2,15 +2,17 @@
 
     nice -n 5 python benchmarks/bench_dense.py                    # 100K and 1M
     nice -n 5 python benchmarks/bench_dense.py --sizes 100000     # one size
+    nice -n 5 python benchmarks/bench_dense.py --sizes 300000 --nprobe 8,16,32 --graph --ef 512
 
 Vectors: the real MiniLM embeddings of the hotpotqa-100 chunks (the workbench's default
 chunking, the offline all-MiniLM-L6-v2), resampled to N rows with small Gaussian noise
 (sigma 0.02 per component, renormalised), two chunks a document; queries: the 100 real
 hotpotqa queries. Per size it builds the product's index (DenseIndex.build with its default
-GraphSettings, the graph forced) and prints build time, memory, p50 single-query latency of
-the approximate path (graph candidates re-scored exactly) against exact search (the product's
-numpy path) measured in the same run, alternating query by query, doc-level recall@10 against
-exact, and pass/fail for the issue's target (>= 5x faster, recall@10 >= 0.99).
+GraphSettings: the IVF router, forced) and prints build time, memory, disk, and per nprobe the p50
+single-query latency of the routed path (candidates re-scored exactly) against exact search (the
+product's numpy path) measured in the same run, alternating query by query, doc-level recall@10
+against exact, and pass/fail for the issue's target (>= 5x faster, recall@10 >= 0.99). With
+--graph, the same lines for the HNSW graph (router "none"; 1M chunks: ~45 min to build).
 
 --store N: nested tiers (N/8, N/4, N/2, N chunks; as a ladder's global tiers) over N of those
 vectors, as per-tier indexes (before) and as one store with per-tier rows (now): disk, build
@@ -99,6 +101,47 @@ def line(name: str, value: float, reference: float, unit: str, ok: bool, note: s
     ratio = reference / value if value else float("inf")
     print(f"{name:<44} {value:>9.4g} {unit:<5} ref {reference:>9.4g} {unit:<5} ratio {ratio:>7.2f}x  "
           f"{'PASS' if ok else 'FAIL'}  {note}", flush=True)
+
+
+def bench_router(n: int, chunks: np.ndarray, queries: np.ndarray, rebuild: bool, nprobes: list[int]) -> None:
+    """The IVF router's lines (the default GraphSettings: router "ivf", no graph) per nprobe."""
+    vecs = noisy_vectors(chunks, n)
+    path, build_s = built(n, vecs, rebuild, GRAPH)
+    build_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    before = rss_mb()
+    idx = DenseIndex.open(path, exact_max_chunks=0)
+    assert idx.search_path() == "ivf", idx.search_path()
+    idx.search(queries[0], K)
+    router_mb = rss_mb() - before
+    idx.exact_search(queries[0], K)
+    exact_mb = rss_mb() - before - router_mb
+    disk = {p.name: p.stat().st_size / 1e6 for p in path.iterdir()}
+    nlist = json.loads((path / "dense.json").read_text())["ivf_nlist"]
+    ivf_disk = sum(v for k, v in disk.items() if k.startswith("ivf_"))
+    print(f"# {n:,} chunks ({n // 2:,} docs) x {idx.dims}; IVF router nlist {nlist} (~{n / nlist:.0f} rows a list), "
+          f"rescore {GRAPH.rescore}xk+16; {len(queries)} queries, k={K}")
+    print(f"  build {build_s:.0f} s ({n / build_s:,.0f} vectors/s, k-means on {min(n, 32 * nlist):,} sampled rows, {os.cpu_count()} cores); "
+          f"disk: router {ivf_disk:.0f} MB (its list-ordered f32 copy {disk.get('ivf_vectors.npy', 0):.0f} MB), f32 vectors "
+          f"{disk.get('vectors.npy', 0):.0f} MB; peak RSS of the process through the build {build_peak:.0f} MB; "
+          f"RSS after open + first search: router +{router_mb:.0f} MB, exact path's unit copy +{exact_mb:.0f} MB")
+    for nprobe in nprobes:
+        idx.graph = dataclasses.replace(idx.graph, nprobe=nprobe)
+        approx_t, exact_t, recalls, same = [], [], [], 0
+        for q in queries:  # alternating, so load on the shared machine hits both alike
+            t = time.perf_counter()
+            got = idx.search(q, K)
+            approx_t.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            ref = idx.exact_search(q, K)
+            exact_t.append(time.perf_counter() - t)
+            recalls.append(len({d for d, _ in got} & {d for d, _ in ref}) / K)
+            same += got == ref
+        approx_ms, exact_ms = 1e3 * float(np.median(approx_t)), 1e3 * float(np.median(exact_t))
+        recall = float(np.mean(recalls))
+        print(f"  nprobe {nprobe}: p95 router {1e3 * np.percentile(approx_t, 95):.2f} ms, exact {1e3 * np.percentile(exact_t, 95):.2f} ms; "
+              f"rankings identical to exact (docs and scores): {same}/{len(queries)}")
+        line(f"single-query IVF vs exact, {n // 1000}K, nprobe {nprobe}", approx_ms, exact_ms, "ms",
+             exact_ms >= 5 * approx_ms and recall >= 0.99, f"recall@10 {recall:.4f} (target: >= 5x, recall >= 0.99)")
 
 
 def bench(n: int, chunks: np.ndarray, queries: np.ndarray, rebuild: bool, ef: int | None, graph: GraphSettings = GRAPH) -> None:
@@ -235,15 +278,19 @@ def main() -> None:
     ap.add_argument("--store", type=int, default=0, help="pool size of the dense store vs per-tier indexes check")
     ap.add_argument("--index-vs-encode", action="store_true", help="also time `workbench index` against a raw encode")
     ap.add_argument("--ef", default="", help="comma list of expansion_search values to try (default: GraphSettings')")
+    ap.add_argument("--nprobe", default="", help="comma list of the router's nprobe values to try (default: GraphSettings')")
+    ap.add_argument("--graph", action="store_true", help="also build and measure the HNSW graph (1M: ~45 min to build)")
     args = ap.parse_args()
     CACHE.mkdir(parents=True, exist_ok=True)
     chunks, queries = minilm_chunks() if args.sizes or args.store else ([], [])
     print(f"# {len(chunks)} real MiniLM chunk vectors of hotpotqa-100 (noise sigma 0.02 per component), GraphSettings {GRAPH}")
     efs = [int(x) for x in args.ef.split(",")] if args.ef else [None]
+    nprobes = [int(x) for x in args.nprobe.split(",")] if args.nprobe else [GRAPH.nprobe]
     for n in (int(x) for x in args.sizes.split(",") if x):
-        for ef in efs:
+        bench_router(n, np.asarray(chunks), np.asarray(queries), args.rebuild, nprobes)
+        for ef in efs if args.graph else []:
             bench(n, np.asarray(chunks), np.asarray(queries), args.rebuild, ef,
-                  dataclasses.replace(GRAPH, connectivity=args.connectivity))
+                  dataclasses.replace(GRAPH, connectivity=args.connectivity, router="none"))
     if args.store:
         bench_store(args.store, np.asarray(chunks), np.asarray(queries))
     if args.index_vs_encode:

@@ -45,10 +45,10 @@ def test_a_graph_over_the_pool_is_recorded_and_changes_no_ranking(project_copy):
     done = build_indexes(project, tiers, kinds=("dense",))
     assert "dense pool" in done["built"]
     store = read_manifest(dense_store_dir(project))
-    assert store.index == "hnsw" and "vectors.usearch" in store.files and store.graph == GRAPH.as_meta()
+    assert store.index == "ivf" and "ivf_centroids.npy" in store.files and store.graph == GRAPH.as_meta()
     for tier in tiers:
         manifest = read_manifest(dense_dir(project, tier))
-        assert manifest.index == "hnsw" and manifest.graph == GRAPH.as_meta()
+        assert manifest.index == "ivf" and manifest.graph == GRAPH.as_meta()
         assert manifest.search == "single exact, eval batched-exact" and manifest.hnsw_min_chunks == 0
     after = make_retrievers(project, ["dense"])["dense"]
     for t in picked:

@@ -9,6 +9,7 @@ import pytest
 
 from index import DenseIndex, SentenceTransformerEmbedder
 from index import dense as dense_mod
+from index.dense import GraphSettings
 from support.paths import HOTPOT
 
 TARGET_CHUNKS = 600  # enough for HNSW to be exercised (exact_max_chunks=0); embedding more only costs time
@@ -45,7 +46,7 @@ def hotpot_dense(tmp_path_factory, hotpot_chunks) -> DenseIndex:
     """Opened with ``exact_max_chunks=0`` so that search() exercises HNSW at this small size."""
     ids, vectors, _ = hotpot_chunks
     path = tmp_path_factory.mktemp("dense") / "tier"
-    DenseIndex.build(path, ids, vectors, hnsw_min_chunks=0)
+    DenseIndex.build(path, ids, vectors, hnsw_min_chunks=0, graph=GraphSettings(router="none"))  # the graph path
     return DenseIndex.open(path, exact_max_chunks=0)
 
 
@@ -217,7 +218,7 @@ def test_tie_order_by_doc_id_through_hnsw(tmp_path):
     tie_ids = [900, 40, 4, 17, 9, 25, 1000, 333, 77, 12, 501, 8]
     ids = np.array([*range(2000, 2400), *tie_ids], dtype=np.int64)
     perm = rng.permutation(len(ids))
-    DenseIndex.build(tmp_path / "h", ids[perm], vecs[perm], hnsw_min_chunks=0)
+    DenseIndex.build(tmp_path / "h", ids[perm], vecs[perm], hnsw_min_chunks=0, graph=GraphSettings(router="none"))
     idx = DenseIndex.open(tmp_path / "h", exact_max_chunks=0)
     q = np.eye(16, dtype=np.float32)[0]
     assert 2 * (4 * 3 + 16) < idx.num_chunks

@@ -352,6 +352,8 @@ def _usable_store(project: Project) -> tuple[IndexManifest, list[int]] | None:
 
 def build_dense_store(project: Project, table: ChunkTable, progress: Progress | None = None) -> IndexManifest:
     """The pool's store over ``table`` (every chunk of the documents it holds, any order)."""
+    import json
+
     import numpy as np
 
     from index import DenseIndex
@@ -367,7 +369,7 @@ def build_dense_store(project: Project, table: ChunkTable, progress: Progress | 
         graph = _graph_meta(tmp)
         _write_manifest(tmp, msgspec.structs.replace(
             expected_store(project, docs), dims=int(vecs.shape[1]), n_chunks=int(len(ids)),
-            index="hnsw" if graph else "exact", graph=graph))
+            index=json.loads((tmp / "dense.json").read_text())["index"], graph=graph))
     built = read_manifest(dense_store_dir(project))
     assert built is not None
     table.store = built
@@ -378,7 +380,7 @@ def _graph_meta(path: Path) -> dict[str, str | int]:
     import json
 
     meta = json.loads((path / "dense.json").read_text())
-    return {k: v for k, v in meta.items() if k.startswith("graph_")} if meta.get("index") == "hnsw" else {}
+    return {k: v for k, v in meta.items() if k.startswith("graph_")} if meta.get("index") in ("hnsw", "ivf") else {}
 
 
 def open_dense(project: Project, tier: Tier):
@@ -420,7 +422,7 @@ def build_dense(project: Project, tier: Tier, table: ChunkTable, progress: Progr
         # say which paths its searches take (the index decides from its size and the setting)
         opened = DenseIndex.open(store_path, view=True, rows=rows)
         paths = f"single {opened.search_path()}, eval {opened.search_path(batched=True)}"
-        kind = "hnsw" if opened.has_graph else "exact"
+        kind = opened.kind
         del opened  # a memory-mapped view: closed before the folder is swapped in
         _write_manifest(tmp, msgspec.structs.replace(
             expected_dense(project, tier, dims=store.dims, n_chunks=int(len(rows))), index=kind, search=paths,

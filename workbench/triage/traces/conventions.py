@@ -31,9 +31,7 @@ from typing import Any
 
 import msgspec
 
-from workbench.triage.traces.spans import Skipped, Span
-
-RETRIEVER, RERANKER, LLM = "RETRIEVER", "RERANKER", "LLM"
+from workbench.triage.traces.spans import LLM, RERANKER, RETRIEVER, Skipped, Span
 GENAI_KINDS = {"retrieval": RETRIEVER, "retrieve": RETRIEVER, "vector_db_retrieve": RETRIEVER, "rerank": RERANKER,
                "chat": LLM, "text_completion": LLM, "generate_content": LLM, "completion": LLM}
 QUERY_KEYS = ("query", "question", "input", "query_str", "text")

@@ -15,6 +15,9 @@ import msgspec
 
 from workbench.project.files import Problem, ProjectError
 
+# the span kinds the conventions map every library's spans onto (OpenInference's names)
+RETRIEVER, RERANKER, LLM = "RETRIEVER", "RERANKER", "LLM"
+
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 MAX_DEPTH = 12  # nested attribute values deeper than this are not what any convention writes
 

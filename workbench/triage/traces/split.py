@@ -8,13 +8,11 @@ they are one production query: the LLM-only part is joined to the retriever-only
 
 from __future__ import annotations
 
-from workbench.triage.traces.spans import Span
+from workbench.triage.traces.spans import LLM, RETRIEVER, Span
 
 
 def join_split(groups: dict[str, list[Span]], query_id_of, kind_of) -> tuple[dict[str, list[Span]], list[str]]:
     """(groups with split parts joined, one line per join naming both trace ids)."""
-    from workbench.triage.traces.conventions import LLM, RETRIEVER
-
     parts: dict[str, list[tuple[int, str, set[str]]]] = {}
     for tid, spans in groups.items():
         qid = query_id_of(spans)

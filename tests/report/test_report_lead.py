@@ -47,3 +47,17 @@ def test_the_next_action_confirms_every_access_query_in_one_batch(sample_project
     assert md.index("## Where the gold is lost") < md.index("**Next:**") < md.index("## Where access loses gold")
     assert "0 decided: too few" not in md  # rows with nothing decided: one line
     assert sum(line.startswith("Nothing decided yet on ") for line in md.splitlines()) == 1
+
+
+def test_the_batch_states_its_time_from_the_models_stored_calls(tmp_path):
+    """tests/support/diagnosis.py without q1's oracle: q1 is ACCESS? on full; the stored oracle calls took 0.1 s."""
+    from support import diagnosis as ds
+    from workbench.report.build import build_report
+
+    root = ds.make_project(tmp_path / "tiny")
+    ds.fill(root, oracle_queries=("q2", "q3"))
+    p = load_project(root)
+    r = build_report(p, load_tiers(p).tiers, seed=0)
+    a = r.next_action
+    assert a is not None and a.calls == 1 and "--queries q1" in a.command and "--model local" in a.command
+    assert a.seconds is not None and abs(a.seconds - 0.1) < 1e-9 and "about 0 s on local" in a.text

@@ -22,6 +22,7 @@ class NextAction(msgspec.Struct, frozen=True):
     command: str
     calls: int  # model calls the command makes at most (the response cache may serve some)
     queries: int
+    seconds: float | None = None  # calls × the median stored latency of the same model and task (None: none stored)
 
 
 def _cover(project: Project, tiers: list[Tier], qids: set[str]) -> list[str]:
@@ -38,6 +39,21 @@ def _cover(project: Project, tiers: list[Tier], qids: set[str]) -> list[str]:
     return out
 
 
+def median_latency(project: Project, tiers: list[Tier], model: str, task: str) -> float | None:
+    """The median latency of the stored, uncached answers of ``model`` on ``task`` (what a batch's time is estimated by)."""
+    from workbench.llm.sources import model_sources
+
+    seen = sorted(x.latency_s for t in tiers for src in model_sources(project, t)
+                  if src.run.model == model and src.run.task == task for x in src.run.qa if not x.cached)
+    return seen[len(seen) // 2] if seen else None
+
+
+def _time(seconds: float | None, model: str) -> str:
+    if seconds is None:
+        return f"no stored {model} oracle call to time it by"
+    return f"about {seconds / 60:.0f} min on {model}" if seconds >= 90 else f"about {seconds:.0f} s on {model}"
+
+
 def next_action(project: Project, qv: QueryVerdicts, collector: Collector, tiers: list[Tier]) -> NextAction | None:
     """The one thing to run next for the shown system: every ACCESS? confirmed by the oracle in one
     batch; else the command most of its pending verdicts wait for."""
@@ -50,10 +66,13 @@ def next_action(project: Project, qv: QueryVerdicts, collector: Collector, tiers
         model = (spec.oracle_model if spec.reader == "production" else spec.model) or collector.oracle_model
         cmd = command("run", project.root, model=model, task="oracle", tiers=_cover(project, tiers, set(pending)),
                       queries=pending)
+        per_call = median_latency(project, tiers, model, "oracle")
+        seconds = per_call * len(pending) if per_call is not None else None
         return NextAction(text=f"Confirm the {len(pending)} ACCESS? quer{'y' if len(pending) == 1 else 'ies'} of {spec.name} "
                                f"with the oracle ({model} handed only the gold): one batch of at most {len(pending)} model "
-                               "call(s), one per query (an oracle answer counts on every tier holding its query)",
-                          command=cmd, calls=len(pending), queries=len(pending))
+                               f"call(s), one per query (an oracle answer counts on every tier holding its query); "
+                               f"{_time(seconds, model)}",
+                          command=cmd, calls=len(pending), queries=len(pending), seconds=seconds)
     waiting = Counter(v.command for v in mine if v.command and v.verdict in ("NOT-YET", "UNDECIDED"))
     if waiting:
         cmd, n = waiting.most_common(1)[0]

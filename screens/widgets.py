@@ -10,6 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static
 from textual.widgets._footer import FooterKey
 
+from workbench.display import progress_words
 from workbench.safe_text import markup_escaped
 
 PALETTE_KEY_CELLS = 11  # "▏^p palette", docked at the footer's right end
@@ -30,15 +31,25 @@ class TaskBar(Horizontal):
         yield ProgressBar(total=None, show_eta=False, id="task-progress")
 
     def on_mount(self) -> None:
+        self._stage: tuple[str, int, float] | None = None  # (label, total, when it started): the rate's origin
         self.watch(self.app, "task_state", self._update, init=True)
 
     def _update(self, state: tuple[str, int, int]) -> None:
+        import time
+
         label, done, total = state
         self.display = bool(label)
         if not label:
+            self._stage = None
             return
+        now = time.monotonic()
+        if self._stage is None or self._stage[:2] != (label, total) or done < 1:
+            self._stage = (label, total, now)  # a new stage (or its first count): the rate starts again
+        counted = progress_words(done, total, now - self._stage[2]) if total > 1 else ""
         # the label names tiers (data): escaped, never parsed as markup
-        self.query_one("#task-label", Static).update(f"{markup_escaped(label, one_line=True)} [dim](x: cancel)[/]")
+        self.query_one("#task-label", Static).update(
+            f"{markup_escaped(label, one_line=True)}" + (f" [b]{markup_escaped(counted)}[/]" if counted else "")
+            + " [dim](x: cancel)[/]")
         bar = self.query_one("#task-progress", ProgressBar)
         bar.update(total=total or None, progress=done)
 

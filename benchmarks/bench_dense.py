@@ -122,7 +122,7 @@ def bench_router(n: int, chunks: np.ndarray, queries: np.ndarray, rebuild: bool,
           f"rescore {GRAPH.rescore}xk+16; {len(queries)} queries, k={K}")
     print(f"  build {build_s:.0f} s ({n / build_s:,.0f} vectors/s, k-means on {min(n, 32 * nlist):,} sampled rows, {os.cpu_count()} cores); "
           f"disk: router {ivf_disk:.0f} MB (its list-ordered f32 copy {disk.get('ivf_vectors.npy', 0):.0f} MB), f32 vectors "
-          f"{disk.get('vectors.npy', 0):.0f} MB; peak RSS of the process through the build {build_peak:.0f} MB; "
+          f"{disk.get('vectors.npy', 0):.0f} MB; peak RSS of this process so far {build_peak:.0f} MB (with the vectors made and the router built, when not cached); "
           f"RSS after open + first search: router +{router_mb:.0f} MB, exact path's unit copy +{exact_mb:.0f} MB")
     for nprobe in nprobes:
         idx.graph = dataclasses.replace(idx.graph, nprobe=nprobe)

@@ -443,8 +443,8 @@ class DenseIndex:
     def search(self, qvec: np.ndarray, k: int) -> list[tuple[int, float]]:
         """Top-``k`` distinct docs ``(doc_id, best-chunk cosine)`` best first, ties by doc_id.
 
-        Up to ``exact_max_chunks`` chunks (or without a graph): :meth:`exact_search`. Above:
-        candidates from the graph (``rescore x k + 16`` chunks of this index, over-fetched in
+        Up to ``exact_max_chunks`` chunks (or with neither router nor graph, or a damaged
+        router): :meth:`exact_search`. Above: candidates from the router (:meth:`_routed`) or the graph (``rescore x k + 16`` chunks of this index, over-fetched in
         proportion when it is a subset of the graph's store, widened until they hold ``k``
         distinct docs and the tie group at the cut), re-scored exactly from the f32 vectors;
         past half the graph it falls back to :meth:`exact_search` (HNSW may not reach every node).

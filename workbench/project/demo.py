@@ -57,11 +57,14 @@ def prepare_demo(source: Path | None = None, home: Path | None = None) -> Path:
         raise FileNotFoundError(f"the sample corpus is incomplete: {', '.join(str(source / f) for f in missing)} missing")
     if home.resolve() == source.resolve():
         return home
-    for name in SOURCE_FILES:
-        data = (source / name).read_bytes()
-        target = home / name
-        if name == "queries.jsonl" and target.is_file():
-            data = _with_user_queries(data, target.read_bytes())
-        if not target.is_file() or target.read_bytes() != data:
-            atomic_write_bytes(target, data)
+    from workbench.fsutil import project_lock
+
+    with project_lock(home):  # read-modify-write of the demo's queries.jsonl (an add-query may run at once)
+        for name in SOURCE_FILES:
+            data = (source / name).read_bytes()
+            target = home / name
+            if name == "queries.jsonl" and target.is_file():
+                data = _with_user_queries(data, target.read_bytes())
+            if not target.is_file() or target.read_bytes() != data:
+                atomic_write_bytes(target, data)
     return home

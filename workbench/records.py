@@ -116,8 +116,9 @@ class RetrieverConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     hybrid_depth: PositiveInt = 100
     """How deep (documents) each arm of hybrid fusion goes before RRF."""
     hnsw_min_chunks: NonNegativeInt = 100_000
-    """Chunks above which a tier's dense index gets an HNSW graph (approximate single-query
-    search); at or below it the tier is searched exactly and builds no graph (0: always a graph)."""
+    """Chunks above which a tier's dense index gets its approximate single-query search (the IVF
+    router, index/ivf.py; stores of before: an HNSW graph); at or below it the tier is searched
+    exactly and builds none (0: always). The name is kept: projects' workbench.toml use it."""
 
 
 class ModelConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

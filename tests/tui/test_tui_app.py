@@ -208,7 +208,7 @@ def endless_model_fake():
 
     updated, stopped = threading.Event(), threading.Event()
 
-    def run(session, tier, query, model, task, on_update, progress):
+    def run(session, tier, query, model, task, on_update, progress, on_note=None):
         on_update(ModelEvidence(system=f"model:{model}:{task}", tier=tier.name, task=task, answer="partial"))
         updated.set()
         try:

@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from workbench.session.fixes import tune, rerank, Tuned, Reranked
     from workbench.session.collide import collide, Collided
     from workbench.session.follow import production_feedback, production_stamp, production_arrivals, reload_production, install_reload, Reloaded
+    from workbench.session.production import production_since, since_ns, ProductionWindow
     from workbench.session.production import import_answers, import_traces, judge_answers, AnswersImport, TracesImport
     from workbench.session.collect import start_collect, collected_feedback, LiveCollect
 
@@ -180,6 +181,9 @@ _HOME = {
     'judge_answers': 'workbench.session.production',
     'AnswersImport': 'workbench.session.production',
     'import_traces': 'workbench.session.production',
+    'production_since': 'workbench.session.production',
+    'since_ns': 'workbench.session.production',
+    'ProductionWindow': 'workbench.session.production',
     'TracesImport': 'workbench.session.production',
     'start_collect': 'workbench.session.collect',
     'collected_feedback': 'workbench.session.collect',
@@ -213,7 +217,7 @@ __all__ = [
     "load_recommendations", "shown_recommendations", "first_runnable_fix", "fix_cost", "fix_pairs", "run_fix",
     "unjudged_documents", "has_answer_bearing_unjudged",
     "select", "verdicts", "shown_system", "compared", "stolen", "unjudged_rows", "diagnosis_report", "ensure_rankings", "missing_rankings", "report_stem", "report_path", "imported_figures", "import_run",
-    "evaluate_systems", "plan_eval", "run_eval", "add_query", "rank_added", "import_answers", "import_traces", "judge_answers",
+    "evaluate_systems", "plan_eval", "run_eval", "add_query", "rank_added", "import_answers", "import_traces", "judge_answers", "production_since", "since_ns",
     "parse_filter", "filter_problems", "query_matches", "reading_given", "plan_run", "run_models", "tune", "rerank", "collide", "production_stamp", "production_feedback", "production_arrivals", "reload_production", "install_reload",
     "start_collect", "collected_feedback",
     # names and registries
@@ -223,7 +227,7 @@ __all__ = [
     "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",
     "Recommendation", "RunnableFix", "StepperDoc", "Selection", "ImportedFigures", "Filter", "FilterFacts",
     "EvalPlan", "Evaluation", "RankedQuery", "AnswersImport", "TracesImport", "RunPlan", "ModelRuns", "Tuned", "Reranked", "Collided", "Reloaded",
-    "LiveCollect",
+    "LiveCollect", "ProductionWindow",
     # errors and progress
     "WorkbenchError", "NotIndexed", "os_error", "Cancelled", "Progress",
 ]

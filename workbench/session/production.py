@@ -105,3 +105,56 @@ def import_traces(root: Path, source: str, name: str, fmt: str = "auto", phoenix
         else:
             run = current_run(project, record, tier, None)
     return TracesImport(project, r, tiers, run)
+
+
+def since_ns(text: str, now_ns: int | None = None) -> int:
+    """`--since` as Unix ns: an ISO 8601 date or time (UTC unless it says otherwise: `2026-12-02`,
+    `2026-12-02T09:30`, `…+01:00`), `today` (since midnight UTC), or a span back from now (`90m`,
+    `2h`, `1d`, `1w`)."""
+    import datetime as dt
+    import re
+    import time
+
+    from workbench.errors import BadInput
+
+    now = time.time_ns() if now_ns is None else now_ns
+    word = text.strip().lower()
+    span = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(s|m|min|h|d|w)", word)
+    if span:
+        unit = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}[span.group(2)]
+        return now - int(float(span.group(1)) * unit * 1e9)
+    if word == "today":
+        day = dt.datetime.fromtimestamp(now / 1e9, dt.timezone.utc).date()
+        return int(dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc).timestamp()) * 1_000_000_000
+    try:
+        when = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise BadInput(f"--since {text!r}: not a time", title="Bad --since",
+                       hint="an ISO date or time (2026-12-02, 2026-12-02T09:30Z), `today`, or a span back from now (90m, 2h, 1d)") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.timezone.utc)
+    return int(when.timestamp() * 1e9)
+
+
+class ProductionWindow(msgspec.Struct, frozen=True):
+    """The production queries whose trace began at or after ``since_ns`` (every trace import), and
+    how many traces had no start time (imported before start times were kept: left out, said)."""
+
+    since_ns: int
+    query_ids: list[str]
+    unknown_start: int
+
+
+def production_since(project: Project, since: int) -> ProductionWindow:
+    """What failed in production since a time: the queries of the traces that began then or later."""
+    from workbench.triage.traces.store import all_traces
+
+    chosen: set[str] = set()
+    unknown = 0
+    for record in all_traces(project):
+        for q in record.queries:
+            if not q.start_ns:
+                unknown += 1
+            elif q.start_ns >= since:
+                chosen.add(q.query_id)
+    return ProductionWindow(since, [q.query_id for q in project.queries if q.query_id in chosen], unknown)

@@ -377,7 +377,8 @@ def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: 
             if t.llm_latency_s is not None:
                 row["latency_s"] = t.llm_latency_s
             answers.append(row)
-        queries.append(TraceQuery(qid, t.trace_id, how, t.where, t.prompt, t.answer, t.llm_latency_s, t.trace_latency_s, context))
+        queries.append(TraceQuery(qid, t.trace_id, how, t.where, t.prompt, t.answer, t.llm_latency_s, t.trace_latency_s, context,
+                                  start_ns=t.start_ns or 0))
     if answers:
         atomic_write_bytes(folder / "answers.jsonl", _jsonl(answers))
         import_answers(project, folder / "answers.jsonl", name)

@@ -28,6 +28,7 @@ class TraceQuery(msgspec.Struct, frozen=True):
     llm_latency_s: float | None = None
     trace_latency_s: float | None = None
     context_doc_ids: list[int] = []
+    start_ns: int = 0  # when production's trace began (Unix ns; 0: not known, an import of before): report --since
 
 
 class ImportedTraces(msgspec.Struct, frozen=True):

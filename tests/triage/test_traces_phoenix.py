@@ -221,3 +221,27 @@ def test_a_damaged_phoenix_export_is_refused_whole(evaluated_copy, tmp_path, mak
     assert str(path) in result.output and message in result.output
     assert not (evaluated_copy / ".workbench" / "imports" / "traces").exists()
     assert not (evaluated_copy / ".workbench" / "imports" / "runs").exists()
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_doc_id_key_reads_the_id_from_phoenix_s_document_metadata(from_otlp, evaluated_copy, tmp_path, as_json):
+    """Phoenix's dataframe keeps `document.metadata` as an object (or OpenInference's JSON string):
+    the real export with each document's id moved there reads the same with --doc-id-key."""
+    _, want = from_otlp
+    rows = [json.loads(line) for line in (DATA / "phoenix-spans.jsonl").read_text().splitlines() if line.strip()]
+    moved = 0
+    for row in rows:
+        for key, docs in row.items():
+            if key.endswith("documents") and isinstance(docs, list):
+                for d in docs:
+                    meta = {"source_id": d.pop("document.id"), "title": "x"}
+                    d["document.metadata"] = json.dumps(meta) if as_json else meta
+                    d.pop("document.content", None)  # nothing else to resolve it by
+                    moved += 1
+    assert moved
+    path = tmp_path / "meta.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = cli("import-traces", evaluated_copy, path, "--name", "prod", "--no-judge", "--doc-id-key", "source_id")
+    assert result.exit_code == 0, result.output
+    assert "by metadata" in result.output
+    same_rankings(imported(evaluated_copy, "prod"), want)

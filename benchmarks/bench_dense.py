@@ -126,22 +126,28 @@ def bench_router(n: int, chunks: np.ndarray, queries: np.ndarray, rebuild: bool,
           f"RSS after open + first search: router +{router_mb:.0f} MB, exact path's unit copy +{exact_mb:.0f} MB")
     for nprobe in nprobes:
         idx.graph = dataclasses.replace(idx.graph, nprobe=nprobe)
-        approx_t, exact_t, recalls, same = [], [], [], 0
-        for q in queries:  # alternating, so load on the shared machine hits both alike
-            t = time.perf_counter()
-            got = idx.search(q, K)
-            approx_t.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            ref = idx.exact_search(q, K)
-            exact_t.append(time.perf_counter() - t)
-            recalls.append(len({d for d, _ in got} & {d for d, _ in ref}) / K)
-            same += got == ref
+        approx_t, exact_t, recalls, same = timed_against_exact(idx, queries)
         approx_ms, exact_ms = 1e3 * float(np.median(approx_t)), 1e3 * float(np.median(exact_t))
         recall = float(np.mean(recalls))
         print(f"  nprobe {nprobe}: p95 router {1e3 * np.percentile(approx_t, 95):.2f} ms, exact {1e3 * np.percentile(exact_t, 95):.2f} ms; "
               f"rankings identical to exact (docs and scores): {same}/{len(queries)}")
         line(f"single-query IVF vs exact, {n // 1000}K, nprobe {nprobe}", approx_ms, exact_ms, "ms",
              exact_ms >= 5 * approx_ms and recall >= 0.99, f"recall@10 {recall:.4f} (target: >= 5x, recall >= 0.99)")
+
+
+def timed_against_exact(idx: DenseIndex, queries: np.ndarray) -> tuple[list[float], list[float], list[float], int]:
+    """Per query: the approximate and the exact search's seconds, recall@K, and how many rankings were identical."""
+    approx_t, exact_t, recalls, same = [], [], [], 0
+    for q in queries:  # alternating, so load on the shared machine hits both alike
+        t = time.perf_counter()
+        got = idx.search(q, K)
+        approx_t.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        ref = idx.exact_search(q, K)
+        exact_t.append(time.perf_counter() - t)
+        recalls.append(len({d for d, _ in got} & {d for d, _ in ref}) / K)
+        same += got == ref
+    return approx_t, exact_t, recalls, same
 
 
 def bench(n: int, chunks: np.ndarray, queries: np.ndarray, rebuild: bool, ef: int | None, graph: GraphSettings = GRAPH) -> None:
@@ -153,16 +159,7 @@ def bench(n: int, chunks: np.ndarray, queries: np.ndarray, rebuild: bool, ef: in
     graph_mb = rss_mb() - before
     idx.exact_search(queries[0], K)  # the exact path's unit-vector copy, made outside the timings
     exact_mb = rss_mb() - before - graph_mb
-    approx_t, exact_t, recalls, same = [], [], [], 0
-    for q in queries:  # alternating, so load on the shared machine hits both alike
-        t = time.perf_counter()
-        got = idx.search(q, K)
-        approx_t.append(time.perf_counter() - t)
-        t = time.perf_counter()
-        ref = idx.exact_search(q, K)
-        exact_t.append(time.perf_counter() - t)
-        recalls.append(len({d for d, _ in got} & {d for d, _ in ref}) / K)
-        same += got == ref
+    approx_t, exact_t, recalls, same = timed_against_exact(idx, queries)
     approx_ms, exact_ms = 1e3 * float(np.median(approx_t)), 1e3 * float(np.median(exact_t))
     recall = float(np.mean(recalls))
     disk = {p.name: p.stat().st_size / 1e6 for p in path.iterdir()}

@@ -5,14 +5,12 @@ computed here from the stored ranking, the reranked list, the prompt's context a
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from support.build_cache import cached_build
-from support.paths import HOTPOT
+from support.hotpot100 import evaluated_hotpot100
 from support.traces import write_traces
 from workbench.cli import main
 from workbench.correctness import deterministic_decision
@@ -25,29 +23,10 @@ def cli(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
-def _build(root: Path) -> None:
-    from workbench.access.evaluate import evaluate
-    from workbench.access.indexing import build_indexes
-    from workbench.access.ladder import write_ladder
-    from workbench.access.retrievers import make_retrievers
-    from workbench.project.files import init_project
-    from workbench.project.importers import import_dataset
-
-    init_project(root)
-    import_dataset(root, HOTPOT / "corpus.jsonl", HOTPOT / "queries.jsonl")
-    project = load_project(root)
-    tiers = write_ladder(project).tiers
-    build_indexes(project, tiers)
-    evaluate(project, tiers, make_retrievers(project))
-
-
 @pytest.fixture(scope="module")
 def production(tmp_path_factory) -> Path:
     """hotpotqa-100, evaluated (the cache tests/triage/test_traces_hotpot.py shares), production imported."""
-    inputs = [(HOTPOT / n).read_bytes() for n in ("corpus.jsonl", "queries.jsonl")]
-    built = cached_build("hotpot100-evaluated", "hotpot", inputs, _build, tmp_path_factory.mktemp("h100") / "built")
-    root = tmp_path_factory.mktemp("funnel") / "hotpot"
-    shutil.copytree(built, root)
+    root = evaluated_hotpot100(tmp_path_factory.mktemp("funnel") / "hotpot")
     path = write_traces(root, root.parent / "prod.otlp.jsonl")
     result = cli("import-traces", root, path, "--name", "prod", "--no-judge")
     assert result.exit_code == 0, result.output

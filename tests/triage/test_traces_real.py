@@ -93,6 +93,13 @@ def check_against_log(root: Path, run: Run, name: str, n: int = SLICE) -> None:
     assert summarize(mine, k) == summarize(theirs, k)
 
 
+def imports_as_logged(project, run, path) -> None:
+    """import-traces of ``path`` succeeds and what it stored is what the pipeline's log says."""
+    result = cli("import-traces", project, path, "--name", "prod", "--no-judge")
+    assert result.exit_code == 0, result.output
+    check_against_log(project, run, "prod")
+
+
 @pytest.mark.parametrize("library", QUICK)
 def test_every_trace_of_a_real_instrumented_pipeline_imports_as_it_ran(real_runs, project, library):
     run = real_runs[library]
@@ -180,9 +187,7 @@ def test_attribute_indexes_that_are_no_ascii_number_are_ignored(real_runs, proje
     retriever = next(s for s in spans_of(docs[0]) if any(a["value"].get("stringValue") == "RETRIEVER" for a in s["attributes"]))
     for index in ("٣", "7" * 5000):
         retriever["attributes"].append({"key": f"retrieval.documents.{index}.document.content", "value": {"stringValue": "odd"}})
-    result = cli("import-traces", project, rewrite(docs, tmp_path / "idx.otlp.jsonl"), "--name", "prod", "--no-judge")
-    assert result.exit_code == 0, result.output
-    check_against_log(project, run, "prod")
+    imports_as_logged(project, run, rewrite(docs, tmp_path / "idx.otlp.jsonl"))
 
 
 def test_json_nested_too_deeply_is_a_problem_at_its_line_not_a_crash(real_runs, project, tmp_path):
@@ -200,9 +205,7 @@ def test_json_nested_too_deeply_is_a_problem_at_its_line_not_a_crash(real_runs, 
     for _ in range(150):  # deeper than any_value reads (MAX_NESTING), within what the decoder takes
         deep = {"arrayValue": {"values": [deep]}}
     spans_of(docs[0])[0]["attributes"].append({"key": "deep", "value": deep})
-    result = cli("import-traces", project, rewrite(docs, tmp_path / "deep2.otlp.jsonl"), "--name", "prod", "--no-judge")
-    assert result.exit_code == 0, result.output
-    check_against_log(project, run, "prod")
+    imports_as_logged(project, run, rewrite(docs, tmp_path / "deep2.otlp.jsonl"))
 
 
 def test_two_different_spans_under_one_span_id_are_refused_naming_both(real_runs, project, tmp_path):
@@ -221,9 +224,7 @@ def test_two_different_spans_under_one_span_id_are_refused_naming_both(real_runs
     # the same span exported twice (a retry) is one span
     docs = otlp_docs(run.path)
     docs.append(json.loads(json.dumps(docs[0])))
-    result = cli("import-traces", project, rewrite(docs, tmp_path / "retry.otlp.jsonl"), "--name", "prod", "--no-judge")
-    assert result.exit_code == 0, result.output
-    check_against_log(project, run, "prod")
+    imports_as_logged(project, run, rewrite(docs, tmp_path / "retry.otlp.jsonl"))
 
 
 # ------------------------------------------------------------------ on the real llama.cpp server

@@ -173,8 +173,9 @@ def inspect_query(
 
 
 def lost_gold(systems: list[SystemRanking], k: int) -> set[int]:
-    """The gold documents some system ranks below K (or not at all)."""
-    return {g for s in systems for g, r in s.gold_ranks.items() if r is None or r > k}
+    """The gold documents some system ranks below K (or not at all). A system that ranked nothing
+    for the query (an imported run without it: depth 0) loses nothing: it never searched."""
+    return {g for s in systems if s.depth for g, r in s.gold_ranks.items() if r is None or r > k}
 
 
 def _doc_text(doc: Document) -> str:

@@ -19,9 +19,10 @@ reached recall@10 0.947; the router builds in minutes (figures: benchmarks/bench
 Search policy: an index of at most ``EXACT_MAX_CELLS`` floats (chunks x dims; 100K chunks at
 384-d) is searched exactly (one single-threaded numpy matrix-vector product); a larger one
 through the router (the ``nprobe`` nearest lists scanned exactly, their best ``rescore x k + 16``
-chunks kept) or the graph: ``rescore x k`` candidate chunks found in the int8 graph, then re-scored
+chunks kept) or the graph: ``rescore x k + 16`` candidate chunks found in the int8 graph (more
+until no unseen chunk, given the int8 copies' error, could reach the k-th doc), then re-scored
 exactly from the f32 vectors, so every score it returns is the exact one and the ranking is
-the exact ranking whenever the candidates hold the top-k docs (recall and speed-up per size:
+the exact ranking whenever the graph reaches the candidates (recall and speed-up per size:
 :class:`GraphSettings`, benchmarks/bench_dense.py). :meth:`DenseIndex.search_many` (evaluation: every
 query of a tier at once) is exact up to ``BATCH_EXACT_MAX_CELLS``: one matrix product per block
 of queries.
@@ -445,8 +446,8 @@ class DenseIndex:
 
         Up to ``exact_max_chunks`` chunks (or with neither router nor graph, or a damaged
         router): :meth:`exact_search`. Above: candidates from the router (:meth:`_routed`) or the graph (``rescore x k + 16`` chunks of this index, over-fetched in
-        proportion when it is a subset of the graph's store, widened until they hold ``k``
-        distinct docs and the tie group at the cut), re-scored exactly from the f32 vectors;
+        proportion when it is a subset of the graph's store, doubled until no unseen chunk could
+        tie or beat the k-th doc given the int8 copies' error), re-scored exactly from the f32 vectors;
         past half the graph it falls back to :meth:`exact_search` (HNSW may not reach every node).
         """
         if k <= 0 or self.num_chunks == 0:
@@ -473,20 +474,25 @@ class DenseIndex:
             keys = np.asarray(matches.keys, dtype=np.int64)
             sims = _cosine_sims(matches.distances)
             if self._local is None:
-                mine, found, docs = keys, sims, self.chunk_doc_ids[keys]
+                mine, found = keys, sims
             else:  # a subset of the store: keep its own rows
                 keep = self._local[keys] >= 0
                 mine, found = keys[keep], sims[keep]
-                docs = self.chunk_doc_ids[self._local[mine]]
-            order = np.argsort(docs, kind="stable")
-            starts = np.flatnonzero(np.r_[True, docs[order][1:] != docs[order][:-1]]) if len(docs) else order
-            if len(starts) >= k:  # per-doc best of the graph's (approximate) similarities
-                best = np.maximum.reduceat(found[order], starts)
-                kth = -np.partition(-best, k - 1)[k - 1]
-                if sims.min() < kth:  # an unseen chunk cannot tie or beat the k-th doc
-                    break
+            if len(mine):
+                ranked = self._rescore_keys(q, np.sort(mine), k)
+                if len(ranked) >= k and sims.min() + 2 * self._graph_error(q, mine, found) < ranked[-1][1]:
+                    # An unseen chunk's graph similarity is at most the last one fetched and its
+                    # exact score at most that plus the graph's error (twice the largest seen
+                    # here, for margin): it cannot tie or beat the k-th doc.
+                    return ranked
             count *= 2
-        return self._rescore_keys(q, mine, k)
+
+    def _graph_error(self, q: np.ndarray, keys: np.ndarray, sims: np.ndarray) -> float:
+        """The largest gap between the graph's similarities of ``keys`` (int8 or f16 copies) and
+        their exact scores."""
+        order = np.argsort(keys)
+        exact = _unit_rows(self._store_rows(keys[order])).astype(np.float64) @ q.astype(np.float64)
+        return float(np.abs(exact - sims[order]).max())
 
     def _routed(self, q: np.ndarray, k: int) -> list[tuple[int, float]]:
         """Candidates from the router's nearest lists (more of them for a subset, in proportion

@@ -99,7 +99,7 @@ def test_a_store_built_before_the_router_still_opens_and_searches(tmp_path, data
     """An "hnsw" store whose dense.json has no router settings: searched by its graph as before."""
     ids, vecs, queries = data
     path = tmp_path / "old"
-    DenseIndex.build(path, ids[:2000], vecs[:2000], hnsw_min_chunks=0, graph=GraphSettings(router="none"))
+    DenseIndex.build(path, ids[:2000], vecs[:2000], hnsw_min_chunks=0, graph=GraphSettings(router="none", threads=1))
     meta = json.loads((path / "dense.json").read_text())
     old = {k: v for k, v in meta.items() if k not in ("graph_router", "graph_nlist", "graph_nprobe")}
     (path / "dense.json").write_text(json.dumps(old))

@@ -287,16 +287,23 @@ _held: dict[str, tuple[threading.RLock, list]] = {}
 _held_guard = threading.Lock()
 
 
+# `workbench --lock-timeout SECONDS`, set by the command line for the command it runs (None: not given).
+lock_timeout_option: float | None = None
+
+
 class ProjectLocked(WorkbenchError):
     """Another process held the project lock for longer than the wait allowed."""
 
     title = "The project is busy"
-    hint = (f"Wait for the other command to finish (or stop it) and rerun; {LOCK_TIMEOUT_ENV}=SECONDS "
-            "sets how long to wait.")
+    hint = (f"Wait for the other command to finish (or stop it) and rerun; `workbench --lock-timeout SECONDS` "
+            f"(or {LOCK_TIMEOUT_ENV}=SECONDS) sets how long to wait.")
 
 
 def lock_timeout_s() -> float:
-    """How long to wait for the project lock: ${NEARMISS_LOCK_TIMEOUT_S}, else 600 s."""
+    """How long to wait for the project lock: ``--lock-timeout``, else ${NEARMISS_LOCK_TIMEOUT_S},
+    else 600 s."""
+    if lock_timeout_option is not None:
+        return lock_timeout_option
     raw = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
     if not raw:
         return DEFAULT_LOCK_TIMEOUT_S
@@ -327,7 +334,7 @@ def _acquire(fd: int, path: Path, timeout_s: float) -> None:
     except BlockingIOError:
         pass
     who = _holder(fd)
-    log.warning("waiting for the project lock %s, held by %s (up to %g s; %s sets it)", path, who, timeout_s, LOCK_TIMEOUT_ENV)
+    log.warning("waiting for the project lock %s, held by %s (up to %g s; --lock-timeout sets it)", path, who, timeout_s)
     ends = time.monotonic() + timeout_s
     while True:
         try:

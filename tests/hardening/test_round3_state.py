@@ -89,6 +89,23 @@ def test_add_query_gives_up_on_a_held_lock_with_a_clear_error(held_lock, monkeyp
     assert "Traceback" not in result.output
 
 
+def test_the_lock_timeout_option_bounds_the_wait_for_one_command(held_lock, monkeypatch):
+    """--lock-timeout wins over the environment, holds for the command it is given to only, and
+    refuses what is no number of seconds."""
+    monkeypatch.setenv("NEARMISS_LOCK_TIMEOUT_S", "600")  # were it read, the command would wait 10 minutes
+    runner = CliRunner()
+    result = runner.invoke(main, ["--lock-timeout", "0", "add-query", str(held_lock), "--query", "x?", "--no-run"])
+    assert result.exit_code == 2, result.output
+    assert "for more than 0 s" in result.output and "--lock-timeout" in result.output
+    assert "Traceback" not in result.output
+    from workbench import fsutil
+
+    assert fsutil.lock_timeout_s() == 600  # after the command: the environment's again
+    for bad in ("-1", "nan", "soon"):
+        refused = runner.invoke(main, ["--lock-timeout", bad, "add-query", str(held_lock), "--query", "x?", "--no-run"])
+        assert refused.exit_code == 2 and "--lock-timeout" in refused.output, refused.output
+
+
 def test_a_free_lock_records_its_holder(tiny_project):
     with project_lock(tiny_project):
         assert (tiny_project / ".workbench" / LOCK_FILE).read_text().strip() == str(os.getpid())

@@ -14,6 +14,7 @@ import click
 
 from workbench.cli import access, collect, collide, diagnosis, explain, insight, llm, project, report, rerank, sweeps, triage, tui, tune
 from workbench.cli.common import err_console
+from workbench import fsutil
 from workbench.errors import WorkbenchError, os_error
 from workbench.safe_text import markup_escaped, visible
 
@@ -39,12 +40,24 @@ class WorkbenchGroup(click.Group):
             converted = os_error(exc)
             report_error(converted)
             ctx.exit(converted.exit_code)
+        finally:
+            fsutil.lock_timeout_option = None  # --lock-timeout is the one command's
+
+
+def _seconds(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and not value >= 0:  # NaN and negatives
+        raise click.BadParameter(f"{value}: not a number of seconds ≥ 0")
+    return value
 
 
 @click.group(cls=WorkbenchGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="nearmiss-workbench")
-def main() -> None:
+@click.option("--lock-timeout", type=float, default=None, callback=_seconds, metavar="SECONDS",
+              help=f"How long a command that writes the project's files waits while another holds them "
+                   f"(default: ${fsutil.LOCK_TIMEOUT_ENV}, else {fsutil.DEFAULT_LOCK_TIMEOUT_S:g}); 0: give up at once.")
+def main(lock_timeout: float | None) -> None:
     """Nearmiss Workbench: is a wrong answer an evidence-access or an evidence-use failure?"""
+    fsutil.lock_timeout_option = lock_timeout
     _show_recoveries()
 
 

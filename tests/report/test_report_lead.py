@@ -3,6 +3,9 @@ nothing decided in one line, and "lifted"/"lowered" only where the paired test s
 
 from __future__ import annotations
 
+import pytest
+
+from support.browser import chromium_path, load_page
 from workbench.access.ladder import load_tiers
 from workbench.project.load import load_project
 
@@ -61,3 +64,32 @@ def test_the_batch_states_its_time_from_the_models_stored_calls(tmp_path):
     a = r.next_action
     assert a is not None and a.calls == 1 and "--queries q1" in a.command and "--model local" in a.command
     assert a.seconds is not None and abs(a.seconds - 0.1) < 1e-9 and "about 0 s on local" in a.text
+
+
+# Each element's top and bottom in CSS pixels, from the page's top (null: not on the page).
+FIRST_SCREEN_PROBE = """JSON.stringify(Object.fromEntries([
+  ['funnel', [...document.querySelectorAll('h2')].find(e => e.textContent.startsWith('Where the gold is lost'))],
+  ['funnel_table', document.querySelector('table.funnel')],
+  ['next', document.querySelector('div.next')],
+].map(([k, e]) => [k, e ? [e.getBoundingClientRect().top, e.getBoundingClientRect().bottom] : null])))"""
+
+
+@pytest.mark.skipif(chromium_path() is None, reason="chromium not installed (.ci/run installs it: apt-get install -y chromium)")
+def test_the_funnel_and_the_next_action_are_on_the_first_screen_at_1280x900(sample_project, tmp_path):
+    import json
+    import os
+    import shutil
+
+    from workbench.report import build_report, render
+
+    p = load_project(sample_project)
+    html_file = tmp_path / "diagnosis.html"
+    html_file.write_bytes(render(build_report(p, load_tiers(p).tiers, seed=0), "html"))
+    shot = tmp_path / "first-screen.png"
+    page = load_page(html_file, screenshot=shot, width=1280, height=900, probe=FIRST_SCREEN_PROBE)
+    where = json.loads(page.probe)
+    assert all(where[k] is not None for k in ("funnel", "funnel_table", "next")), where
+    assert where["funnel"][0] < where["funnel_table"][1] <= where["next"][0] < where["next"][1] <= 900, where
+    assert "Where the gold is lost" in page.text and "Next:" in page.text
+    if os.environ.get("WORKBENCH_KEEP_SCREENSHOTS"):
+        shutil.copy(shot, os.environ["WORKBENCH_KEEP_SCREENSHOTS"] + "/report-sample-1280x900.png")

@@ -39,6 +39,7 @@ class PageLoad:
     text: str = ""  # document.body.innerText
     script_elements: int = -1
     title: str = ""
+    probe: object = None  # the value of load_page's probe expression, if one was given
 
 
 class _Pipe:
@@ -87,7 +88,9 @@ class _Pipe:
             self.events.append(m)
 
 
-def load_page(html_file: Path, screenshot: Path | None = None, width: int = 1200, height: int = 900, timeout: float = 60) -> PageLoad:
+def load_page(html_file: Path, screenshot: Path | None = None, width: int = 1200, height: int = 900, timeout: float = 60,
+              probe: str | None = None) -> PageLoad:
+    """``probe``: a JavaScript expression evaluated after load, its JSON value kept in ``PageLoad.probe``."""
     exe = chromium_path()
     if exe is None:
         raise FileNotFoundError("chromium is not installed (apt-get install -y chromium)")
@@ -124,6 +127,8 @@ def load_page(html_file: Path, screenshot: Path | None = None, width: int = 1200
             "returnByValue": True}, session=session)["result"]["value"]
         page = json.loads(value)
         result.text, result.script_elements, result.title = page["text"], page["scripts"], page["title"]
+        if probe is not None:
+            result.probe = pipe.send("Runtime.evaluate", {"expression": probe, "returnByValue": True}, session=session)["result"].get("value")
         if screenshot is not None:
             shot = pipe.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": False}, session=session)
             screenshot.write_bytes(base64.b64decode(shot["data"]))

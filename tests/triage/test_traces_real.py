@@ -354,6 +354,19 @@ def test_an_unmatched_query_is_added_and_its_answer_imported(real_runs, project,
     assert f"{SLICE} answers as" in result.output
     added = [q for q in load_project(project).queries if q.query == "What did production really ask?"]
     assert len(added) == 1 and added[0].query_id.startswith("trace-")
+    # Issue 33 (5): the added query's answer is on its one-query report page (no reference answer: undecided).
+    from workbench.access.ladder import load_tiers
+    from workbench.report.query import build_query_page
+    from workbench.report.query_page import query_markdown
+
+    p = load_project(project)
+    page = build_query_page(p, load_tiers(p).tiers, added[0].query_id)
+    shown = [a for v in page.tiers for a in v.answers if a.system == "run:prod:answers"]
+    assert [(a.answer, a.tier, a.decision) for a in shown] == [(run.log[0].answer, "full", "undecided")]
+    assert run.log[0].answer in query_markdown(page) and "no reference answer" in query_markdown(page)
+    matched = build_query_page(p, load_tiers(p).tiers, run.log[1].query_id)  # a labelled query: its judged answer only
+    assert [a.decision != "undecided" or "no reference answer" not in a.basis
+            for v in matched.tiers for a in v.answers if a.system == "run:prod:answers"] == [True]
 
 
 # ------------------------------------------------------------------ query ids, split traces

@@ -17,6 +17,7 @@ from workbench.project.files import Project
 from workbench.records import Tier
 from workbench.report.build import Report, build_report
 from workbench.report.partial import shown_verdict
+from workbench.triage.answers import answers_left_out
 
 MAX_WORDS = 8
 
@@ -76,6 +77,18 @@ def _near_misses(project: Project, ins) -> list[NearMissView]:
     return out
 
 
+def _unjudged_production(tier: str, query_id: str, shown: list[AnswerCheck], left_out) -> list[AnswerCheck]:
+    """Production's answers that no use run holds (the query has no reference answer), shown
+    undecided: what production answered, with what it read."""
+    have = {a.system for a in shown}
+    return [AnswerCheck(
+        query_id=query_id, arm="rag", system=system, tier=tier, answer=a.answer, refusal=False, judge=None,
+        judge_score=None, judge_scores=[], judge_trusted=None, judge_reason="", exact=False, contains=False, f1=0.0,
+        correct=False, basis="no reference answer for this query: not judged (label its answer to decide)",
+        gold_given=False, context_doc_ids=list(a.context_doc_ids), run_queries=0, source="production import",
+        decision="undecided") for system, a in left_out if system not in have]
+
+
 def build_query_page(project: Project, tiers: list[Tier], query_id: str, seed: int = 0, k: int | None = None) -> QueryPage:
     collector = Collector(project, k)
     report = build_report(project, tiers, {query_id}, seed=seed, collector=collector)
@@ -95,6 +108,8 @@ def build_query_page(project: Project, tiers: list[Tier], query_id: str, seed: i
         # every stored answer: the models' and production's imported ones (import-answers, import-traces)
         answers = sorted((checks[query_id] for checks in (*ts.answers.values(), *ts.production.values()) if query_id in checks),
                          key=lambda a: (a.arm, a.system))
+        if t.kind == "full":  # where production's answers are stored
+            answers += _unjudged_production(t.name, query_id, answers, answers_left_out(project, query_id))
         views.append(TierView(
             tier=t.name, level=level_of(t), k=collector.k, verdict=v, shown=shown_verdict(v) if v else "",
             others={s: shown_verdict(x) for s, x in at.items() if x is not None and s != report.primary},

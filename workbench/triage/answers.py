@@ -170,6 +170,23 @@ def current_run(project: Project, record: ImportedAnswers, tier: Tier, judge: st
     return fresh
 
 
+def answers_left_out(project: Project, query_id: str) -> list[tuple[str, ProductionAnswer]]:
+    """Production's imported answers to ``query_id`` that no use run holds because the query has no
+    reference answer (one a trace added, unlabelled): (system, answer) per import record, so a
+    page can still show what production answered."""
+    if not project.has_query(query_id) or project.query(query_id).answer.strip():
+        return []
+    folder = project.state_dir / ANSWERS_DIR
+    out: list[tuple[str, ProductionAnswer]] = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            record = msgspec.json.decode(path.read_bytes(), type=ImportedAnswers)
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            continue  # named by restore_answer_runs
+        out.extend((record.system, a) for a in record.answers if a.query_id == query_id)
+    return out
+
+
 def restore_answer_runs(project: Project, tiers: list[Tier]) -> list[str]:
     """Every imported answers record's use run on the full tier, rebuilt from the record when its
     stored file is missing or does not decode (its answers would otherwise vanish from diagnose and

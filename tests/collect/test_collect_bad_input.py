@@ -77,6 +77,17 @@ def test_a_body_over_the_cap_is_413_before_or_after_gzip(live):
     assert post(live.url, bomb, {**PB, "Content-Encoding": "gzip"})[0] == 413
     assert get_status(live.url)["refused"] == {"413": 2}
     assert post(live.url, gzip.compress(protobuf(sdk_traces(1)[0])), {**PB, "Content-Encoding": "gzip"})[0] == 200
+    # A client announcing 100 MiB: refused on its first bytes, never read whole.
+    u = urlparse(live.url)
+    big = socket.create_connection((u.hostname, u.port), timeout=30)
+    try:
+        big.sendall(b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+                    b"Content-Length: 104857600\r\n\r\n" + b"\0" * 65536)
+        reply = big.recv(4096)
+    finally:
+        big.close()
+    assert reply.startswith(b"HTTP/1.1 413")
+    assert get_status(live.url)["refused"] == {"413": 3}
 
 
 def test_a_slow_client_is_cut_at_the_deadline_while_others_are_served(live):

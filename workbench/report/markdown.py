@@ -49,8 +49,11 @@ def answer_line(name: str, a) -> str:
         return f"- {name}: _not run_"
     judge = MISSING if a.judge_score is None else f"{a.judge_score:g}/5{judge_mark(a.judge_trusted)}"
     reason = f" — judge: “{md(a.judge_reason)}”" if a.judge_reason else ""
-    src = f"; {a.source}, {a.run_queries} quer{'y' if a.run_queries == 1 else 'ies'}" if a.source != "tier run" else ""
-    if a.source != "tier run" and not a.run_queries:  # in no stored run (production's, not judged): say why
+    if a.source == "tier run":
+        src = ""
+    elif a.run_queries:
+        src = f"; {a.source}, {a.run_queries} quer{'y' if a.run_queries == 1 else 'ies'}"
+    else:  # in no stored run (production's answer to a query without a reference answer): why
         src = f"; {a.source}: {md(a.basis)}"
     return (f"- {name}: “{md(a.answer)}” → **{decided_word(a)}** (judge {judge}; exact "
             f"{fmt(a.exact)}, contains {fmt(a.contains)}, F1 {a.f1:.2f}{src}){reason}")

@@ -74,8 +74,9 @@ def model_results(results: Mapping[str, ModelEvidence], gold: set[int]) -> Group
                 if ev.judge_reason:
                     t.append(f"  {visible(ev.judge_reason[:300], one_line=True)}\n", "dim")
             if ev.correct is not None or ev.decision == "undecided":
-                t.append(f"exact {'yes' if ev.exact else 'no'} · contains {'yes' if ev.contains else 'no'} · "
-                         f"token F1 {ev.f1:.2f}  →  ")
+                if ev.f1 is not None:  # None: nothing to match against (no reference answer)
+                    t.append(f"exact {'yes' if ev.exact else 'no'} · contains {'yes' if ev.contains else 'no'} · "
+                             f"token F1 {ev.f1:.2f}  →  ")
                 word = "undecided" if ev.correct is None else "right" if ev.correct else "wrong"
                 t.append(word, {"right": "bold green", "wrong": "bold red"}.get(word, "bold yellow"))
                 t.append(f"  ({visible(ev.basis, one_line=True)})\n", "dim")

@@ -364,6 +364,14 @@ def test_an_unmatched_query_is_added_and_its_answer_imported(real_runs, project,
     shown = [a for v in page.tiers for a in v.answers if a.system == "run:prod:answers"]
     assert [(a.answer, a.tier, a.decision) for a in shown] == [(run.log[0].answer, "full", "undecided")]
     assert run.log[0].answer in query_markdown(page) and "no reference answer" in query_markdown(page)
+    # ... and in the inspector's model panel on full (with its trace's prompt), as for a matched query
+    from workbench.session import known_results, open_session
+
+    session, _ = open_session(project)
+    ev = known_results(session, session.tier("full"), added[0].query_id)["run:prod:answers"]
+    assert (ev.answer, ev.decision) == (run.log[0].answer, "undecided") and "no reference answer" in ev.basis
+    assert ev.prompt and "production trace" in ev.note
+    assert "run:prod:answers" not in known_results(session, session.tier("base:general"), added[0].query_id)
     matched = build_query_page(p, load_tiers(p).tiers, run.log[1].query_id)  # a labelled query: its judged answer only
     assert [a.decision != "undecided" or "no reference answer" not in a.basis
             for v in matched.tiers for a in v.answers if a.system == "run:prod:answers"] == [True]

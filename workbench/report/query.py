@@ -17,7 +17,7 @@ from workbench.project.files import Project
 from workbench.records import Tier
 from workbench.report.build import Report, build_report
 from workbench.report.partial import shown_verdict
-from workbench.triage.answers import answers_left_out
+from workbench.triage.answers import LEFT_OUT_BASIS, TASK, answers_left_out
 
 MAX_WORDS = 8
 
@@ -82,9 +82,9 @@ def _unjudged_production(tier: str, query_id: str, shown: list[AnswerCheck], lef
     undecided: what production answered, with what it read."""
     have = {a.system for a in shown}
     return [AnswerCheck(
-        query_id=query_id, arm="rag", system=system, tier=tier, answer=a.answer, refusal=False, judge=None,
+        query_id=query_id, arm=TASK, system=system, tier=tier, answer=a.answer, refusal=False, judge=None,
         judge_score=None, judge_scores=[], judge_trusted=None, judge_reason="", exact=False, contains=False, f1=0.0,
-        correct=False, basis="no reference answer for this query: not judged (label its answer to decide)",
+        correct=False, basis=LEFT_OUT_BASIS,
         gold_given=False, context_doc_ids=list(a.context_doc_ids), run_queries=0, source="production import",
         decision="undecided") for system, a in left_out if system not in have]
 

@@ -49,9 +49,15 @@ def why_not_run(session: Session, query_id: str, tier: str, task: str) -> str | 
 def known_results(session: Session, tier: Tier, query_id: str) -> dict[str, ModelEvidence]:
     """Stored model results for this query on this tier: full-tier runs and earlier TUI runs
     (production's answer from a trace import with its exact prompt)."""
+    from workbench.triage.answers import LEFT_OUT_BASIS, TASK, answers_left_out
     from workbench.triage.traces.store import with_trace
 
-    return with_trace(session.project, query_id, stored_evidence(session.project, tier, query_id))
+    results = stored_evidence(session.project, tier, query_id)
+    if tier.kind == "full":  # production's answers to a query without a reference answer: in no use run
+        for system, a in answers_left_out(session.project, query_id):
+            results.setdefault(system, ModelEvidence(system=system, tier=tier.name, task=TASK, answer=a.answer,
+                                                     doc_ids=list(a.context_doc_ids), decision="undecided", basis=LEFT_OUT_BASIS))
+    return with_trace(session.project, query_id, results)
 
 
 def window_budget(cfg: ModelConfig) -> int:

@@ -170,6 +170,10 @@ def current_run(project: Project, record: ImportedAnswers, tier: Tier, judge: st
     return fresh
 
 
+# Why such an answer is shown undecided (the report's query page, the inspector).
+LEFT_OUT_BASIS = "no reference answer for this query: not judged (label its answer to decide)"
+
+
 def answers_left_out(project: Project, query_id: str) -> list[tuple[str, ProductionAnswer]]:
     """Production's imported answers to ``query_id`` that no use run holds because the query has no
     reference answer (one a trace added, unlabelled): (system, answer) per import record, so a

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
@@ -174,21 +175,24 @@ def current_run(project: Project, record: ImportedAnswers, tier: Tier, judge: st
 LEFT_OUT_BASIS = "no reference answer for this query: not judged (label its answer to decide)"
 
 
+def answer_records(project: Project) -> Iterator[tuple[Path, ImportedAnswers | Exception]]:
+    """Every import record of production's answers, by file: the record, or why it does not load."""
+    folder = project.state_dir / ANSWERS_DIR
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
+        try:
+            yield path, msgspec.json.decode(path.read_bytes(), type=ImportedAnswers)
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+            yield path, exc
+
+
 def answers_left_out(project: Project, query_id: str) -> list[tuple[str, ProductionAnswer]]:
     """Production's imported answers to ``query_id`` that no use run holds because the query has no
     reference answer (one a trace added, unlabelled): (system, answer) per import record, so a
     page can still show what production answered."""
     if not project.has_query(query_id) or project.query(query_id).answer.strip():
         return []
-    folder = project.state_dir / ANSWERS_DIR
-    out: list[tuple[str, ProductionAnswer]] = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            record = msgspec.json.decode(path.read_bytes(), type=ImportedAnswers)
-        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
-            continue  # named by restore_answer_runs
-        out.extend((record.system, a) for a in record.answers if a.query_id == query_id)
-    return out
+    return [(record.system, a) for _, record in answer_records(project) if not isinstance(record, Exception)  # named by restore_answer_runs
+            for a in record.answers if a.query_id == query_id]
 
 
 def restore_answer_runs(project: Project, tiers: list[Tier]) -> list[str]:
@@ -200,18 +204,15 @@ def restore_answer_runs(project: Project, tiers: list[Tier]) -> list[str]:
     `import-answers` or `import-traces` to judge again)."""
     from workbench.fsutil import log, set_aside
 
-    folder = project.state_dir / ANSWERS_DIR
     full = next((t for t in tiers if t.kind == "full"), None)
-    if full is None or not folder.is_dir():
+    if full is None:
         return []
     store = LLMRunStore(project)
     rebuilt = []
-    for path in sorted(folder.glob("*.json")):
-        try:
-            record = msgspec.json.decode(path.read_bytes(), type=ImportedAnswers)
-        except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+    for path, record in answer_records(project):
+        if isinstance(record, Exception):
             log.warning("%s: does not load (%s); these production answers are left out until imported again "
-                        "(workbench import-answers)", path, exc)
+                        "(workbench import-answers)", path, record)
             continue
         run_path = store.path(record.system, full.name)
         if run_path.is_file() and store.load(record.system, full.name) is not None:

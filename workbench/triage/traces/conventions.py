@@ -61,6 +61,23 @@ class ProductionTrace(msgspec.Struct, frozen=True):
     start_ns: int
     stage: list[TraceDoc] | None = None  # the documents of the stage before the LLM (reranker, else retriever)
     retrievals: int = 0  # retriever spans in the trace (the one that fed the answer is `ranking`)
+    # --- the parsed trace's record, agreed between the reading (issue 39) and the ledger (issue 38) ---
+    convention: str = ""  # which convention read it ("openinference", "openllmetry", "genai", "dspy", "openlit", "langfuse", "generic")
+    ranking_claimed: int | None = None  # how many documents the retriever span says it returned (document_count, top_k);
+    # above len(ranking): the ranking is truncated at len(ranking) and nothing past that depth is claimed
+    ranking_unresolved: bool = False  # some ranked documents could not be resolved: the ranking is unknown, not empty
+    answer_undecided: str | None = None  # why production's answer could not be isolated (reasoning around it…):
+    # the verdict on it is UNDECIDED, never decided on text that also holds reasoning
+    missing: list[str] = []  # what the trace lacked for a diagnosis, one phrase each ("no prompt", "no retriever span")
+
+    @property
+    def ranking_depth(self) -> int | None:
+        """The depth past which the ranking says nothing (None: complete as far as the trace says)."""
+        if self.ranking is None:
+            return None
+        if self.ranking_claimed is not None and self.ranking_claimed > len(self.ranking):
+            return len(self.ranking)
+        return None
 
 
 class Unreadable(Exception):

@@ -14,6 +14,7 @@ import errno
 import hashlib
 import logging
 import os
+import shutil
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -85,6 +86,28 @@ def _migrate_first_layout(conn: sqlite3.Connection) -> None:
     conn.execute("VACUUM")
 
 
+def disk_error(exc: sqlite3.DatabaseError, path: Path) -> OSError | None:
+    """``exc`` as the OSError of the disk under ``path`` when the disk failed (full: SQLITE_FULL,
+    or an I/O error such as SQLITE_IOERR_SHMSIZE — the WAL index that cannot grow on a full disk —
+    with next to no space left), else None (the database itself is at fault: damaged, foreign)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary == sqlite3.SQLITE_FULL or "disk is full" in str(exc):
+        return OSError(errno.ENOSPC, "No space left on device", str(path))
+    if primary == sqlite3.SQLITE_IOERR or "disk I/O error" in str(exc):
+        try:
+            full = shutil.disk_usage(path.parent).free < LOW_SPACE_BYTES
+        except OSError:
+            full = False
+        return OSError(errno.ENOSPC if full else errno.EIO, "No space left on device" if full else f"I/O error ({exc})", str(path))
+    return None
+
+
+# below this, an I/O error of a database is the disk being full (SQLite grows its files by pages
+# and its WAL index by 32 KiB)
+LOW_SPACE_BYTES = 1 << 20
+
+
 def open_sqlite(path: Path, setup: Callable[[sqlite3.Connection], None], **kwargs) -> sqlite3.Connection:
     """Open a cache database; one that does not open (damaged, not a database) is moved aside as
     <name>.damaged with its -wal/-shm files and started afresh: a cache is never fatal."""
@@ -97,9 +120,9 @@ def open_sqlite(path: Path, setup: Callable[[sqlite3.Connection], None], **kwarg
         conn.close()
         if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
             raise  # busy, not damaged
-        if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc):
-            # a full disk, not a damaged cache: keep the file, say which one and why (errno ENOSPC)
-            raise OSError(errno.ENOSPC, "No space left on device", str(path)) from None
+        io_error = disk_error(exc, path)
+        if io_error is not None:  # the disk, not the cache: keep the file, say which one and why
+            raise io_error from None
         for suffix in ("", "-wal", "-shm"):
             side = path.with_name(path.name + suffix)
             if side.exists():

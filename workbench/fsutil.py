@@ -57,6 +57,11 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if exc.filename is None:  # a write or fsync names no file: the message must name the one being written
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+        raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -115,7 +120,9 @@ def sha256_file(path: Path) -> str:
 
 
 def set_aside(path: Path, why: str) -> Path:
-    """Move a damaged file out of the way (kept as <name>.damaged for a post-mortem)."""
+    """Move a damaged file out of the way (kept as <name>.damaged for a post-mortem); never through a
+    symlinked folder (a file outside the project named like a run is not ours to move)."""
+    guard_state_path(path)
     dest = path.with_name(path.name + ".damaged")
     try:
         os.replace(path, dest)
@@ -171,10 +178,20 @@ def remove_dead_builds(folder: Path) -> list[Path]:
     return removed
 
 
+# The project's folders of user-facing files (reports, exports, query-set versions): written by
+# temp + rename like the state, so a killed write leaves its temp file there; and a symlink in
+# their place would carry every write out of the project.
+PROJECT_OUTPUT_DIRS = ("reports", "exports", "query_sets")
+
+
 def remove_leftovers(root: Path, state_dir: str = ".workbench") -> list[Path]:
-    """On a project's start: remove the leftovers of killed processes in the project folder and
-    anywhere below its state folder (symlinks are not followed)."""
+    """On a project's start: remove the leftovers of killed processes in the project folder, its
+    output folders (a report killed mid-write) and anywhere below its state folder (symlinks are
+    not followed)."""
     removed = remove_dead_builds(root)
+    for name in PROJECT_OUTPUT_DIRS:
+        if not (root / name).is_symlink():
+            removed += remove_dead_builds(root / name)
     state = root / state_dir
     if state.is_dir() and not state.is_symlink():
         for folder, dirs, _files in os.walk(state):
@@ -207,7 +224,7 @@ def guard_state_path(path: Path, root: Path | None = None) -> Path:
     if root is None:
         parts = path.parts[:-1]
         if STATE_DIR not in parts:
-            return path
+            return _guard_output_dir(path)
         root = Path(*parts[: len(parts) - 1 - parts[::-1].index(STATE_DIR)])
     root = Path(root)
     if not path.is_relative_to(root):
@@ -218,6 +235,16 @@ def guard_state_path(path: Path, root: Path | None = None) -> Path:
         if here.is_symlink():
             raise UnsafePath(f"{here}: is a symbolic link (to {os.readlink(here)}); writing {path} would land "
                              "outside the project")
+    return path
+
+
+def _guard_output_dir(path: Path) -> Path:
+    """``path`` unless it is written into a project's output folder (reports/, exports/: beside
+    the project's workbench.toml) that is a symlink: UnsafePath (the rename would land outside)."""
+    folder = path.parent
+    if folder.name in PROJECT_OUTPUT_DIRS and folder.is_symlink() and (folder.parent / "workbench.toml").is_file():
+        raise UnsafePath(f"{folder}: is a symbolic link (to {os.readlink(folder)}); writing {path} would land outside the "
+                         f"project {folder.parent}")
     return path
 
 

@@ -217,10 +217,28 @@ def index_states(project: Project, tier: Tier, kinds: tuple[str, ...] = ("sparse
 
 
 def require_index(project: Project, tier: Tier, kind: str) -> Path:
+    """The tier's index folder of ``kind``; a damaged one (a file that differs from its manifest:
+    truncated, edited) is rebuilt first, said in one line — derived state, never fatal. A missing
+    or stale one: StaleIndexError naming `workbench index`."""
     status = index_status(project, tier, (kind,))[kind]
+    if status == "damaged":
+        build_indexes(project, _with_other_tiers(project, tier), kinds=(kind,))  # it says what it rebuilds
+        status = index_status(project, tier, (kind,))[kind]
     if status != "ok":
         raise StaleIndexError(f"{kind} index for tier {tier.name!r} is {status}: run `workbench index {project.root}`")
     return sparse_dir(project, tier) if kind == "sparse" else dense_dir(project, tier)
+
+
+def _with_other_tiers(project: Project, tier: Tier) -> list[Tier]:
+    """``tier`` with the project's other tiers: a rebuilt dense store must hold every tier's
+    documents, or the other tiers' row lists would go stale with it."""
+    from workbench.access.ladder import StaleTiersError, load_tiers
+
+    try:
+        others = [t for t in load_tiers(project).tiers if t.name != tier.name]
+    except StaleTiersError:
+        others = []
+    return [*others, tier]
 
 
 class EmbeddingError(WorkbenchError):
@@ -449,12 +467,17 @@ def build_indexes(
     todo_dense = []
     for kind in ("sparse", "dense"):
         remove_dead_builds(project.state_dir / "index" / kind)
-    for tier in tiers:
-        states = index_states(project, tier, tuple(k for k in ("sparse", "dense") if k in kinds))
+    asked = tuple(k for k in ("sparse", "dense") if k in kinds)
+    status_of = {tier.name: index_states(project, tier, asked) for tier in tiers}
+    damaged: dict[tuple[str, str], list[str]] = {}  # (why, kind) → tiers: a damaged pool file is said once
+    for name, states in status_of.items():
         for kind, (state, why) in states.items():
-            if state == "damaged" and kind in kinds:
-                log.warning("%s; rebuilding the %s index of tier %s", why, kind, tier.name)
-        status = {kind: state for kind, (state, _) in states.items()}
+            if state == "damaged":
+                damaged.setdefault((why, kind), []).append(name)
+    for (why, kind), names in damaged.items():
+        log.warning("%s; rebuilding the %s index of tier%s %s", why, kind, "s" if len(names) > 1 else "", ", ".join(names))
+    for tier in tiers:
+        status = {kind: state for kind, (state, _) in status_of[tier.name].items()}
         if "sparse" in kinds:
             if force or status["sparse"] != "ok":
                 build_sparse(project, tier, progress)

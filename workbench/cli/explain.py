@@ -22,20 +22,23 @@ if TYPE_CHECKING:
 @click.command("explain")
 @PROJECT_ARG
 @click.argument("query_id", metavar="QUERY")
-@click.argument("doc_ids", metavar="DOC [DOC…]", nargs=-1, required=True, type=int)
+@click.argument("doc_ids", metavar="DOC [DOC…]", nargs=-1, required=True)
 @click.option("--tier", "tier", default=None, metavar="TIER",
               help="The tier to explain on (default: the largest holding the query and every DOC).")
 @click.option("--system", default=None, metavar="SYSTEM", help="Whose rank leads (default: hybrid when stored).")
 @click.option("--json", "as_json", is_flag=True, help="The explanation as JSON.")
 @QUERIES_VERSION
-def explain_command(root: Path, query_id: str, doc_ids: tuple[int, ...], tier: str | None, system: str | None, as_json: bool,
+def explain_command(root: Path, query_id: str, doc_ids: tuple[str, ...], tier: str | None, system: str | None, as_json: bool,
                     queries_version: str) -> None:
     """Why DOC ranks where it does for QUERY: BM25 per query term (idf, tf, length norm, share), the dense best chunk and its
-    cosine, the fusion's parts (each retriever's rank and RRF share), and what separates each DOC from the first."""
-    from workbench.session.explain import explained
+    cosine, the fusion's parts (each retriever's rank and RRF share), and what separates each DOC from the first. A DOC is
+    a document's source id (its ID in the imported data, as `add-query --gold` takes) or its DocID."""
+    from workbench.project.load import load_project
+    from workbench.session.explain import explained, resolved_doc_ids
 
+    ids = resolved_doc_ids(load_project(root, queries_version), list(doc_ids))  # before any ranking is computed
     sel = load_selection(root, tier or "all", query_id, queries_version)
-    e = explained(sel, query_id, list(doc_ids), system)
+    e = explained(sel, query_id, ids, system)
     if as_json:
         click.echo(json.dumps(msgspec.to_builtins(e), indent=1))
         return

@@ -10,7 +10,7 @@ import click
 from workbench.cli.common import PROJECT_ARG, console, err_console, Table
 from workbench.project.files import init_project
 from workbench.project.load import load_project
-from workbench.safe_text import as_text, markup_escaped
+from workbench.safe_text import as_text, markup_escaped, visible
 
 
 @click.command()
@@ -30,11 +30,41 @@ def init(root: Path, name: str | None) -> None:
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "beir"]), default="jsonl", show_default=True)
 @click.option("--split", default="test", show_default=True, help="BEIR qrels split.")
 def import_(root: Path, documents: Path, queries: Path | None, fmt: str, split: str) -> None:
-    """Fill a project (creating it if absent) from documents and queries."""
-    from workbench.project.importers import import_dataset
+    """Fill a project (creating it if absent) from documents and queries. Into a project that has
+    some already, it adds the input's new documents and queries and keeps every record the project
+    holds (queries added in the workbench, edited answers, labels and their query-set versions)."""
+    from workbench.project.importers import merge_import
 
-    n_docs, n_queries = import_dataset(root, documents, queries, fmt, split)
-    console.print(f"imported {n_docs} documents and {n_queries} queries into [bold]{markup_escaped(str(root))}[/]")
+    r = merge_import(root, documents, queries, fmt, split)
+    where = f"[bold]{markup_escaped(str(root))}[/]"
+    if r.documents_total == r.documents_added and r.queries_total == r.queries_added:  # a new or empty project
+        console.print(f"imported {r.documents_added} documents and {r.queries_added} queries into {where}")
+        return
+    console.print(f"added {r.documents_added} documents and {r.queries_added} queries to {where} "
+                  f"(now {r.documents_total} documents, {r.queries_total} queries); every record it had is kept")
+    for line in import_notes(r):
+        err_console.print(markup_escaped(line), highlight=False, soft_wrap=True)
+
+
+def _ids(ids: list[str], shown: int = 5) -> str:
+    more = f", … ({len(ids) - shown} more)" if len(ids) > shown else ""
+    return ", ".join(visible(i, one_line=True) for i in ids[:shown]) + more
+
+
+def import_notes(r) -> list[str]:
+    """What a merging import left as the project had it, one line each."""
+    out = []
+    if r.queries_only_in_project:
+        out.append(f"kept {len(r.queries_only_in_project)} quer{'y' if len(r.queries_only_in_project) == 1 else 'ies'} the "
+                   f"input does not have (added in the workbench or by an earlier import): {_ids(r.queries_only_in_project)}")
+    for ids, noun in ((r.queries_differ, "query" if len(r.queries_differ) == 1 else "queries"),
+                      (r.documents_differ, "document" if len(r.documents_differ) == 1 else "documents")):
+        if ids:
+            out.append(f"note: {len(ids)} {noun} of the input {'differs' if len(ids) == 1 else 'differ'} from the project's "
+                       "of the same id; the project's kept "
+                       f"(an answer edited in the workbench stays; labels live in query-set versions): {_ids(ids)}. "
+                       "To take the input's as they are, import it into a new project folder.")
+    return out
 
 
 def print_tiers(tierset, project) -> None:
@@ -105,19 +135,20 @@ def index(root: Path, force: bool, only: str | None) -> None:
 def query_sets_command(root: Path, as_json: bool) -> None:
     """List the project's query-set versions (original first) with their parent and provenance."""
     from workbench.project.files import load_config
-    from workbench.project.versions import list_versions
+    from workbench.project.versions import last_changed, list_versions
 
     load_config(root)  # a readable error if this is not a project
     versions = list_versions(root)
     if as_json:
         import msgspec
 
-        click.echo(json.dumps(msgspec.to_builtins(versions), indent=1))
+        click.echo(json.dumps([{**msgspec.to_builtins(v), "changed": last_changed(v)} for v in versions], indent=1))
         return
     table = Table(title=as_text(f"Query-set versions of {root}", one_line=True), title_justify="left")
-    for col in ("version", "parent", "queries", "excluded", "made by", "created", "description"):
+    for col in ("version", "parent", "queries", "excluded", "made by", "created", "last changed", "description"):
         table.add_column(col, justify="right" if col in ("queries", "excluded") else "left", no_wrap=col != "description")
     for v in versions:
+        # the original's creation is not recorded (queries.jsonl's time is its last write): "–", not a wrong time
         table.add_row(*(as_text(x, one_line=True) for x in (v.name, v.parent, str(v.n_queries), str(len(v.excluded)),
-                                                             v.made_by, v.created, v.description)))
+                                                             v.made_by, v.created or "–", last_changed(v), v.description)))
     console.print(table)

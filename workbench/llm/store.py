@@ -13,7 +13,7 @@ from typing import Callable
 
 import msgspec
 
-from workbench.fsutil import safe_name
+from workbench.fsutil import guard_state_path, safe_name
 from workbench.llm.records import TierRun
 from workbench.names import TASKS
 from workbench.project.files import ORIGINAL_VERSION, Project
@@ -125,8 +125,8 @@ class LLMRunStore(JsonRunStore):
         return sr
 
     def drop_localization(self, system: str, tier: str) -> None:
-        if self.publish:
-            RunStore(self.project).path(system, tier).unlink(missing_ok=True)
+        if self.publish:  # never through a symlinked runs/ folder: a file outside is not ours to remove
+            guard_state_path(RunStore(self.project).path(system, tier)).unlink(missing_ok=True)
 
 
 def _version_dir(project: Project) -> Path | None:

@@ -305,6 +305,10 @@ def load_config(root: Path) -> ProjectConfig:
     check_folder(root)
     path = root / CONFIG_FILE
     if not path.exists():
+        if not root.exists():  # a mistyped path is not a folder to make a project of
+            error = ProjectError([Problem(str(root), None, None, "does not exist: no project (nor any folder) at this path")])
+            error.title, error.hint = "No such project", "Check the path (`workbench init PATH` makes a new project there)."
+            raise error
         raise ProjectError([Problem(str(path), None, None, "missing: not a workbench project (run `workbench init`)")])
     raw = path.read_bytes().removeprefix(codecs.BOM_UTF8)
     text = raw.decode("utf-8", errors="replace")

@@ -9,6 +9,14 @@ BEIR: `corpus.jsonl`, `queries.jsonl`, `qrels/<split>.tsv` (relevance > 0 = gold
 String IDs are mapped to integer DocIDs in order of first appearance, the original kept as
 `source_id`. Re-importing into a project keeps the DocIDs it already gave, so the same input
 gives the same mapping and added documents get new IDs after the largest one.
+
+Importing into a project that has documents and queries MERGES (merge_import): what the input adds
+(documents with a new source id, queries with a new query_id) is appended; everything the project
+holds is kept as it is — queries added with `add-query` or from traces, answers edited in the
+workbench, documents no longer in the input — so the labels and every query-set version built on
+them still load. An input record that differs from the project's of the same id is not taken:
+the import names them (ImportResult.documents_differ / queries_differ). Nothing a user made is
+ever dropped by an import.
 """
 
 from __future__ import annotations
@@ -17,7 +25,12 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from workbench.project.files import CONFIG_FILE, DOCUMENTS_FILE, Problem, number_problem, ProjectError, check_folder, init_project, iter_jsonl, validate, write_project_files
+import msgspec
+
+from workbench.project.files import (
+    CONFIG_FILE, DOCUMENTS_FILE, QUERIES_FILE, Problem, ProjectError, check_folder, document_problems, init_project, iter_jsonl,
+    number_problem, query_problems, write_project_files,
+)
 from workbench.records import Document, Query
 
 DEFAULT_DOMAIN = "general"
@@ -48,14 +61,23 @@ class _IdMap:
         return self.ids[source]
 
 
-def _existing_mapping(project_root: Path) -> dict[str, int]:
-    path = project_root / DOCUMENTS_FILE
-    if not path.exists():
-        return {}
-    out = {}
-    for _, d in iter_jsonl(path, Document, []):
-        out[d.source_id if d.source_id is not None else str(d.doc_id)] = d.doc_id
-    return out
+def _existing_mapping(documents: list[Document]) -> dict[str, int]:
+    return {d.source_id if d.source_id is not None else str(d.doc_id): d.doc_id for d in documents}
+
+
+def _project_records(project_root: Path) -> tuple[list[Document], list[Query]]:
+    """The project's own documents and queries as they are now ([] when absent); ProjectError when
+    one does not read: an import never rewrites files it could not read whole (it would drop lines)."""
+    problems: list[Problem] = []
+    out: list[list] = []
+    for name, kind in ((DOCUMENTS_FILE, Document), (QUERIES_FILE, Query)):
+        path = project_root / name
+        out.append([r for _, r in iter_jsonl(path, kind, problems)] if path.exists() else [])
+    if problems:
+        raise ProjectError([*problems, Problem(str(project_root), None, None,
+                                               "the project's own files must read before an import adds to them: fix "
+                                               "the lines above (or import into a new project folder)")])
+    return out[0], out[1]
 
 
 def _text(value: Any) -> str | None:
@@ -249,15 +271,40 @@ def unknown_qrels_queries(qrels: dict[str, list[tuple[str, tuple[str, int]]]], r
             for qid, docs in qrels.items() if qid not in known for _, (where, line) in docs[:1]]
 
 
-def import_dataset(
+class ImportResult(msgspec.Struct, frozen=True):
+    """What an import did: the input's records, those it added, those the project already held."""
+
+    documents_in_input: int
+    queries_in_input: int
+    documents_added: int
+    queries_added: int
+    documents_total: int
+    queries_total: int
+    # source ids / query ids whose input record differs from the project's: the project's was kept
+    documents_differ: list[str] = []
+    queries_differ: list[str] = []
+    # the project's queries the input does not have (added with add-query, from traces, an older
+    # input): kept
+    queries_only_in_project: list[str] = []
+    created: bool = False  # the project folder was made by this import
+
+
+def import_dataset(project_root: Path, documents: Path, *args: Any, **kwargs: Any) -> tuple[int, int]:
+    """merge_import (the same arguments), returning (documents, queries) read from the input."""
+    result = merge_import(project_root, documents, *args, **kwargs)
+    return result.documents_in_input, result.queries_in_input
+
+
+def merge_import(
     project_root: Path,
     documents: Path,
     queries: Path | None = None,
     fmt: str = "jsonl",
     split: str = "test",
-) -> tuple[int, int]:
+) -> ImportResult:
     """Import into a project, creating it if absent, only if everything validates: a refused import
-    writes nothing, not even the project folder. Returns (docs, queries)."""
+    writes nothing, not even the project folder. Into a project that has records it merges (the
+    module's docstring): nothing the project holds is dropped or changed."""
     check_folder(project_root)
     problems: list[Problem] = []
     if fmt == "beir":
@@ -274,35 +321,49 @@ def import_dataset(
     from workbench.fsutil import project_lock
 
     # checked first, outside the lock (a refused import writes nothing, not even the lock file);
-    # written under it, from documents.jsonl as it is then (another writer may have added to it)
+    # written under it, from the project's files as they are then (another writer may have added to them)
     stamp = _stamp(project_root)
-    docs, qs = _prepared(project_root, doc_path, query_path, qrels, problems)
+    merged = _merged(project_root, doc_path, query_path, qrels, problems)
     if not (project_root / CONFIG_FILE).exists():  # nothing to race with: no other writer has a project yet
         init_project(project_root)
-        write_project_files(project_root, docs, qs)
-        return len(docs), len(qs)
+        write_project_files(project_root, merged.documents, merged.queries)
+        return msgspec.structs.replace(merged.result, created=True)
     with project_lock(project_root):  # read-modify-write of documents.jsonl / queries.jsonl
         if _stamp(project_root) != stamp:
-            docs, qs = _prepared(project_root, doc_path, query_path, qrels, [])
-        write_project_files(project_root, docs, qs)
-    return len(docs), len(qs)
+            merged = _merged(project_root, doc_path, query_path, qrels, [])
+        if merged.changed:  # the same input again writes nothing: every derived result stays current
+            write_project_files(project_root, merged.documents, merged.queries)
+    return merged.result
 
 
-def _stamp(project_root: Path) -> tuple[int, ...] | None:
-    try:
-        st = (project_root / DOCUMENTS_FILE).stat()
-    except OSError:
-        return None
-    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+def _stamp(project_root: Path) -> tuple[tuple[int, ...] | None, ...]:
+    def one(name: str) -> tuple[int, ...] | None:
+        try:
+            st = (project_root / name).stat()
+        except OSError:
+            return None
+        return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+    return one(DOCUMENTS_FILE), one(QUERIES_FILE)
 
 
-def _prepared(project_root: Path, doc_path: Path, query_path: Path, qrels: dict[str, list[tuple[str, tuple[str, int]]]] | None,
-              problems: list[Problem]) -> tuple[list[Document], list[Query]]:
-    """The documents and queries the import writes (DocIDs kept from the project's file); ProjectError if any is bad."""
-    idmap = _IdMap(_existing_mapping(project_root))
+class _Merged(msgspec.Struct):
+    documents: list[Document]
+    queries: list[Query]
+    result: ImportResult
+    changed: bool
+
+
+def _merged(project_root: Path, doc_path: Path, query_path: Path, qrels: dict[str, list[tuple[str, tuple[str, int]]]] | None,
+            problems: list[Problem]) -> _Merged:
+    """The project's records with the input's new ones appended (DocIDs kept from the project's
+    file); ProjectError if any input record is bad or the project's own files do not read."""
+    have_docs, have_queries = _project_records(project_root)
+    idmap = _IdMap(_existing_mapping(have_docs))
     docs = convert_documents(_read_raw(doc_path, problems), str(doc_path), idmap, problems)
-    known = {d.source_id for _, d in docs if d.source_id is not None}
-    doc_domain = {d.doc_id: d.domain for _, d in docs}
+    # a new query's gold may be a document the project has and this input does not
+    known = {d.source_id for _, d in docs if d.source_id is not None} | set(idmap.ids)
+    doc_domain = {d.doc_id: d.domain for d in have_docs} | {d.doc_id: d.domain for _, d in docs}
     before = len(problems)
     raw_queries = _read_raw(query_path, problems)
     queries_whole = len(problems) == before  # a line that did not parse may hold the query
@@ -310,12 +371,30 @@ def _prepared(project_root: Path, doc_path: Path, query_path: Path, qrels: dict[
     if qrels is not None and queries_whole:
         problems.extend(unknown_qrels_queries(qrels, raw_queries, str(query_path)))
     # the cross-record checks, against the input's own files and lines (blank lines counted)
-    problems.extend(validate(docs, qs, str(doc_path), str(query_path)))
+    doc_problems, _ = document_problems(docs, str(doc_path))
+    problems.extend(doc_problems)
+    problems.extend(query_problems(qs, str(query_path), set(idmap.ids.values())))
     if problems:
         raise ProjectError(sorted(set(problems), key=_input_order))
-    return [d for _, d in docs], [q for _, q in qs]
+
+    by_id = {d.doc_id: d for d in have_docs}
+    new_docs = [d for _, d in docs if d.doc_id not in by_id]
+    docs_differ = [d.source_id or str(d.doc_id) for _, d in docs if d.doc_id in by_id and _content(by_id[d.doc_id]) != _content(d)]
+    queries_by_id = {q.query_id: q for q in have_queries}
+    new_queries = [q for _, q in qs if q.query_id not in queries_by_id]
+    queries_differ = [q.query_id for _, q in qs if q.query_id in queries_by_id and queries_by_id[q.query_id] != q]
+    in_input = {q.query_id for _, q in qs}
+    result = ImportResult(
+        documents_in_input=len(docs), queries_in_input=len(qs), documents_added=len(new_docs), queries_added=len(new_queries),
+        documents_total=len(have_docs) + len(new_docs), queries_total=len(have_queries) + len(new_queries),
+        documents_differ=docs_differ, queries_differ=queries_differ,
+        queries_only_in_project=[q.query_id for q in have_queries if q.query_id not in in_input])
+    return _Merged([*have_docs, *new_docs], [*have_queries, *new_queries], result, bool(new_docs or new_queries))
+
+
+def _content(d: Document) -> tuple[str, str, str]:
+    return (d.title, d.text, d.domain)
 
 
 def _input_order(p: Problem) -> tuple:
     return (p.file, p.line or 0, p.field or "", p.message)
-

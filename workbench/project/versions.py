@@ -103,6 +103,15 @@ class VersionInfo(msgspec.Struct, frozen=True, omit_defaults=True):
     n_queries: int = 0
     # Queries of the original left out of this version: query_id → reason.
     excluded: dict[str, str] = {}
+    # When it last changed (ISO-8601 UTC): ``created`` unless a labelling visit amended it; the
+    # original's is queries.jsonl's last write (an import, add-query, an edited answer), and its
+    # ``created`` is "" — no record says when the project's query set was first made.
+    changed: str = ""
+
+
+def last_changed(info: VersionInfo) -> str:
+    """When a version last changed (older records have no ``changed``: amended, else created)."""
+    return info.changed or str(info.settings.get("amended") or "") or info.created
 
 
 def now_utc() -> str:
@@ -126,9 +135,10 @@ def _original_info(root: Path) -> VersionInfo:
     data = path.read_bytes() if path.exists() else b""
     n = sum(1 for line in data.split(b"\n") if line.strip())
     digest = sha256_bytes(data)
-    created = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).replace(microsecond=0).isoformat() if path.exists() else ""
-    return VersionInfo(ORIGINAL, "", created, "import", "the project's queries.jsonl", original_sha256=digest,
-                       queries_sha256=digest, n_queries=n)
+    # the file's time is its last write (every edit rewrites it), not when the set was made
+    changed = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).replace(microsecond=0).isoformat() if path.exists() else ""
+    return VersionInfo(ORIGINAL, "", "", "import", "the project's queries.jsonl", original_sha256=digest,
+                       queries_sha256=digest, n_queries=n, changed=changed)
 
 
 def list_versions(root: Path | str) -> list[VersionInfo]:
@@ -274,8 +284,9 @@ def _write_version(
         excluded = {q.query_id: reasons.get(q.query_id, "removed")
                     for q in load_queries(root, parent) if q.query_id not in kept}
     data = encode_jsonl(queries)
+    created = now_utc()
     info = VersionInfo(
-        name=name, parent=parent, created=now_utc(), made_by=made_by, description=description,
+        name=name, parent=parent, created=created, changed=created, made_by=made_by, description=description,
         settings=settings or {}, original_sha256=sha256_bytes(queries_path(root, ORIGINAL).read_bytes()),
         queries_sha256=sha256_bytes(data), n_queries=len(queries), excluded=excluded,
     )
@@ -313,8 +324,9 @@ def amend_version(project: Project, name: str, queries: list[Query], labels: lis
         if problems:
             raise ProjectError(problems)
         data = encode_jsonl(queries)
+        amended = now_utc()
         info = msgspec.structs.replace(old, description=description, queries_sha256=sha256_bytes(data),
-                                       n_queries=len(queries), settings={**old.settings, "amended": now_utc()},
+                                       n_queries=len(queries), settings={**old.settings, "amended": amended}, changed=amended,
                                        original_sha256=sha256_bytes(queries_path(root, ORIGINAL).read_bytes()))
         _write_folder(target, data, labels, info, lambda tmp: atomic_replace_dir(tmp, target))
         return info

@@ -15,6 +15,19 @@ if TYPE_CHECKING:
     from workbench.session.selection import Selection
 
 
+def resolved_doc_ids(project: "Project", values: list[str]) -> list[int]:
+    """Documents as the user names them, as add-query's --gold takes them: a source id (the
+    document's ID in the imported data), else a DocID; one that is neither: BadInput naming it."""
+    from workbench.project.files import ProjectError
+    from workbench.triage.queries import resolve_doc_ids
+
+    try:
+        return resolve_doc_ids(project, values, "DOC")
+    except ProjectError as exc:
+        raise BadInput("\n".join(str(p) for p in exc.problems), title="Unknown document",
+                       hint="Give a document's source id (its ID in the imported data) or its DocID.") from None
+
+
 def explain_tier(sel: "Selection", query_id: str, doc_ids: list[int]) -> "Tier":
     """The selection's tier to explain on: the last (largest) that holds the query and every document."""
     missing = [d for d in doc_ids if d not in sel.project.documents]

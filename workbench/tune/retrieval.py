@@ -21,7 +21,7 @@ from workbench.progress import Progress
 from workbench.project.files import Project
 from workbench.records import RankedList, Tier
 from workbench.project.suggest import command
-from workbench.tune.train import MODEL_DIR, TuneError, TuneRecord, load_record, model_problem, tuned_root
+from workbench.tune.train import MODEL_DIR, TuneError, TuneRecord, load_record, model_problem, tuned_root, weights_changed
 
 TUNED_SYSTEMS = (f"dense{TUNED_SUFFIX}", f"hybrid{TUNED_SUFFIX}")
 
@@ -36,6 +36,10 @@ def tuned_model(project: Project) -> tuple[Path, str, TuneRecord]:
     if damaged:  # a truncated weights file would be a traceback deep in the loader
         raise TuneError(f"the tuned embedder is damaged: {damaged}",
                         hint=f"train it again: {command('tune', project.root, retrain=True)}")
+    changed = weights_changed(project, record)
+    if changed:  # its figures would be of weights this project never trained
+        raise TuneError(f"the tuned embedder's weights changed since `tune` saved them: {changed}",
+                        hint=f"train it again: {command('tune', project.root, retrain=True)} (or put back the weights it saved)")
     return path, folder_fingerprint(path), record
 
 

@@ -15,7 +15,8 @@ from workbench.project.files import Project
 from workbench.records import Tier
 from workbench.tune.split import split_queries
 from workbench.fsutil import log
-from workbench.tune.train import MODEL_DIR, TuneOptions, TuneRecord, load_record, model_problem, train, tuned_root
+from workbench.tune.train import (MODEL_DIR, TuneOptions, TuneRecord, load_record, model_problem, train, tuned_root,
+                                  weights_changed)
 
 
 def needs_training(project: Project, options: TuneOptions) -> bool:
@@ -24,8 +25,8 @@ def needs_training(project: Project, options: TuneOptions) -> bool:
     model = tuned_root(project) / MODEL_DIR
     if record is None or record.options != options or record.split != split or not (model / "config.json").is_file():
         return True
-    damaged = model_problem(model)
-    if damaged:  # derived state: trained again, never a traceback in the loader
+    damaged = model_problem(model) or weights_changed(project, record)
+    if damaged:  # derived state: trained again, never a traceback in the loader nor foreign weights used
         log.warning("%s; training the tuned embedder again", damaged)
     return damaged is not None
 

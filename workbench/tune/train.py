@@ -6,6 +6,7 @@ for indexing); seeded."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import shutil
 import time
@@ -15,7 +16,7 @@ from pathlib import Path
 import msgspec
 
 from workbench.errors import BadInput
-from workbench.fsutil import atomic_replace_dir, atomic_write_bytes, fresh_temp_dir
+from workbench.fsutil import atomic_replace_dir, atomic_write_bytes, file_identity, fresh_temp_dir, sha256_file
 from workbench.progress import Progress
 from workbench.project.files import Project
 from workbench.tune.split import Split, held_out_documents
@@ -89,6 +90,50 @@ class TuneRecord(msgspec.Struct, frozen=True):
     left_out: int  # triples dropped because a document belongs to a held-out query
     loss: str
     seconds: float
+    # sha256 of each weights file as trained (path below the model folder → hash): weights replaced
+    # in place since are found and named, never used as if trained here ({} = an older record)
+    weights: dict[str, str] = {}
+
+
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".onnx")
+# beside the model folder (a file inside it would change the model's fingerprint): per weights
+# file, its file_identity and hash when last checked, so a check costs a stat until a file changes
+WEIGHTS_CHECKED = ".weights-checked.json"
+
+
+def weights_hashes(folder: Path) -> dict[str, str]:
+    """Every weights file of a saved model, by its path below ``folder``, with its sha256."""
+    return {str(p.relative_to(folder)): sha256_file(p) for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.suffix in WEIGHT_SUFFIXES}
+
+
+def weights_changed(project: Project, record: TuneRecord) -> str | None:
+    """Why the saved weights are not the ones `tune` trained ("path: reason"), or None. Each file
+    is hashed when its identity (size, mtime, ctime, inode) differs from its last check: weights
+    replaced in place at the same size are found by their content, not by their size."""
+    if not record.weights:
+        return None
+    folder = tuned_root(project) / MODEL_DIR
+    stamp_path = tuned_root(project) / WEIGHTS_CHECKED
+    try:
+        checked = msgspec.json.decode(stamp_path.read_bytes(), type=dict[str, list])
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        checked = {}
+    now: dict[str, list] = {}
+    for rel, digest in sorted(record.weights.items()):
+        path = folder / rel
+        try:
+            ident = [*file_identity(path), digest]
+        except OSError:
+            return f"{path}: missing (`tune` saved it)"
+        if checked.get(rel) != ident:
+            if sha256_file(path) != digest:
+                return f"{path}: its content is not the weights `tune` trained (replaced or changed since)"
+        now[rel] = ident
+    if now != checked:
+        with contextlib.suppress(OSError):  # a read-only project is hashed on every check, as before
+            atomic_write_bytes(stamp_path, msgspec.json.encode(now))
+    return None
 
 
 def tuned_root(project: Project) -> Path:
@@ -181,8 +226,9 @@ def train(project: Project, split: Split, options: TuneOptions, progress: Progre
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
+    weights = weights_hashes(work)
     atomic_replace_dir(work, target)
     record = TuneRecord(base, split, options, len(examples), left_out, "MultipleNegativesRankingLoss",
-                        round(time.perf_counter() - start, 1))
+                        round(time.perf_counter() - start, 1), weights)
     atomic_write_bytes(tuned_root(project) / RECORD_FILE, msgspec.json.format(msgspec.json.encode(record), indent=1))
     return record

@@ -126,3 +126,23 @@ def test_an_input_record_that_differs_is_named_and_the_projects_kept(project_cop
     assert "1 query of the input differs from the project's of the same id; the project's kept" in said
     assert rows[1]["query_id"] in said and "new project folder" in said
     assert load_project(project_copy).query(rows[1]["query_id"]) == before
+
+
+def test_a_version_made_before_an_answer_edit_loads_and_is_labelled_further(project_copy):
+    from workbench.project.visit import LabelVisit, mark
+
+    project = load_project(project_copy)
+    q = project.queries[0]
+    free = [d for d in sorted(project.documents) if d not in q.gold_doc_ids and d not in q.hard_negative_ids]
+    first = label(project, q.query_id, free[0], "gold", "user:ann")
+    assert first is not None
+    edit_original_answer(project_copy, q.query_id, "edited after the version was made")
+    older = load_project(project_copy, first.name)  # refused before: "answer: differs from the original"
+    assert older.query(q.query_id).answer == "edited after the version was made"
+    assert free[0] in older.query(q.query_id).gold_doc_ids
+    visit = LabelVisit(parent=first.name)  # the inspector labelling from that version
+    made = mark(visit, project_copy, q.query_id, free[1], "hard_negative", "user:ann")
+    assert made is not None and free[1] in load_project(project_copy, made).query(q.query_id).hard_negative_ids
+    res = CliRunner().invoke(main, ["eval", str(project_copy), "--retrievers", "bm25", "--tiers", "full",
+                                    "--queries-version", first.name])
+    assert res.exit_code == 0, res.output

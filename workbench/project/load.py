@@ -111,22 +111,6 @@ def _read_trusted(root: Path, config: ProjectConfig) -> Project | None:
                    _corpus_hash=corpus_hash, _documents_hash=record.documents_hash, _domains=list(record.domains))
 
 
-def with_current_answers(project: Project, version: list[Query]) -> list[Query]:
-    """A version's queries with their reference answers as queries.jsonl has them now: an answer
-    is not a label (it defines the query and is edited in queries.jsonl), so a version made before
-    an answer was edited still loads, with the answer as edited, instead of being refused."""
-    import msgspec
-
-    original = {q.query_id: q for q in project.original_queries}
-    out = []
-    for q in version:
-        o = original.get(q.query_id)
-        if o is not None and (q.answer, q.canonical_answer, q.answer_aliases) != (o.answer, o.canonical_answer, o.answer_aliases):
-            q = msgspec.structs.replace(q, answer=o.answer, canonical_answer=o.canonical_answer, answer_aliases=o.answer_aliases)
-        out.append(q)
-    return out
-
-
 def load_project(root: Path | str, queries_version: str | None = None) -> Project:
     """The project; with ``queries_version`` (a name from workbench.project.versions.list_versions;
     None or "original" = queries.jsonl) its queries are that version's, checked against the
@@ -140,7 +124,7 @@ def load_project(root: Path | str, queries_version: str | None = None) -> Projec
             raise ProjectError([Problem(str(p), None, None, "missing (run `workbench import`)")])
     project = _read_trusted(root, config) or _read_validated(root, config)
     if queries_version and queries_version != ORIGINAL_VERSION:
-        version = with_current_answers(project, load_queries(root, queries_version))
+        version = load_queries(root, queries_version, project.queries)
         problems = check_relabelling(project, version, str(queries_path(root, queries_version)))
         if problems:
             raise ProjectError(problems)

@@ -179,14 +179,33 @@ def queries_path(root: Path | str, name: str) -> Path:
     return root / QUERIES_FILE if name == ORIGINAL else versions_dir(root) / name / QUERIES_NAME
 
 
-def load_queries(root: Path | str, name: str = ORIGINAL) -> list[Query]:
-    """A version's queries as written (validated by load_project against the corpus)."""
+def load_queries(root: Path | str, name: str = ORIGINAL, originals: list[Query] | None = None) -> list[Query]:
+    """A version's queries (validated by load_project against the corpus), each with its reference
+    answer as queries.jsonl has it now (``originals``: queries.jsonl's queries, when already read)."""
     version_info(root, name)  # unknown name → a readable error listing the known ones
     problems: list = []
     queries = [q for _, q in iter_jsonl(queries_path(root, name), Query, problems)]
     if problems:
         raise ProjectError(problems)
-    return queries
+    if name == ORIGINAL:
+        return queries
+    if originals is None:
+        originals = [q for _, q in iter_jsonl(queries_path(root, ORIGINAL), Query, [])]
+    return with_current_answers(originals, queries)
+
+
+def with_current_answers(originals: list[Query], version: list[Query]) -> list[Query]:
+    """A version's queries with their reference answers as the original set has them now: an
+    answer is not a label (it defines the query and is edited in queries.jsonl), so a version made
+    before an answer was edited still loads, and is labelled further, with the answer as edited."""
+    by_id = {q.query_id: q for q in originals}
+    out = []
+    for q in version:
+        o = by_id.get(q.query_id)
+        if o is not None and (q.answer, q.canonical_answer, q.answer_aliases) != (o.answer, o.canonical_answer, o.answer_aliases):
+            q = msgspec.structs.replace(q, answer=o.answer, canonical_answer=o.canonical_answer, answer_aliases=o.answer_aliases)
+        out.append(q)
+    return out
 
 
 def read_labels(root: Path | str, name: str) -> list[LabelRecord]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import msgspec
 
-from workbench.fsutil import atomic_write_bytes, safe_name, sha256_bytes
+from workbench.fsutil import atomic_write_bytes, guard_state_path, safe_name, sha256_bytes
 from workbench.project.files import Project
 from workbench.records import Hit, RankedList, Tier
 
@@ -141,6 +141,9 @@ class JsonRunStore:
     def __init__(self, project: Project, root: Path | None = None):
         self.project = project
         self.root = root or project.state_dir / RUNS_DIR
+        # runs/ (or a folder above it) a symlink: its files are not the project's runs to read as
+        # figures, nor to write over: refused here (UnsafePath), not followed
+        guard_state_path(self.root / "run.json")
 
     def _dir(self, tier: str) -> Path:
         d = self.root / safe_name(tier)

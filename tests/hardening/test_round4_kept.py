@@ -225,15 +225,16 @@ def test_a_symlinked_runs_folder_is_never_written_moved_or_removed_through(tiny_
     before = {p: (p.read_bytes(), p.stat().st_ino) for p in outside.rglob("*.json")}
     (tiny_project / ".workbench" / "runs").symlink_to(outside)
 
-    result = CliRunner().invoke(main, ["eval", str(tiny_project), "--retrievers", "bm25"])
-    assert result.exit_code == 2, result.output
-    _no_traceback(result)
-    assert "runs: is a symbolic link" in _said(result)
-    store = RunStore(project)
-    with pytest.raises(UnsafePath):
-        set_aside(store.path("bm25", "full"), "does not decode")  # a damaged-looking run is not moved either
-    with pytest.raises(UnsafePath):
-        LLMRunStore(project).drop_localization("model:x:localize", "full")
+    for args in (["eval", str(tiny_project), "--retrievers", "bm25"], ["diagnose", str(tiny_project)]):
+        result = CliRunner().invoke(main, args)  # written, or read as the project's figures: neither
+        assert result.exit_code == 2, result.output
+        _no_traceback(result)
+        assert "runs: is a symbolic link" in _said(result)
+    for store in (RunStore, LLMRunStore):
+        with pytest.raises(UnsafePath):
+            store(project)
+    with pytest.raises(UnsafePath):  # a damaged-looking run there is not moved aside either
+        set_aside(tiny_project / ".workbench" / "runs" / "full" / "bm25.json", "does not decode")
     assert {p: (p.read_bytes(), p.stat().st_ino) for p in outside.rglob("*")if p.is_file()} == before
 
 

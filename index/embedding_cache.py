@@ -10,6 +10,7 @@ the first time it is opened.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import logging
@@ -17,7 +18,7 @@ import os
 import shutil
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -103,6 +104,19 @@ def disk_error(exc: sqlite3.DatabaseError, path: Path) -> OSError | None:
     return None
 
 
+@contextlib.contextmanager
+def disk_errors(path: Path) -> Iterator[None]:
+    """A write to the database at ``path`` failing for the disk (full, I/O) raises the OSError
+    naming the file (disk_error): one message for the user, not SQLite's traceback."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        error = disk_error(exc, path)
+        if error is None:
+            raise
+        raise error from None
+
+
 # below this, an I/O error of a database is the disk being full (SQLite grows its files by pages
 # and its WAL index by 32 KiB)
 LOW_SPACE_BYTES = 1 << 20
@@ -158,7 +172,7 @@ class EmbeddingCache:
         self.namespace = f"{embedder_name}|{self.dims}"
         self._lock = threading.Lock()
         self._conn = open_sqlite(path, _setup)
-        with self._lock:
+        with self._lock, disk_errors(path):
             self._ns = _namespace_id(self._conn, self.namespace)
             self._conn.commit()
 
@@ -220,7 +234,7 @@ class EmbeddingCache:
         """(hex key, vector bytes) rows as they are, unchecked."""
         if not rows:
             return
-        with self._lock:
+        with self._lock, disk_errors(self.path):
             self._conn.executemany(
                 "INSERT OR REPLACE INTO chunk_vectors (ns, key, vec) VALUES (?, ?, ?)",
                 [(self._ns, _key_bytes(k), blob) for k, blob in rows],

@@ -8,9 +8,11 @@ segments at search time), so the scores are those of this tier alone.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,6 +66,22 @@ def _schema() -> tantivy.Schema:
     return builder.build()
 
 
+_OS_ERROR = re.compile(r"\(os error (\d+)\)")
+
+
+@contextlib.contextmanager
+def _os_errors(path: Path) -> Iterator[None]:
+    """Tantivy reports a failing disk (full, read-only) as ValueError("An IO error occurred: 'No space
+    left on device (os error 28)'"): raised as the OSError it is, naming the index folder."""
+    try:
+        yield
+    except ValueError as exc:
+        m = _OS_ERROR.search(str(exc))
+        if m is None:
+            raise
+        raise OSError(int(m.group(1)), os.strerror(int(m.group(1))), str(path)) from None
+
+
 class SparseIndex:
     """A read-only BM25 index. Build with :meth:`build`, then :meth:`open`."""
 
@@ -87,6 +105,13 @@ class SparseIndex:
         """
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
+        with _os_errors(path):  # a full disk while writing segments: an OSError, never Tantivy's ValueError
+            n = SparseIndex._write(path, docs, progress)
+        if progress is not None:
+            progress(n)
+
+    @staticmethod
+    def _write(path: Path, docs: Iterable[tuple[int, str, str]], progress: Callable[[int], None] | None) -> int:
         index = tantivy.Index(_schema(), path=str(path), reuse=False)
         writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
         seen: set[int] = set()
@@ -111,8 +136,7 @@ class SparseIndex:
             raise
         writer.commit()
         writer.wait_merging_threads()
-        if progress is not None:
-            progress(n)
+        return n
 
     # ------------------------------------------------------------------- open
     @classmethod

@@ -108,3 +108,57 @@ def test_a_full_disk_during_run_is_one_message_and_nothing_half_written(small_di
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0, again.output
     _stored_files_whole(root)
+
+
+def _inject_full_disk_while_indexing(monkeypatch, where: str) -> None:
+    """No tmpfs: the disk fills where `index` writes — Tantivy's commit (its own ValueError naming
+    os error 28), the embedding cache (SQLite's "database or disk is full"), the dense index's arrays."""
+    import numpy as np
+
+    from index import dense, embedding_cache, sparse
+
+    if where == "sparse":
+        def commit(*args, **kwargs):
+            raise ValueError("An IO error occurred: 'No space left on device (os error 28)'")
+
+        monkeypatch.setattr(sparse.SparseIndex, "_write", staticmethod(commit))
+    elif where == "cache":
+        real_setup = embedding_cache._setup
+
+        def full(conn: sqlite3.Connection) -> None:
+            real_setup(conn)
+            conn.execute("PRAGMA max_page_count = 1")
+
+        monkeypatch.setattr(embedding_cache, "_setup", full)
+    else:
+        def save(*args, **kwargs):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        monkeypatch.setattr(dense.np, "save", save)
+        assert np.save is save  # (the same module: restored by monkeypatch)
+
+
+@pytest.mark.parametrize(("leave", "where"), [(24 * 1024, "sparse"), (180 * 1024, "cache"), (300 * 1024, "dense")])
+def test_a_full_disk_during_index_is_one_message_and_nothing_half_built(small_disk, monkeypatch, leave, where):
+    folder, mounted = small_disk
+    root = make_tiny_project(folder / "tiny")
+    assert CliRunner().invoke(main, ["ladder", str(root)]).exit_code == 0
+    if mounted:
+        filler = _fill(folder, leave)
+    else:
+        _inject_full_disk_while_indexing(monkeypatch, where)
+
+    result = CliRunner().invoke(main, ["index", str(root)])
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    said = " ".join(result.output.split())
+    assert "no space left on the device" in said and f"{root}/.workbench/" in said and ".building" not in said
+    _stored_files_whole(root)
+
+    if mounted:
+        filler.unlink()
+    else:
+        monkeypatch.undo()
+    again = CliRunner().invoke(main, ["index", str(root)])
+    assert again.exit_code == 0, again.output
+    _stored_files_whole(root)

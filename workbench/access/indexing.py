@@ -336,6 +336,11 @@ def _built_aside(target: Path):
     tmp = fresh_temp_dir(target)
     try:
         yield tmp
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if exc.filename is None or str(exc.filename).startswith(str(tmp)):  # no file, or the temp folder: name the index
+            raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from exc
+        raise
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

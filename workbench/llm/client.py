@@ -140,17 +140,11 @@ class ResponseCache:
             return None
 
     def put(self, key: str, value: Completion) -> None:
-        from index.embedding_cache import disk_error
+        from index.embedding_cache import disk_errors
 
         blob = msgspec.json.encode(value)
-        with self._lock:
-            try:
-                self._db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?)", (key, blob, time.time()))
-            except sqlite3.OperationalError as exc:  # a full disk: one message naming the file, not a traceback
-                error = disk_error(exc, self.path)
-                if error is None:
-                    raise
-                raise error from None
+        with self._lock, disk_errors(self.path):  # a full disk: one message naming the file, not a traceback
+            self._db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?)", (key, blob, time.time()))
 
     def __len__(self) -> int:
         with self._lock:

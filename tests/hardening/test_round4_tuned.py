@@ -67,6 +67,11 @@ def test_weights_replaced_in_place_are_named_not_used(recorded, caplog):
     said = " ".join(result.output.split())
     assert "weights changed since `tune` saved them" in said and "model.safetensors" in said and "--retrain" in said
 
+    shown = CliRunner().invoke(main, ["eval", str(root), "--tiers", "full"])  # a reader of the stored runs
+    assert shown.exit_code == 0, shown.output
+    said = " ".join(shown.output.split())
+    assert "weights changed since `tune` saved them" in said and "stored runs (dense@tuned, hybrid@tuned) are left out" in said
+
     caplog.set_level(logging.WARNING, "workbench.recovery")
     assert needs_training(load_project(root), TuneOptions(batch_size=2))  # `tune` trains again, saying why
     assert "not the weights `tune` trained" in caplog.text and "training the tuned embedder again" in caplog.text

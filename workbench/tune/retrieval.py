@@ -140,6 +140,9 @@ def rank_held_out(project: Project, tiers: list[Tier], depth: int, progress: Pro
     return out
 
 
+_told: set[tuple[str, str]] = set()  # (project, why) said already by tuned_runs in this process
+
+
 def tuned_runs(project: Project, tier: Tier, store: RunStore) -> list[SystemRun]:
     """Stored runs of the tuned systems on this tier that match the current tuned model."""
     runs = [r for r in store.runs(tier) if r.system in TUNED_SYSTEMS]
@@ -147,7 +150,11 @@ def tuned_runs(project: Project, tier: Tier, store: RunStore) -> list[SystemRun]
         return []
     try:
         path, fingerprint, record = tuned_model(project)
-    except TuneError:
+    except TuneError as exc:  # damaged or replaced weights: the runs are left out, and the user is told (once)
+        key = (str(project.root), str(exc))
+        if key not in _told:
+            _told.add(key)
+            log.warning("%s; its stored runs (%s) are left out until `tune --retrain`", exc, ", ".join(TUNED_SYSTEMS))
         return []
     e = project.config.embedding
     dense_key = run_key(TUNED_SYSTEMS[0], SEARCH_VERSION, fingerprint, tier_docs_hash(project, tier),

@@ -244,7 +244,9 @@ def _guard_output_dir(path: Path) -> Path:
     folder = path.parent
     if folder.name in PROJECT_OUTPUT_DIRS and folder.is_symlink() and (folder.parent / "workbench.toml").is_file():
         raise UnsafePath(f"{folder}: is a symbolic link (to {os.readlink(folder)}); writing {path} would land outside the "
-                         f"project {folder.parent}")
+                         f"project {folder.parent}",
+                         hint="Remove the symlink and rerun; to write a report elsewhere, name its file: "
+                              "`workbench report PROJECT -o PATH`.")
     return path
 
 

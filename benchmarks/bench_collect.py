@@ -1,67 +1,55 @@
-"""`workbench collect` (run by hand): how many spans a second the live receiver takes on this
-machine, and how long after the last acknowledgement every trace is imported, against writing the
-same spans to an OTLP JSON file and importing it once (`import-traces`).
+"""`workbench collect` at production's volume (run by hand): N traces sent by the real OpenTelemetry
+SDK's exporter to a collector on loopback, until every one is imported.
 
-    python benchmarks/bench_collect.py [--repeats 10] [--clients 2] [--settle-s 0.5] [PROJECT_DIR]
+    python benchmarks/bench_collect.py --firehose 2000 [--producers 1] [--settle-s 0.2] [PROJECT_DIR]
 
 Builds hotpotqa-100 (import + ladder; no index is needed to import traces) in PROJECT_DIR (default: a
-temp folder), runs the tests' production pipeline (tests/support/traces.py: retrieve, rerank, read;
-4 spans a trace) over every query REPEATS times, captured as the real SDK's OTLP protobuf export
-requests (batches of 64 spans) and as the OTLP JSON file. Then: the requests posted by CLIENTS
-threads (keep-alive, like the exporter) to a collector on a free loopback port; the receiving rate
-(spans acknowledged a second, spooled and fsynced), the import latency (last acknowledgement →
-every trace imported), the imports it took and the last one's duration; and the file's one import.
+temp folder). Production is one or more separate processes (`--send`, as an app's replicas): the
+tests' pipeline (tests/support/traces.py: retrieve, rerank, read — 4 spans a trace, the retriever's
+and the reranker's documents with their text) over the project's queries in turn, traced by the SDK
+(TracerProvider, BatchSpanProcessor, batches of 512 spans) and exported by OTLPSpanExporter (protobuf
+over HTTP); each records when each export was acknowledged. The collector runs in this process
+(`start_collect`, the code of `workbench collect`) and records when each trace's import returned,
+i.e. when its verdict is readable.
+
+Figures: the received rate (spans acknowledged / the time from the first export to the last
+acknowledgement); the import latency per trace (its last span acknowledged → its import returned),
+p95 over the first and the last 10 % of the traces (in the order they were acknowledged) — a
+collection whose cost grows with what it holds shows a last 10 % slower than the first; this
+process's peak RSS (the collector's, before the file import); and, as the reference measured in the
+same run, the same spans — read back from the collector's spool, written as the Collector's OTLP JSON
+file — imported once (`import-traces`). The last line printed is exactly:
+
+    firehose N traces: received R spans/s; import p95 first 10% A s, last 10% B s; peak RSS M MiB; file import F s
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import shutil
-import http.client
+import resource
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Sequence
-from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the production pipeline the tests trace
 
-from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans  # noqa: E402
-from opentelemetry.sdk.trace import ReadableSpan  # noqa: E402
-from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult  # noqa: E402
-
-import support.traces as traces  # noqa: E402
-from workbench.access.ladder import write_ladder  # noqa: E402
-from workbench.project.files import init_project  # noqa: E402
-from workbench.project.importers import import_dataset  # noqa: E402
-from workbench.project.load import load_project  # noqa: E402
-
 HOTPOT = ROOT.parent / "shared" / "datasets" / "hotpotqa-100"
-FileExporter = traces.OtlpJsonFileExporter
-
-
-class Capture(SpanExporter):
-    """Each export batch kept as the protobuf body OTLPSpanExporter would POST, and written to the file."""
-
-    bodies: list[bytes] = []
-
-    def __init__(self, path: Path) -> None:
-        self.file = FileExporter(path)
-
-    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        Capture.bodies.append(encode_spans(spans).SerializeToString())
-        return self.file.export(spans)
-
-    def shutdown(self) -> None:
-        pass
 
 
 def build(root: Path) -> None:
+    from workbench.access.ladder import write_ladder
+    from workbench.project.files import init_project
+    from workbench.project.importers import import_dataset
+    from workbench.project.load import load_project
+
     if (root / "workbench.toml").exists():
         return
     init_project(root)
@@ -69,89 +57,202 @@ def build(root: Path) -> None:
     write_ladder(load_project(root))
 
 
-def post_all(url: str, bodies: list[bytes], clients: int) -> tuple[float, dict[int, int]]:
-    u = urlparse(url)
-    codes: dict[int, int] = {}
+# ---------------------------------------------------------------- production (the --send process)
+
+def send(root: Path, endpoint: str, n: int, offset: int, acks_out: Path) -> None:
+    """N traces of the tests' pipeline (support.traces.write_traces, its SDK set-up) through
+    OTLPSpanExporter to ``endpoint``; each export's acknowledgement time per trace id to ``acks_out``."""
+    from functools import lru_cache
+
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.trace import ReadableSpan
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+
+    import support.traces as traces
+    from workbench.project.load import load_project
+
+    acks: dict[str, float] = {}
     lock = threading.Lock()
+    first: list[float] = []
+    spent = [0.0]  # seconds in the OTLP export (encode, send, wait for the 200)
 
-    def client(part: list[bytes]) -> None:
-        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
-        for body in part:
-            while True:
-                conn.request("POST", "/v1/traces", body, {"Content-Type": "application/x-protobuf"})
-                r = conn.getresponse()
-                r.read()
+    class Acked(SpanExporter):
+        """OTLPSpanExporter, the acknowledgement's time kept per trace."""
+
+        def __init__(self, path: Path) -> None:
+            self.otlp = OTLPSpanExporter(endpoint=endpoint, timeout=60)
+
+        def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+            t1 = time.monotonic()
+            if not first:
+                first.append(t1)
+            result = self.otlp.export(spans)
+            now = time.monotonic()  # CLOCK_MONOTONIC: the same clock in the collector's process
+            spent[0] += now - t1
+            if result is SpanExportResult.SUCCESS:
                 with lock:
-                    codes[r.status] = codes.get(r.status, 0) + 1
-                if r.status != 429:
-                    break
-                time.sleep(float(r.getheader("Retry-After") or 1))  # as the exporter backs off
-        conn.close()
+                    for s in spans:
+                        acks[format(s.context.trace_id, "032x")] = now
+            return result
 
-    threads = [threading.Thread(target=client, args=(bodies[i::clients],)) for i in range(clients)]
-    start = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return time.perf_counter() - start, codes
+        def shutdown(self) -> None:
+            self.otlp.shutdown()
+
+    class Cached(traces.Pipeline):
+        """The same pipeline; a query asked again is ranked as before without ranking it again."""
+
+        retrieve = lru_cache(maxsize=None)(traces.Pipeline.retrieve)  # type: ignore[assignment]
+
+    def processor(exporter, max_export_batch_size: int = 64) -> BatchSpanProcessor:
+        # the SDK's processor as exporters run it (batches of 512), sized so it never drops a span:
+        # the benchmark waits for every trace
+        return BatchSpanProcessor(exporter, max_queue_size=max(2048, 4 * n + 512), max_export_batch_size=512,
+                                  schedule_delay_millis=200)
+
+    queries = load_project(root).queries
+    traces.OtlpJsonFileExporter, traces.BatchSpanProcessor, traces.Pipeline = Acked, processor, Cached  # type: ignore[misc]
+    started = time.monotonic()
+    traces.write_traces(root, acks_out, [queries[(offset + i) % len(queries)] for i in range(n)], with_ids=True)
+    print(f"  production: {n} traces in {time.monotonic() - started:.1f} s, {spent[0]:.1f} s of it in "
+          "OTLPSpanExporter.export", file=sys.stderr, flush=True)
+    acks_out.write_text(json.dumps({"first": first[0] if first else None, "acks": acks}))
+
+
+# ---------------------------------------------------------------- the collector (this process)
+
+def any_value(v) -> dict:
+    """A span attribute as OTLP JSON's AnyValue."""
+    if isinstance(v, bool):
+        return {"boolValue": v}
+    if isinstance(v, int):
+        return {"intValue": str(v)}
+    if isinstance(v, float):
+        return {"doubleValue": v}
+    if isinstance(v, (list, tuple)):
+        return {"arrayValue": {"values": [any_value(x) for x in v]}}
+    if isinstance(v, dict):
+        return {"kvlistValue": {"values": [{"key": k, "value": any_value(x)} for k, x in v.items()]}}
+    return {"stringValue": str(v)}
+
+
+def write_spooled(spool_file: Path, out: Path, per_line: int = 512) -> int:
+    """The spans the collector acknowledged, from its spool, as the Collector's OTLP JSON file (hex ids,
+    one resourceSpans document per line): the same spans, for import-traces. Returns the spans written."""
+    import sqlite3
+
+    import msgspec
+
+    from workbench.triage.traces.spans import Span
+
+    decoder = msgspec.msgpack.Decoder(Span)
+    db = sqlite3.connect(f"file:{spool_file}?mode=ro", uri=True)
+    n = 0
+    with out.open("wb") as f:
+        batch: list[dict] = []
+        for (blob,) in db.execute("SELECT span FROM spans"):
+            sp = decoder.decode(blob)
+            batch.append({"traceId": sp.trace_id, "spanId": sp.span_id, **({"parentSpanId": sp.parent_id} if sp.parent_id else {}),
+                          "name": sp.name, "startTimeUnixNano": str(sp.start_ns or 0), "endTimeUnixNano": str(sp.end_ns or 0),
+                          "attributes": [{"key": k, "value": any_value(v)} for k, v in sp.attributes.items() if v is not None]})
+            if len(batch) == per_line:
+                f.write(msgspec.json.encode({"resourceSpans": [{"scopeSpans": [{"spans": batch}]}]}) + b"\n")
+                n, batch = n + len(batch), []
+        if batch:
+            f.write(msgspec.json.encode({"resourceSpans": [{"scopeSpans": [{"spans": batch}]}]}) + b"\n")
+            n += len(batch)
+    db.close()
+    return n
+
+
+def p95(values: list[float]) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(0.95 * (len(s) - 1))))] if s else float("nan")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("project", nargs="?", type=Path)
-    ap.add_argument("--repeats", type=int, default=10)
-    ap.add_argument("--clients", type=int, default=2)
-    ap.add_argument("--settle-s", type=float, default=0.5)
+    ap.add_argument("--firehose", type=int, default=2000, metavar="N", help="traces to send (4 spans each)")
+    ap.add_argument("--settle-s", type=float, default=0.2, help="the collector's --settle-s")
+    ap.add_argument("--max-pending", type=int, default=10_000, help="the collector's --max-pending")
+    ap.add_argument("--producers", type=int, default=1,
+                    help="production's processes, each with its own SDK pipeline and exporter (N split between them)")
+    ap.add_argument("--send", nargs=3, metavar=("ENDPOINT", "OFFSET", "ACKS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
-    from workbench.session import import_traces, start_collect
-
     root = args.project or Path(tempfile.mkdtemp(prefix="bench-collect-")) / "hotpot"
-    build(root)
-    file = root.parent / "prod.otlp.jsonl"
-    file.unlink(missing_ok=True)
-    traces.OtlpJsonFileExporter = Capture  # type: ignore[misc, assignment]
-    t0 = time.perf_counter()
-    for _ in range(args.repeats):
-        traces.write_traces(root, file)
-    made = time.perf_counter() - t0
-    n_spans = len(traces.all_spans(file))
-    n_traces = len({s["traceId"] for s in traces.all_spans(file)})
-    print(f"{n_spans} spans in {n_traces} traces, {len(Capture.bodies)} requests "
-          f"({sum(map(len, Capture.bodies)) / 2**20:.1f} MiB protobuf); the pipeline made them in {made:.1f} s")
+    if args.send:
+        send(root, args.send[0], args.firehose, int(args.send[1]), Path(args.send[2]))
+        return
 
-    done = threading.Event()
-    imports: list[float] = []
+    import shutil
+
+    from workbench.project.load import load_project
+    from workbench.session import import_traces, start_collect
+    from workbench.triage.live.spool import collect_dir, spool_path
+
+    build(root)
+    n = args.firehose
+    work = root.parent / "firehose"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    shutil.rmtree(collect_dir(load_project(root).state_dir, "live"), ignore_errors=True)  # an earlier run's collection
+    done_at: dict[str, float] = {}
+    all_in = threading.Event()
+    lock = threading.Lock()
+
+    def imported(trace_ids: list[str]) -> None:
+        now = time.monotonic()
+        with lock:
+            for t in trace_ids:
+                done_at[t] = now
+            if len(done_at) >= n:
+                all_in.set()
 
     def changed(s) -> None:
-        imports.append(s.last_import_s or 0.0)
-        if s.traces_imported == n_traces and s.pending_traces == 0:
-            done.set()
+        print(f"  collect: {s.spans_received} spans received, {s.traces_imported} traces imported "
+              f"(last import {s.last_import_s:.2f} s), pending {s.pending_traces}", file=sys.stderr, flush=True)
 
-    from workbench.triage.live.spool import spool_path
-
-    shutil.rmtree(spool_path(load_project(root).state_dir, "live").parent, ignore_errors=True)  # an earlier run's collection
-    live = start_collect(root, "live", port=0, settle_s=args.settle_s, on_change=changed)
+    live = start_collect(root, "live", port=0, settle_s=args.settle_s, max_pending=args.max_pending, on_change=changed,
+                         on_imported=imported)
     try:
-        receive_s, codes = post_all(live.url, Capture.bodies, args.clients)
-        acked = time.perf_counter()
-        if not done.wait(float(os.environ.get("BENCH_WAIT_S", 600))):
-            print("not every trace imported within 600 s:", live.status())
-        latency = time.perf_counter() - acked
+        k = max(1, args.producers)
+        shares = [n // k + (1 if i < n % k else 0) for i in range(k)]
+        producers = [subprocess.Popen([sys.executable, __file__, str(root), "--firehose", str(share), "--send",
+                                       live.url + "/v1/traces", str(sum(shares[:i])), str(work / f"acks{i}.json")],
+                                      env={**os.environ, "PYTHONPATH": str(ROOT)}) for i, share in enumerate(shares)]
+        for i, production in enumerate(producers):
+            if production.wait() != 0:
+                sys.exit(f"production (--send process {i}) failed: exit {production.returncode}")
+        if not all_in.wait(float(os.environ.get("BENCH_WAIT_S", 1800))):
+            print("not every trace imported in time:", live.status(), file=sys.stderr)
         status = live.status()
     finally:
         live.stop()
-    total_live = receive_s + latency
-    print(f"collect: {n_spans / receive_s:,.0f} spans/s received ({receive_s:.2f} s, {args.clients} clients, codes {codes}); "
-          f"every trace imported {latency:.2f} s after the last acknowledgement; {len(imports)} imports, "
-          f"the last {status.last_import_s:.2f} s; {status.queries_imported} queries")
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before the file import below
+    sent = [json.loads((work / f"acks{i}.json").read_text()) for i in range(len(producers))]
+    acks = {t: when for one in sent for t, when in one["acks"].items()}
+    order = sorted(acks, key=acks.__getitem__)  # the traces in the order their last span was acknowledged
+    received_s = max(acks.values()) - min(one["first"] for one in sent)
+    rate = status.spans_received / received_s
+    latency = [done_at[t] - acks[t] for t in order if t in done_at and t in acks]
+    tenth = max(1, len(order) // 10)
+    first = [done_at[t] - acks[t] for t in order[:tenth] if t in done_at and t in acks]
+    last = [done_at[t] - acks[t] for t in order[-tenth:] if t in done_at and t in acks]
+    print(f"collect: {status.spans_received} spans in {status.traces_received} traces received in {received_s:.1f} s; "
+          f"{status.traces_imported} imported in {status.imports} imports ({status.queries_imported} queries); "
+          f"{len(latency)} latencies, median {sorted(latency)[len(latency) // 2] if latency else float('nan'):.2f} s; "
+          f"refused {status.refused}; failures {status.import_failures}")
 
+    written = write_spooled(spool_path(load_project(root).state_dir, "live"), work / "prod.otlp.jsonl")
+    assert written == status.spans_received, (written, status.spans_received)
+    size = (work / "prod.otlp.jsonl").stat().st_size
     t0 = time.perf_counter()
-    imported = import_traces(root, str(file), "file", judge=False)
-    once = time.perf_counter() - t0
-    print(f"import-traces of the file once: {once:.2f} s ({imported.imported.imported} queries, "
-          f"{n_spans / once:,.0f} spans/s)")
-    print(f"ratio: collect's receive + import {total_live:.2f} s / file import {once:.2f} s = {total_live / once:.2f}")
+    once = import_traces(root, str(work / "prod.otlp.jsonl"), "file", judge=False, max_mb=size // 2**20 + 1)
+    file_s = time.perf_counter() - t0
+    print(f"import-traces of the same spans from the file ({size / 2**20:.0f} MiB): {file_s:.2f} s, "
+          f"{once.imported.imported} queries")
+    print(f"firehose {n} traces: received {rate:,.0f} spans/s; import p95 first 10% {p95(first):.2f} s, "
+          f"last 10% {p95(last):.2f} s; peak RSS {peak_mib:,.0f} MiB; file import {file_s:.2f} s")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import gzip
 import http.client
 import json
 import socket
+from typing import Any
 from urllib.parse import urlparse
 
 import pytest
@@ -34,13 +35,13 @@ def live(project_copy):
     handle.stop()
 
 
-def post(url: str, body: bytes, headers: dict[str, str], path: str = "/v1/traces") -> tuple[int, dict, bytes]:
+def post(url: str, body: bytes, headers: dict[str, str], path: str = "/v1/traces") -> tuple[int, Any, bytes]:
     u = urlparse(url)
     conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
     try:
         conn.request("POST", path, body, headers)
         r = conn.getresponse()
-        return r.status, dict(r.getheaders()), r.read()
+        return r.status, r.headers, r.read()  # headers: case-insensitive (uvicorn writes names lower-case)
     finally:
         conn.close()
 

@@ -17,7 +17,7 @@ from workbench.project.load import load_project
 def test_collected_traces_equal_import_traces_of_the_same_spans(project_copy, tmp_path, monkeypatch):
     from workbench.access.ladder import ensure_tiers
     from workbench.session import collected_feedback, imported_figures, start_collect
-    from workbench.triage.traces.store import traces_dir
+    from workbench.triage.traces.store import load_traces
 
     root = project_copy
     project = load_project(root)
@@ -46,8 +46,9 @@ def test_collected_traces_equal_import_traces_of_the_same_spans(project_copy, tm
     file_rows = imported_figures(project, tiers, ["file", "file>rerank"])
     assert [r.tier.name for r in live_rows] == [r.tier.name for r in file_rows] and live_rows
     assert [r.summaries for r in live_rows] == [r.summaries for r in file_rows]
-    for kept in ("run.jsonl", "rerank.jsonl", "answers.jsonl"):  # what each import handed the importers: the same bytes
-        assert (traces_dir(project, "live") / kept).read_bytes() == (traces_dir(project, "file") / kept).read_bytes()
+    live_traces, file_traces = load_traces(project, "live"), load_traces(project, "file")
+    assert live_traces is not None and file_traces is not None  # the same traces behind each query, however they came
+    assert sorted((q.query_id, q.trace_id) for q in live_traces.queries) == sorted((q.query_id, q.trace_id) for q in file_traces.queries)
 
     feedback = collected_feedback(project, "live")
     assert feedback is not None and feedback.key == FEEDBACK_KEY
@@ -79,7 +80,8 @@ def test_a_second_collection_keeps_the_first_and_resent_spans_are_idempotent(pro
     changes = Changes()
     live = start_collect(root, "live", port=0, settle_s=0.05, on_change=changes)
     try:
-        changes.wait(lambda s: s.traces_imported == 3)  # the spool read back and imported at once
+        restored = live.status()  # the spool read back: what it imported is not imported again
+        assert restored.traces_imported == 3 and restored.pending_traces == 0 and restored.imports == 0
         send_traces(monkeypatch, root, tmp_path / "b.jsonl", live.url + "/v1/traces", queries[3:])
         changes.wait(lambda s: s.traces_imported == 6 and s.pending_traces == 0)
         # the first batch again, as an exporter's retry would: nothing new
@@ -128,4 +130,36 @@ def test_a_trace_not_understood_is_counted_never_fatal(project_copy, tmp_path, m
         done = changes.wait(lambda s: s.queries_imported == 2 and s.pending_traces == 0)
     finally:
         live.stop()
-    assert done.traces_imported == 3 and sum(done.skipped.values()) == 1 and done.last_error is None
+    assert done.traces_imported == 2 and done.traces_not_understood == 1 and done.last_error is None
+
+
+def test_a_restart_keeps_what_import_traces_added_under_the_same_name(project_copy, tmp_path, monkeypatch):
+    """collect --name live, import-traces --name live, restart collect: the file's traces stay in run:live
+    (the restart imports only what its spool had not, and an import adds, never rewrites)."""
+    from workbench.session import start_collect
+    from workbench.triage.traces.store import load_traces
+
+    root = project_copy
+    queries = load_project(root).queries[:7]
+    changes = Changes()
+    live = start_collect(root, "live", port=0, settle_s=0.05, on_change=changes)
+    try:
+        send_traces(monkeypatch, root, tmp_path / "a.jsonl", live.url + "/v1/traces", queries[:3])
+        changes.wait(lambda s: s.traces_imported == 3 and s.pending_traces == 0)
+    finally:
+        live.stop()
+    from support.traces import write_traces
+
+    write_traces(root, tmp_path / "file.jsonl", queries[3:6])
+    result = CliRunner().invoke(main, ["import-traces", str(root), str(tmp_path / "file.jsonl"), "--name", "live", "--no-judge"])
+    assert result.exit_code == 0, result.output
+    changes = Changes()
+    live = start_collect(root, "live", port=0, settle_s=0.05, on_change=changes)
+    try:
+        assert live.status().imports == 0  # nothing of the spool is imported again
+        send_traces(monkeypatch, root, tmp_path / "b.jsonl", live.url + "/v1/traces", queries[6:])
+        changes.wait(lambda s: s.traces_imported == 4 and s.pending_traces == 0)
+    finally:
+        live.stop()
+    kept = load_traces(load_project(root), "live")
+    assert kept is not None and sorted(q.query_id for q in kept.queries) == sorted(q.query_id for q in queries)

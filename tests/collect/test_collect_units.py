@@ -1,4 +1,5 @@
-"""The pieces under the receiver: when a trace is ready, the spool's torn line, feedback's reading."""
+"""The pieces under the receiver: when a trace is ready, what an import is handed (only what just
+became ready), the spool's durability and restart, feedback's reading."""
 
 from __future__ import annotations
 
@@ -25,27 +26,84 @@ def test_a_trace_is_ready_once_its_root_ended_and_it_settled():
     assert t2.ready(5.5, 1.0) == [] and t2.next_due(1.0) == 6.0
     assert t2.ready(6.0, 1.0) == ["a"]
     assert t2.ready(5.5, 1.0, drain=True) == ["a"]  # draining: complete is enough
-    spans, counts = t2.union(["a"])
-    t2.imported.update(counts)
-    assert len(spans) == 2 and t2.pending() == []
-    t2.add([span("a", "3", "1")], now=7.0)  # a late span: the trace is imported again, whole
-    assert t2.pending() == ["a"] and len(t2.union(t2.ready(9.0, 1.0))[0]) == 3
+    spans, counts = t2.take(["a"])
+    t2.imported(counts)
+    assert len(spans) == 2 and t2.pending() == [] and t2.done == {"a": 2}
 
 
-def test_duplicates_inside_one_request_count_once():
+def test_an_import_is_handed_only_the_traces_that_just_became_ready():
     t = Traces()
-    batch = [span("a", "1", None), span("a", "1", None), span("b", "1", None)]
-    assert len(t.new_spans(batch)) == 2 and t.new_traces(batch) == 2
+    t.add([span("a", "1", None)], now=0.0)
+    t.imported(t.take(t.ready(1.0, 0.5))[1])
+    t.add([span("b", "1", None)], now=2.0)
+    spans, counts = t.take(t.ready(3.0, 0.5))
+    assert [s.trace_id for s in spans] == ["b"] and counts == {"b": 1}  # never the union with "a"
 
 
-def test_a_torn_spool_line_is_ignored_the_rest_read(tmp_path):
-    spool = Spool(tmp_path / ".workbench" / "collect" / "live" / "spans.jsonl", tmp_path)
-    spool.append([span("a", "1", None)])
-    with spool.path.open("ab") as f:
-        f.write(b'[{"trace_id":"b","span')  # a kill mid-write: never acknowledged
-    spool.append([span("c", "1", None)])
-    spans, torn = spool.read()
-    assert [s.trace_id for s in spans] == ["a", "c"] and torn == 1
+def test_a_late_span_makes_an_imported_trace_pending_again_whole(tmp_path):
+    spool = Spool(tmp_path / ".workbench" / "collect" / "live" / "spool.sqlite", tmp_path)
+    t = Traces(spool.span_ids, spool.trace_spans)
+    first = [span("a", "1", None), span("a", "2", "1")]
+    spool.append(first)
+    t.add(first, now=0.0)
+    spans, counts = t.take(t.ready(1.0, 0.5))
+    spool.mark_imported(counts)
+    t.imported(counts)
+    assert t.pending() == [] and t.new_spans([span("a", "2", "1")]) == []  # re-sent: recognised from the spool
+    late = t.new_spans([span("a", "3", "1")])
+    spool.append(late)
+    t.add(late, now=2.0)
+    spans, counts = t.take(t.ready(3.0, 0.5))
+    assert sorted(s.span_id for s in spans) == ["1", "2", "3"] and counts == {"a": 3}
+
+
+def test_a_failed_import_waits_a_doubling_backoff():
+    t = Traces()
+    t.add([span("a", "1", None)], now=0.0)
+    assert t.failed(["a"], now=1.0) == 1.0
+    assert t.ready(1.5, 0.5) == [] and t.next_due(0.5) == 2.0 and t.ready(1.5, 0.5, drain=True) == ["a"]
+    assert t.failed(["a"], now=2.0) == 2.0 and t.next_due(0.5) == 4.0
+    t.imported({"a": 1})
+    assert t.pending() == [] and t.retry_at == {} and t.failures == {}
+
+
+def test_the_spool_restores_only_what_was_not_imported(tmp_path):
+    path = tmp_path / ".workbench" / "collect" / "live" / "spool.sqlite"
+    spool = Spool(path, tmp_path)
+    spool.append([span("a", "1", None), span("b", "1", None), span("b", "2", "1")])
+    spool.mark_imported({"a": 1})
+    spool.close()
+    done, pending = Spool(path, tmp_path).state()
+    assert done == {"a": 1} and {t: sorted(s.span_id for s in v) for t, v in pending.items()} == {"b": ["1", "2"]}
+
+
+def test_a_spool_of_the_earlier_format_is_taken_over_once(tmp_path):
+    import msgspec
+
+    folder = tmp_path / ".workbench" / "collect" / "live"
+    folder.mkdir(parents=True)
+    (folder / "spans.jsonl").write_bytes(msgspec.json.encode([span("a", "1", None)]) + b"\n"
+                                         + b'[{"trace_id":"b","span' + b"\n"  # a kill mid-write: never acknowledged
+                                         + msgspec.json.encode([span("c", "1", None), span("a", "1", None)]) + b"\n")
+    spool = Spool(folder / "spool.sqlite", tmp_path)
+    done, pending = spool.state()
+    assert done == {} and sorted(pending) == ["a", "c"]
+    assert not (folder / "spans.jsonl").exists() and (folder / "spans.jsonl.migrated").exists()
+
+
+def test_a_full_database_is_an_error_and_keeps_nothing(tmp_path):
+    from workbench.triage.live.spool import SpoolError
+
+    spool = Spool(tmp_path / ".workbench" / "collect" / "live" / "spool.sqlite", tmp_path)
+    pages = spool.db.execute("PRAGMA page_count").fetchone()[0]
+    spool.db.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "database or disk is full"
+    big = [Span("t", str(i), None, "s", 1, 2, {"text": "x" * 2000}, "here") for i in range(50)]
+    with pytest.raises(SpoolError, match="full"):
+        spool.append(big)
+    spool.db.execute("PRAGMA max_page_count = 1073741823")
+    assert spool.state() == ({}, {})  # the failed request left nothing behind
+    spool.append(big[:1])
+    assert list(spool.state()[1]) == ["t"]
 
 
 @pytest.mark.parametrize("value, expected", [
@@ -76,8 +134,9 @@ def test_protobuf_reads_as_json_format_would_make_it():
     tracer = provider.get_tracer("t")
     with tracer.start_as_current_span("root", attributes={"s": "text", "i": 7, "f": 0.25, "b": True, "l": ["a", "b"],
                                                           "n": [1, 2], "e": ""}):
-        with tracer.start_as_current_span("child", attributes={"x.0.y": 1.5}):
-            pass
+        with tracer.start_as_current_span("child", attributes={"x.0.y": 1.5}) as child:
+            child.add_event("gen_ai.content.prompt", {"gen_ai.prompt": "the prompt"})  # earlier GenAI conventions
+            child.add_event("log", {"ignored": 1})
     unfinished = tracer.start_span("open")  # not ended: exported only as a fault would (end time unset)
     request = encode_spans([*memory.get_finished_spans(), unfinished])
     unfinished.end()
@@ -86,6 +145,8 @@ def test_protobuf_reads_as_json_format_would_make_it():
     theirs = read_otlp(Path("req"), msgspec.json.encode(MessageToDict(request)), problems, skipped)
     assert not problems and not rejected and not skipped
     assert mine == theirs and len(mine) == 3 and mine[-1].end_ns is None
+    child_span = next(s for s in mine if s.name == "child")
+    assert child_span.attributes["gen_ai.prompt"] == "the prompt" and "ignored" not in child_span.attributes
 
 
 def test_feedback_is_read_from_the_attribute_or_the_metadata_json():
@@ -109,3 +170,102 @@ def test_collect_refuses_a_token_variable_unset_and_an_open_host_without_one(bui
     assert r.exit_code == 2 and "NO_SUCH_TOKEN" in r.output and "not set" in r.output
     r = CliRunner().invoke(main, ["collect", str(built_project), "--host", "0.0.0.0", "--port", "0"])
     assert r.exit_code == 2 and "bearer token is required" in r.output
+
+
+class Flaky:
+    """An import function standing in for import_traces: records what it was handed, fails while told to."""
+
+    def __init__(self, error: Exception | None = None) -> None:
+        import threading
+
+        self.calls: list[list[str]] = []
+        self.error = error
+        self.lock = threading.Lock()
+
+    def __call__(self, spans: list[Span]):
+        from workbench.triage.live.collector import Imported
+
+        with self.lock:
+            self.calls.append(sorted({s.trace_id for s in spans}))
+            if self.error is not None:
+                raise self.error
+        return Imported(len({s.trace_id for s in spans}), [])
+
+
+def test_a_failed_import_stays_pending_is_retried_and_the_next_is_handed_alone(tmp_path):
+    from collect_helpers import Changes
+
+    from workbench.fsutil import ProjectLocked
+    from workbench.triage.live.collector import Collector
+
+    path = tmp_path / ".workbench" / "collect" / "live" / "spool.sqlite"
+    fake = Flaky(ProjectLocked("project.lock: held by pid 1 for more than 0.2 s"))
+    changes = Changes()
+    c = Collector(Spool(path, tmp_path), fake, settle_s=0.0, on_change=changes)
+    c.start()
+    try:
+        c.accept([span("a", "1", None)], 0)
+        failed = changes.wait(lambda s: s.import_failures == 1)
+        assert failed.pending_traces == 1 and failed.retrying_traces == 1 and failed.traces_imported == 0
+        assert "held by pid 1" in failed.last_error and "retried in 1 s" in failed.last_error
+        fake.error = None  # the lock is free again: the backoff's retry imports it, no new span needed
+        done = changes.wait(lambda s: s.traces_imported == 1)
+        assert done.pending_traces == 0 and done.retrying_traces == 0 and done.last_error is None
+        c.accept([span("b", "1", None)], 0)
+        changes.wait(lambda s: s.traces_imported == 2)
+    finally:
+        c.stop()
+    assert fake.calls[-1] == ["b"] and fake.calls.count(["a"]) == 2  # the retry, then b alone
+
+
+def test_the_drain_retries_a_failed_import_and_a_restart_imports_what_is_left(tmp_path):
+    from collect_helpers import Changes
+
+    from workbench.triage.live.collector import Collector
+
+    path = tmp_path / ".workbench" / "collect" / "live" / "spool.sqlite"
+    fake = Flaky(OSError(28, "No space left on device"))
+    changes = Changes()
+    c = Collector(Spool(path, tmp_path), fake, settle_s=0.0, on_change=changes)
+    c.start()
+    c.accept([span("a", "1", None), span("a", "2", "1")], 0)
+    c.accept([span("z", "1", None, ended=False)], 0)  # incomplete: kept for the next run, never imported
+    changes.wait(lambda s: s.import_failures == 1)
+    c.stop()  # the drain tries once more, before the backoff is over
+    c.spool.close()
+    final = c.snapshot()
+    assert fake.calls == [["a"], ["a"]] and final.pending_traces == 2 and final.traces_imported == 0
+
+    again = Flaky()
+    changes = Changes()
+    c = Collector(Spool(path, tmp_path), again, settle_s=0.0, on_change=changes)
+    assert c.restore() == 3
+    c.start()
+    try:
+        done = changes.wait(lambda s: s.traces_imported == 1)
+    finally:
+        c.stop()
+        c.spool.close()
+    assert again.calls == [["a"]] and done.pending_traces == 1  # z is still incomplete
+    c = Collector(Spool(path, tmp_path), again, settle_s=0.0)
+    assert c.restore() == 1 and c.snapshot().traces_imported == 1  # a is not handed again
+
+
+def test_traces_the_import_cannot_read_are_counted_not_retried(tmp_path):
+    from collect_helpers import Changes
+
+    from workbench.project.files import Problem
+    from workbench.triage.live.collector import Collector
+    from workbench.triage.traces.spans import TraceFileError
+
+    fake = Flaky(TraceFileError([Problem("otlp-http", None, None, "no trace with a retriever or LLM span was understood")]))
+    changes = Changes()
+    c = Collector(Spool(tmp_path / ".workbench" / "c" / "spool.sqlite", tmp_path), fake, settle_s=0.0, on_change=changes)
+    c.start()
+    try:
+        c.accept([span("a", "1", None)], 0)
+        s = changes.wait(lambda s: s.import_failures == 1)
+    finally:
+        c.stop()
+    assert s.traces_not_understood == 1 and s.pending_traces == 0 and fake.calls == [["a"]]
+    assert "no trace with a retriever or LLM span was understood" in s.last_error

@@ -18,7 +18,11 @@ def status_line(s) -> str:
     skipped = sum(s.skipped.values())
     refused = sum(s.refused.values())
     return (f"received {s.spans_received} spans in {s.traces_received} traces; imported {s.traces_imported} traces "
-            f"({s.queries_imported} queries); pending {s.pending_traces}; skipped {skipped}; refused {refused} requests"
+            f"({s.queries_imported} queries); pending {s.pending_traces}"
+            + (f" ({s.retrying_traces} waiting to retry)" if s.retrying_traces else "")
+            + f"; skipped {skipped}"
+            + (f"; not understood {s.traces_not_understood} traces" if s.traces_not_understood else "")
+            + f"; refused {refused} requests"
             + (f"; last import {s.last_import_s:.2f} s" if s.last_import_s is not None else "")
             + (f"; last error: {s.last_error}" if s.last_error else ""))
 
@@ -42,29 +46,37 @@ def status_line(s) -> str:
               help="Span attribute holding user feedback (thumbs-down / score), kept per query beside the traces.")
 @click.option("--query-id-key", default="query_id", show_default=True,
               help="Span attribute (or key of the `metadata` attribute) holding the project's query id; else matched by text.")
+@click.option("--doc-id-key", default=None,
+              help="Key of document.metadata holding production's document id; else ids, else content matched to the corpus.")
 @click.option("--add-unknown-documents", is_flag=True, help="Add retrieved documents the corpus lacks, from document.content.")
 @click.option("--ids", type=click.Choice(["auto", "source", "docid"]), default="auto", show_default=True,
               help="Document ids in the spans are source ids or DocIDs; auto: whichever more of them resolve as.")
 @click.option("--judge/--no-judge", "judge_it", default=False, show_default=True, help="Score each import's answers with the project's judge.")
 def collect_command(root: Path, name: str, host: str, port: int, token_env: str | None, settle_s: float, max_pending: int,
                     max_body_mb: float, read_deadline_s: float, feedback_key: str | None, query_id_key: str,
-                    add_unknown_documents: bool, ids: str, judge_it: bool) -> None:
-    """Receive production's traces over OTLP/HTTP (POST /v1/traces) and import each as it completes."""
+                    doc_id_key: str | None, add_unknown_documents: bool, ids: str, judge_it: bool) -> None:
+    """Receive production's traces over OTLP/HTTP (POST /v1/traces) and add each to run:NAME as it completes."""
     from workbench.errors import BadInput
     from workbench.safe_text import markup_escaped
     from workbench.session import start_collect
+    from workbench.session.collect import check_token
 
     token = None
     if token_env:
         token = os.environ.get(token_env)
         if not token:
             raise BadInput(f"--token-env {token_env}: the variable is not set (or empty)")
+        try:
+            check_token(token)
+        except BadInput as exc:  # the message never shows the token itself
+            raise BadInput(f"--token-env {token_env}: {exc}", hint=exc.hint) from None
 
     def changed(s) -> None:
         console.print(markup_escaped(status_line(s), one_line=True), highlight=False, soft_wrap=True)
 
     live = start_collect(root, name, host, port, settle_s, token, max_pending, int(max_body_mb * 2**20), read_deadline_s,
-                         feedback_key, query_id_key, add_unknown_documents, ids, judge_it, on_change=changed)
+                         feedback_key, query_id_key, add_unknown_documents, ids, judge_it, on_change=changed,
+                         doc_id_key=doc_id_key)
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     console.print(f"listening on {live.url}/v1/traces (status: {live.url}/status) as run:{markup_escaped(name)}; "

@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 
 from workbench.project.files import Problem
+from workbench.triage.traces.otlp import CONTENT_EVENTS, MAX_NESTING
 from workbench.triage.traces.spans import Skipped, Span
 
 PROTOBUF = "application/x-protobuf"
@@ -54,8 +55,11 @@ def inflate(body: bytes, encoding: str, max_bytes: int) -> bytes:
     return out
 
 
-def any_value(v: Any) -> dict:
-    """An AnyValue message as OTLP JSON writes it (what protobuf's json_format makes, three times faster)."""
+def any_value(v: Any, depth: int = 0) -> dict:
+    """An AnyValue message as OTLP JSON writes it (what protobuf's json_format makes, three times faster).
+    Deeper than the file reader keeps (MAX_NESTING), a value is left out, as the file reader leaves it."""
+    if depth > MAX_NESTING:
+        return {}
     which = v.WhichOneof("value")
     if which == "string_value":
         return {"stringValue": v.string_value}
@@ -66,21 +70,21 @@ def any_value(v: Any) -> dict:
     if which == "bool_value":
         return {"boolValue": v.bool_value}
     if which == "array_value":
-        return {"arrayValue": {"values": [any_value(x) for x in v.array_value.values]}}
+        return {"arrayValue": {"values": [any_value(x, depth + 1) for x in v.array_value.values]}}
     if which == "kvlist_value":
-        return {"kvlistValue": {"values": key_values(v.kvlist_value.values)}}
+        return {"kvlistValue": {"values": key_values(v.kvlist_value.values, depth + 1)}}
     if which == "bytes_value":
         return {"bytesValue": base64.b64encode(v.bytes_value).decode()}
     return {}
 
 
-def key_values(items: Any) -> list[dict]:
-    return [{"key": kv.key, "value": any_value(kv.value)} for kv in items]
+def key_values(items: Any, depth: int = 0) -> list[dict]:
+    return [{"key": kv.key, "value": any_value(kv.value, depth)} for kv in items]
 
 
 def proto_document(request: Any) -> dict:
     """An ExportTraceServiceRequest as the OTLP JSON document the file reader takes: the fields a
-    span is read by (ids as hex, times, name, attributes); the rest of the message is not used."""
+    span is read by (ids as hex, times, name, attributes, the content events); the rest is not used."""
     resource_spans = []
     for rs in request.resource_spans:
         scopes = []
@@ -90,6 +94,8 @@ def proto_document(request: Any) -> dict:
                 "name": s.name, "startTimeUnixNano": s.start_time_unix_nano or None,  # 0: unset, as json_format omits it
                 "endTimeUnixNano": s.end_time_unix_nano or None,
                 "attributes": key_values(s.attributes),
+                # the GenAI content events, where earlier conventions put the prompt and completion (the file reader's)
+                "events": [{"name": e.name, "attributes": key_values(e.attributes)} for e in s.events if e.name in CONTENT_EVENTS],
             } for s in ss.spans]})
         resource_spans.append({"scopeSpans": scopes})
     return {"resourceSpans": resource_spans} if resource_spans else {}
@@ -113,6 +119,8 @@ def request_document(body: bytes, content_type: str) -> dict:
             doc = msgspec.json.decode(body)
         except msgspec.DecodeError as exc:
             raise BadRequest(f"malformed JSON: {exc}") from None
+        except RecursionError:  # msgspec's own bound on nesting: an attribute nested thousands deep
+            raise BadRequest("JSON nested too deeply to decode (an attribute value nested thousands of levels)") from None
         if not isinstance(doc, dict) or (doc and "resourceSpans" not in doc):
             raise BadRequest("not an OTLP JSON ExportTraceServiceRequest (no resourceSpans)")
         if not isinstance(doc.get("resourceSpans", []), list):
@@ -131,7 +139,10 @@ def decode_spans(body: bytes, content_type: str, label: str) -> tuple[list[Span]
         return [], []  # an empty export is valid: nothing to keep
     problems: list[Problem] = []
     skipped: list[Skipped] = []
-    spans = read_otlp(Path(label), msgspec.json.encode(doc), problems, skipped)
+    try:
+        spans = read_otlp(Path(label), msgspec.json.encode(doc), problems, skipped)
+    except RecursionError:  # whatever nesting the decoders let through: refused (400), never a dropped connection
+        raise BadRequest("a value nested too deeply to read") from None
     if problems:
         raise BadRequest("; ".join(p.message for p in problems))
     return spans, skipped

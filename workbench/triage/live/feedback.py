@@ -86,10 +86,18 @@ def feedback_path(project: Project, name: str) -> Path:
 
 
 def write_feedback(project: Project, name: str, key: str, spans: list[Span]) -> QueryFeedback:
-    """The feedback of the traces just imported as run:NAME, per query (traces.json says which trace each is)."""
+    """The feedback of the traces just added to run:NAME, per query (traces.json says which trace
+    each is), over what earlier imports recorded: a query's latest trace decides its feedback."""
     by_trace = trace_feedback(spans, key)
     imported = load_traces(project, name)
-    queries = {q.query_id: by_trace[q.trace_id] for q in (imported.queries if imported else []) if q.trace_id in by_trace}
+    earlier = load_feedback(project, name)
+    queries = dict(earlier.queries) if earlier is not None and earlier.key == key else {}
+    handed = {s.trace_id for s in spans}
+    for q in imported.queries if imported else []:
+        if q.trace_id in by_trace:
+            queries[q.query_id] = by_trace[q.trace_id]
+        elif q.trace_id in handed:
+            queries.pop(q.query_id, None)  # its latest trace carries no feedback
     record = QueryFeedback(name, key, dict(sorted(queries.items())))
     atomic_write_bytes(feedback_path(project, name), msgspec.json.encode(record))
     return record

@@ -27,7 +27,7 @@ log = logging.getLogger("workbench.recovery")
 # the pid lets the next start remove what a killed process left (remove_dead_builds, remove_leftovers)
 _BUILDING = re.compile(r"^\..+\.(\d+)\.[^.]+\.building$")
 _TEMP_FILE = re.compile(r"^\..+\.(\d+)\.[^.]+\.tmp$")
-_OLD_DIR = re.compile(r"^\..+\.old-(\d+)$")
+_OLD_DIR = re.compile(r"^\..+\.(?:old|removed)-(\d+)$")  # removed-: a query-set version being removed
 # a temp file of an older release (no pid in its name) is stale once no write can still be running
 STALE_TEMP_S = 24 * 3600
 

@@ -256,3 +256,19 @@ def test_a_truncated_chunk_doc_ids_file_is_rebuilt_by_the_reader_not_fatal(evalu
     assert "chunk_doc_ids.npy: 200 bytes, the manifest says" in said and "rebuilding the dense index" in said
     assert said.count("the manifest says") == 1  # one line for the pool file, not one per tier
     assert np.array_equal(np.load(path), good)
+
+
+def test_a_killed_labelling_write_leaves_nothing_in_query_sets_after_the_next_start(project_copy):
+    from workbench.project.versions import list_versions, versions_dir
+
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = int(child.stdout)  # a process that has ended, as a kill -9 leaves its pid
+    folder = versions_dir(project_copy)
+    left = [folder / f".labels-1.{dead}.abc12345.building", folder / f".labels-2.removed-{dead}"]
+    live = folder / f".labels-3.{os.getpid()}.abc12345.building"  # a write in flight in a live process
+    for d in (*left, live):
+        d.mkdir(parents=True)
+        (d / "queries.jsonl").write_text("{}\n")
+    load_project(project_copy)
+    assert not any(d.exists() for d in left) and live.exists()
+    assert [v.name for v in list_versions(project_copy)] == ["original"]

@@ -95,7 +95,8 @@ def misses_text(ins: QueryInspection | None, selected: int) -> Text:
 def explanation_text(e: Explanation | None, note: str) -> Text:
     if e is None:
         return Text(note or "Explain: select a near miss (n/p).", "dim")
-    out = Text.assemble(("Why it outranks the gold", "bold"),
+    heading = e.contrasts[-1].heading if e.contrasts else "Why it ranks where it does"  # the core words it from the ranks
+    out = Text.assemble((heading, "bold"),
                         f" (near miss {e.docs[-1].doc_id} vs gold {e.docs[0].doc_id} on {e.tier}; query terms {', '.join(e.terms)})\n")
     for d in e.docs:
         who = {"gold": "gold", "hard_negative": "near miss (hard negative)"}.get(d.role, "near miss")

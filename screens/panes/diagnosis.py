@@ -132,7 +132,7 @@ def verdict_section(s: Session) -> list[RenderableType]:
     of = f"{overall.decided} decided verdict{'s' if overall.decided != 1 else ''} of {sum(overall.counts.values())}"
     if core.reading_given(overall.decided):
         head = Text.assemble(("Diagnosis ", "bold"), (visible(system, one_line=True), "bold cyan"), " is ",
-                             (overall.reading, "bold yellow"), f" ({of})\n", (overall.rule, "dim"))
+                             (overall.reading, "bold yellow"), f" ({overall.certainty_line})\n", (overall.rule, "dim"))
     else:
         head = Text.assemble(("Diagnosis ", "bold"), (visible(system, one_line=True), "bold cyan"), ": ",
                              ("no reading yet", "bold yellow"),
@@ -151,10 +151,10 @@ def verdict_section(s: Session) -> list[RenderableType]:
 
 
 FUNNEL_STYLES = {"not_retrieved": "red", "ranked_out": "dark_orange", "not_delivered": "yellow", "not_used": "magenta",
-                 "right": "green", "undecided": "grey50"}
+                 "right": "green", "undecided": "wheat4", "unknown": "grey50", "no_answer": "grey30"}
 
 FUNNEL_SHORT = {"not_retrieved": "never", "ranked_out": ">K", "not_delivered": "not given", "not_used": "ignored",
-                "right": "right", "undecided": "?"}
+                "right": "right", "undecided": "undecided", "unknown": "?", "no_answer": "no answer"}
 
 
 def funnel_text(rows: "list[core.Funnel]", system: str) -> Text:

@@ -94,7 +94,10 @@ def test_stage_rules_first_that_holds():
     assert funnel_stage([1, 2], 3, [1, 8, 2], ans(False, [1, 8])) == "not_delivered"
     assert funnel_stage([1, 2], 3, [1, 8, 2], ans(False, [1, 2])) == "not_used"
     assert funnel_stage([1, 2], 3, [1, 8, 2], ans(None, [1, 2])) == "undecided"
-    assert funnel_stage([1, 2], 3, [1, 8, 2], None) == "undecided"
+    assert funnel_stage([1, 2], 3, [1, 8, 2], None) == "no_answer"  # no answer yet: never called undecided (issue 40)
+    assert funnel_stage([1, 2], 3, None, None) == "no_answer"
+    assert funnel_stage([1, 2], 3, None, ans(False, [1, 2]), context_known=False) == "unknown"
+    assert funnel_stage([1, 2], 3, None, ans(False, [5])) == "unknown"  # no ranking: where the gold went is not known
     assert funnel_stage([1, 2], 3, [1, 2], ans(False, [5]), whole_tier=True) == "not_used"  # long context: the tier is delivered
     assert funnel_stage([1, 2], 3, [1, 2, 8], ans(False, [1, 2]), cut=[8, 1, 5, 2]) == "ranked_out"  # the reranker's cut
 
@@ -123,7 +126,7 @@ def test_report_json_carries_the_funnel_per_system_and_tier(sample_project):
         assert f["n"] == len(stages) == sum(f["funnel"].values())
         assert f["funnel"] == {s: stages.count(s) for s in STAGES}
     hybrid = [v for v in qv.of("hybrid")]
-    # no reader yet: a query whose gold is all in the top K waits (undecided); the others are lost before the reader
+    # no reader yet: a query whose gold is all in the top K waits (no answer yet); the others are lost before the reader
     for v in hybrid:
         lost = v.gold_ranks is not None and not all(r is not None and r <= qv.k for r in v.gold_ranks.values())
         assert (v.stage in ("not_retrieved", "ranked_out")) == lost

@@ -70,7 +70,7 @@ def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | Non
     print_funnel(qv, chosen)
     for spec in qv.systems:
         r = system_readings(qv, spec)[-1]
-        console.print(f"[bold]{markup_escaped(spec.name)}[/]: {r.reading} — {markup_escaped(r.rule)}", highlight=False)
+        console.print(f"[bold]{markup_escaped(spec.name)}[/]: {r.said} — {markup_escaped(r.rule)}", highlight=False)
     print_recommendations(project, tiers, qv, chosen)
     print_insight(project, tiers, qv, qids)  # effective corpus size, the near-miss split (workbench/cli/insight.py)
     for word in PENDING:
@@ -83,13 +83,12 @@ def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | Non
 
 def print_funnel(qv: "QueryVerdicts", system: str) -> None:
     """Where the gold is lost, per level: a bar and the counts (workbench/diagnosis/funnel.py)."""
-    from workbench.diagnosis.funnel import bar, counts_line, level_funnels
+    from workbench.diagnosis.funnel import bar, bar_legend, counts_line, level_funnels
 
     rows = level_funnels(qv.funnels, system)
     if not rows:
         return
-    console.print(f"Where the gold is lost ({markup_escaped(system)}; R right, U given but wrong, D not given to the reader, "
-                  "K ranked below K, N never retrieved, ? undecided):", highlight=False)
+    console.print(f"Where the gold is lost ({markup_escaped(system)}; {bar_legend()}):", highlight=False)
     width = max(len(f.level) for f in rows)
     for f in rows:
         console.print(f"  {markup_escaped(f.level):<{width}} {bar(f.funnel, 30):<30} n={f.n}: {markup_escaped(counts_line(f.funnel))}",

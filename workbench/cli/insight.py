@@ -92,7 +92,7 @@ def stealers_command(root: Path, tier_spec: str, queries: str, k: int | None, li
         for c in ("tier", "system", "gold (rank)", "stealer (rank)", "label", "score gap", "word overlap", "embedding sim"):
             table.add_column(c, no_wrap=True)
         for s in found:
-            table.add_row(as_text(s.tier), as_text(s.system), f"{s.gold} (#{s.gold_rank or 'not retrieved'})",
+            table.add_row(as_text(s.tier), as_text(s.system), gold_cell(s.gold, s.gold_rank),
                           f"{s.stealer} (#{s.stealer_rank})", s.kind, fmt(s.score_gap), fmt(s.overlap, 2), fmt(s.embedding_similarity, 2))
         return console.print(table)
     top = top_stealers(project, found, limit)
@@ -102,6 +102,11 @@ def stealers_command(root: Path, tier_spec: str, queries: str, k: int | None, li
                   "(each counted once per (query, gold document) it outranks):", highlight=False)
     for n, st in enumerate(top, 1):
         print_stealer(n, st)
+
+
+def gold_cell(gold: int, rank: int | None) -> str:
+    """A gold document and its rank: "430 (#12)", or "430 (not retrieved)" (never "#not retrieved")."""
+    return f"{gold} (#{rank})" if rank is not None else f"{gold} (not retrieved)"
 
 
 def print_stealer(n: int, s) -> None:

@@ -60,7 +60,7 @@ def run_command(root: Path, model_name, tasks, tiers, queries, variant, k, retri
     wall = time.perf_counter() - started
     if done.calibration is not None:
         err_console.print(as_text(done.calibration, "green" if done.calibrated else "yellow"))
-    _print_summary(plan.project, done.runs)
+    _print_summary(plan.project, done.runs, plan.tiers)
     for note in done.invalidated:  # an edit that really changed a prompt: said, never silent
         err_console.print(f"[yellow]{markup_escaped(note, one_line=True)}[/]", highlight=False, soft_wrap=True)
     err_console.print(f"wall time {wall:.1f} s; model calls {done.calls} (cache hits {done.cache_hits}, failed {done.failures})")
@@ -73,11 +73,17 @@ def run_command(root: Path, model_name, tasks, tiers, queries, variant, k, retri
         raise SystemExit(1)
 
 
-def _print_summary(project, runs) -> None:
-    from workbench.llm.figures import call_figures, localize_figures, qa_figures
+def _print_summary(project, runs, tiers) -> None:
+    """The runs just made. A QA-type row shows the figures `eval` shows for the same tier and system
+    (llm/figures.py use_rows: every stored answer the verdicts count, the judge's calibration
+    marked "*"), so the two tables never disagree; the latency and token columns are this run's calls."""
+    from workbench.llm.figures import call_figures, localize_figures, use_rows
     from workbench.access.metrics import query_access, summarize
 
-    table = Table(title="Model runs (SR/FR at the K asked for; QA: mean median judge score 0–5)", title_justify="left")
+    counted = use_rows(project, [t for t in tiers if t.name in {r.tier for r in runs}])
+    distrusted = False
+    table = Table(title="Model runs (SR/FR at the K asked for; QA: mean median judge score 0–5 over every stored answer, "
+                        "as `eval` shows it; p50s–fail: this run's calls)", title_justify="left")
     for col in ("tier", "system", "fits", "R@1", "SR@K", "FR@K", "QA", "n", "jfail", "refus", "EM", "cont", "F1", "p50s", "p95s", "ptok", "fail"):
         table.add_column(col, justify="left" if col in ("tier", "system") else "right", no_wrap=col in ("tier", "system", "fits"))
     for r in runs:
@@ -93,10 +99,19 @@ def _print_summary(project, runs) -> None:
                           fmt(s.fr_at_k if s else None), MISSING, fmt(lf["n"]), MISSING, MISSING, MISSING, MISSING, MISSING,
                           fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
         else:
-            q = qa_figures(r, {x.query_id: x.answer for x in project.queries})
-            table.add_row(as_text(r.tier), as_text(r.system), "yes", MISSING, MISSING, MISSING, fmt(q["QA"], 2), fmt(q["n"]), fmt(q["judge_failures"]),
-                          fmt(q["refusals"]), fmt(q["EM"], 2), fmt(q["contains"], 2), fmt(q["F1"], 2), fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
+            u = counted.get(r.tier, {}).get(r.system)
+            if u is None:  # nothing of it counted (every answer failed): this run's own call figures only
+                table.add_row(as_text(r.tier), as_text(r.system), "yes", *[MISSING] * 10, fmt(c["p50_s"], 2), fmt(c["p95_s"], 2),
+                              fmt(c["prompt_tokens"]), fmt(c["failures"]))
+                continue
+            distrusted = distrusted or u.distrusted
+            qa = fmt(u.QA, 2) + ("*" if u.distrusted and u.QA is not None else "")
+            table.add_row(as_text(r.tier), as_text(r.system), "yes", MISSING, MISSING, MISSING, qa, fmt(u.n), fmt(u.judge_failures),
+                          fmt(u.refusals), fmt(u.EM, 2), fmt(u.contains, 2), fmt(u.F1, 2), fmt(c["p50_s"], 2), fmt(c["p95_s"], 2),
+                          fmt(c["prompt_tokens"]), fmt(c["failures"]))
     wide_console.print(table)
+    if distrusted:
+        wide_console.print("* scored by a judge that failed its calibration: read EM / contains / F1 instead", highlight=False)
 
 
 @click.command("serve")

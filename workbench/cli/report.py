@@ -40,7 +40,7 @@ def report_command(root: Path, fmt_: str, output: Path | None, tier_spec: str, q
             return
     sel = load_selection(root, tier_spec, queries, queries_version)
     project, _, qids = sel
-    report = diagnosis_report(sel, seed)
+    report = diagnosis_report(sel, seed, focus="production" if since is not None else "")
     if output is not None and str(output) == "-":
         click.echo(render(report, fmt_).decode(), nl=False)
         return

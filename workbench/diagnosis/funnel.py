@@ -12,7 +12,14 @@ query lands in exactly one stage, the first that holds, in this order:
   not_delivered  every gold in the top K (or no ranking), but not every gold in what the reader was
                  given (the answer's context_doc_ids)
   not_used       every gold delivered, the answer decided wrong
-  undecided      nothing says which: no ranking and no context, no answer yet, or an undecided answer
+  no_answer      no answer yet (the verdict waits: NOT-YET): the gold is not lost at access, and no reader answered
+  unknown        an answer, but nothing says where the gold went: what production read is unknown, or no
+                 ranking is stored and the context lacks the gold
+  undecided      an answer no rule decides (the verdict UNDECIDED's case): the gold delivered, the answer
+                 neither right nor wrong
+
+"undecided" is the name of one thing only, an answer no rule decides (the verdict UNDECIDED, the
+correctness rule's decision): a query with no answer yet is "no answer yet", never undecided.
 
 A long-context reader is handed the whole tier: its ranking is its own localization (as in the
 verdicts' rule table) and delivery always holds.
@@ -28,13 +35,22 @@ import msgspec
 if TYPE_CHECKING:
     from workbench.llm.answers import AnswerCheck
 
-Stage = Literal["not_retrieved", "ranked_out", "not_delivered", "not_used", "right", "undecided"]
-STAGES: tuple[Stage, ...] = ("not_retrieved", "ranked_out", "not_delivered", "not_used", "right", "undecided")
+Stage = Literal["not_retrieved", "ranked_out", "not_delivered", "not_used", "right", "undecided", "unknown", "no_answer"]
+STAGES: tuple[Stage, ...] = ("not_retrieved", "ranked_out", "not_delivered", "not_used", "right", "undecided", "unknown",
+                             "no_answer")
+# The stages where the gold is not (yet) known lost: an outcome that waits, not a loss.
+WAITING: tuple[Stage, ...] = ("undecided", "unknown", "no_answer")
 # How a front end names a stage (the report's bars, the TUI's Diagnosis tab, the why pane).
 STAGE_LABELS: dict[str, str] = {
     "not_retrieved": "never retrieved", "ranked_out": "ranked below K", "not_delivered": "not given to the reader",
-    "not_used": "given, answer wrong", "right": "right", "undecided": "undecided",
+    "not_used": "given, answer wrong", "right": "right", "undecided": "answer undecided",
+    "unknown": "not known where", "no_answer": "no answer yet",
 }
+# One letter per stage: the text bars' cells and their legend (the CLI, the Markdown report).
+MARKS: dict[str, str] = {"right": "R", "not_used": "U", "not_delivered": "D", "ranked_out": "K", "not_retrieved": "N",
+                         "undecided": "~", "unknown": "?", "no_answer": "."}
+BAR_ORDER: tuple[str, ...] = ("right", "not_used", "not_delivered", "ranked_out", "not_retrieved", "undecided", "unknown",
+                              "no_answer")
 
 
 class FunnelCounts(msgspec.Struct, frozen=True):
@@ -44,6 +60,8 @@ class FunnelCounts(msgspec.Struct, frozen=True):
     not_used: int = 0
     right: int = 0
     undecided: int = 0
+    unknown: int = 0
+    no_answer: int = 0
 
     def as_dict(self) -> dict[str, int]:
         return {s: getattr(self, s) for s in STAGES}
@@ -60,7 +78,7 @@ class Funnel(msgspec.Struct, frozen=True):
 
     @property
     def lost(self) -> int:
-        return self.n - self.funnel.right - self.funnel.undecided
+        return self.n - self.funnel.right - sum(getattr(self.funnel, s) for s in WAITING)
 
 
 def funnel_stage(gold: Sequence[int], k: int, ranking: Sequence[int] | None, answer: "AnswerCheck | None", *,
@@ -78,12 +96,12 @@ def funnel_stage(gold: Sequence[int], k: int, ranking: Sequence[int] | None, ans
         if not gold_set <= top:
             return "ranked_out"
     if answer is None:
-        return "undecided"
+        return "no_answer"
     if not whole_tier:
         if not context_known:
-            return "undecided"  # what production read is unknown: delivery cannot be told from use
+            return "unknown"  # what production read is unknown: delivery cannot be told from use
         if not gold_set <= set(answer.context_doc_ids):
-            return "not_delivered" if ranking is not None else "undecided"
+            return "not_delivered" if ranking is not None else "unknown"
     return "not_used" if answer.decided else "undecided"
 
 
@@ -95,7 +113,7 @@ def funnels(verdicts: Iterable) -> list[Funnel]:
         key = (v.system, v.tier)
         levels.setdefault(key, v.level)
         slot = counts.setdefault(key, dict.fromkeys(STAGES, 0))
-        slot[v.stage if v.stage in slot else "undecided"] += 1
+        slot[v.stage if v.stage in slot else "unknown"] += 1
     return [Funnel(system=s, tier=t, level=levels[(s, t)], n=sum(c.values()), funnel=FunnelCounts(**c))
             for (s, t), c in counts.items()]
 
@@ -113,17 +131,18 @@ def level_funnels(fs: Iterable[Funnel], system: str) -> list[Funnel]:
 
 
 def bar(counts: FunnelCounts, width: int = 40) -> str:
-    """A text bar, one letter per stage (R right, U not used, D not delivered, K ranked out, N never
-    retrieved, ? undecided), cells in proportion: for terminals and Markdown."""
-    marks = {"right": "R", "not_used": "U", "not_delivered": "D", "ranked_out": "K", "not_retrieved": "N", "undecided": "?"}
+    """A text bar, one letter per stage (MARKS; bar_legend says them), cells in proportion: for
+    terminals and Markdown."""
     d = counts.as_dict()
     n = sum(d.values())
     if not n:
         return ""
-    cells = []
-    for s in ("right", "not_used", "not_delivered", "ranked_out", "not_retrieved", "undecided"):
-        cells.append(marks[s] * round(width * d[s] / n))
-    return "".join(cells)
+    return "".join(MARKS[s] * round(width * d[s] / n) for s in BAR_ORDER)
+
+
+def bar_legend() -> str:
+    """What each letter of a bar means: "R right, U given, answer wrong, …" (the CLI and the report say the same)."""
+    return ", ".join(f"{MARKS[s]} {STAGE_LABELS[s]}" for s in BAR_ORDER)
 
 
 def counts_line(counts: FunnelCounts) -> str:

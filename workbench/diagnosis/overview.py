@@ -14,8 +14,15 @@ ACCESS?, UNDECIDED and NOT-YET are not decided. With nothing decided yet, provis
 failures (ACCESS?: the gold does not reach the reader) still lead: the reading says how many and
 recommends the access fixes.
 
+A reading carries its n (verdicts behind it, decided and pending) and its certainty: *settled* when no
+outcome of the pending verdicts could change it (an ACCESS? can only become ACCESS or BOTH; any other
+pending verdict PASS, ACCESS, USE or BOTH: the reading's regions are convex in (A, U, B), so the
+corners of what the pending verdicts can reach decide it), else *tentative*, with the fewest answers
+that could change it and the fewest that, going its way, would settle it.
+
 Recommendations follow the method's fix order: access first (you cannot reason over evidence you
-never found), then use.
+never found), then use. The access fixes stay while access loses gold (ACCESS, BOTH or ACCESS?),
+whatever the reading of the decided verdicts.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from collections import Counter
 import msgspec
 
 from workbench.llm.answers import ARM_LABELS
+from workbench.names import TASKS
 from workbench.diagnosis.collect import Collector, QueryVerdicts, SystemSpec, level_of
 from workbench.diagnosis.rules import PENDING
 from workbench.stats import DEFAULT_SEED, TURN_THRESHOLD, Estimate, Turn, bootstrap_ci, turning_point
@@ -42,6 +50,10 @@ READING_RULES = {
     "use-bound": "U ≥ 2·A: use failures at least twice the access failures",
     "balanced": "access and use failures within a factor of two of each other",
 }
+
+# Arms whose prompt holds no tier's documents (only the gold): one answer per query, served on every
+# tier that holds it (workbench/llm/store.py LLMRunStore.runs).
+TIER_FREE_ARMS = tuple(name for name, spec in TASKS.items() if spec.context == "gold")
 
 ACCESS_FIXES = [
     "hybrid search (BM25 + dense fused with RRF) if this system is not hybrid yet",
@@ -94,6 +106,29 @@ class Reading(msgspec.Struct, frozen=True):
     reading: str
     rule: str
     recommendations: list[str]
+    n: int = 0  # verdicts behind it (query × level), decided and pending
+    certainty: str = ""  # "settled" | "tentative" ("": no reading given)
+    could_change: int | None = None  # tentative: the fewest more answers that could change it
+    to_settle: int | None = None  # tentative: the fewest more answers that, going its way, would settle it
+
+    @property
+    def certainty_line(self) -> str:
+        """The reading's n and certainty in words (diagnose, the report and the TUI say the same)."""
+        pending = self.n - self.decided
+        of = f"{self.decided} decided of {self.n} verdicts"
+        if self.certainty == "settled":
+            return f"settled: {of}" + (f"; the {pending} pending cannot change it" if pending else "")
+        if self.certainty == "tentative":
+            change = (f"{self.could_change} more answer{'' if self.could_change == 1 else 's'} could change it"
+                      if self.could_change else "the pending answers could change it")
+            settle = f"; at least {self.to_settle} more, going its way, would settle it" if self.to_settle else ""
+            return f"tentative: {of}, {pending} wait for an answer; {change}{settle}"
+        return of
+
+    @property
+    def said(self) -> str:
+        """The reading with its certainty: "use-bound (tentative: 8 decided of 100 verdicts, …)"."""
+        return f"{self.reading} ({self.certainty_line})"
 
 
 class CurveTurn(msgspec.Struct, frozen=True):
@@ -108,6 +143,78 @@ class Overview(msgspec.Struct, frozen=True):
     use: list[UseRow]
     turns: list[CurveTurn]
     readings: list[Reading]
+    # Stored answers behind the use rows, each once: an oracle answer is the same prompt
+    # on every tier holding its query and is one answer (answer_figures: counted once per level row).
+    answers: int = 0
+    answer_figures: int = 0  # the same answers counted per level row (what the use rows stand on together)
+
+
+NO_READING = "no reading yet"  # nothing decided: never "undecided" (that word is the verdict UNDECIDED's)
+_NAMES = {"none": NO_READING, "provisional": NO_READING, "too-few": "too few decided", "clean": "balanced"}
+
+
+def reading_key(a: int, u: int, b: int, decided: int, provisional: int) -> str:
+    """The row of READING_RULES that holds (the module docstring's table)."""
+    f = a + u + b
+    if decided == 0:
+        return "provisional" if provisional else "none"
+    if not reading_given(decided):  # one verdict is no reading: the report, diagnose and the TUI agree
+        return "too-few"
+    if f == 0:
+        return "clean"
+    if b * 2 >= f:
+        return "both"
+    if a >= 2 * u:
+        return "retrieval-bound"
+    if u >= 2 * a:
+        return "use-bound"
+    return "balanced"
+
+
+# What a pending verdict can still become, as (A, U, B) added: an ACCESS? (gold not reached) only
+# ACCESS or BOTH; any other pending one PASS, ACCESS, USE or BOTH.
+_OUTCOMES = {"PASS": (0, 0, 0), "ACCESS": (1, 0, 0), "USE": (0, 1, 0), "BOTH": (0, 0, 1)}
+
+
+def _settled(a: int, u: int, b: int, decided: int, provisional: int, other: int) -> bool:
+    """No outcome of the pending verdicts changes the reading: every corner of what they can reach
+    (each region of the table is convex in (A, U, B), so the corners decide it) gives the one now."""
+    now = reading_key(a, u, b, decided, provisional)
+    pending = provisional + other
+    if pending == 0:
+        return True
+    for pa, pu, pb in (_OUTCOMES["ACCESS"], _OUTCOMES["BOTH"]):
+        for oa, ou, ob in _OUTCOMES.values():
+            end = reading_key(a + pa * provisional + oa * other, u + pu * provisional + ou * other,
+                              b + pb * provisional + ob * other, decided + pending, 0)
+            if end != now:
+                return False
+    return True
+
+
+def _add(state: tuple[int, int, int, int, int, int], outcome: str, j: int) -> tuple[int, int, int, int, int, int] | None:
+    """``j`` more pending verdicts decided as ``outcome`` (an ACCESS? first when it can be one); None: not that many can."""
+    a, u, b, decided, provisional, other = state
+    from_prov = min(j, provisional) if outcome in ("ACCESS", "BOTH") else 0
+    if j - from_prov > other:
+        return None
+    da, du, db = _OUTCOMES[outcome]
+    return a + da * j, u + du * j, b + db * j, decided + j, provisional - from_prov, other - (j - from_prov)
+
+
+def certainty(a: int, u: int, b: int, decided: int, provisional: int, other: int) -> tuple[str, int | None, int | None]:
+    """(settled | tentative, the fewest more answers that could change the reading, the fewest that,
+    going its way, settle it)."""
+    state = (a, u, b, decided, provisional, other)
+    if _settled(*state):
+        return "settled", None, None
+    now = reading_key(a, u, b, decided, provisional)
+    pending = provisional + other
+    change = next((j for j in range(1, pending + 1) for o in _OUTCOMES
+                   if (s := _add(state, o, j)) is not None and reading_key(*s[:5]) != now), None)
+    settle = next((j for j in range(1, pending + 1) for o in _OUTCOMES
+                   if (s := _add(state, o, j)) is not None and reading_key(*s[:5]) == now and _settled(*s)), None)
+    return "tentative", change, settle
 
 
 def reading_of(counts: Counter, system: str, level: str, rag: bool) -> Reading:
@@ -116,31 +223,21 @@ def reading_of(counts: Counter, system: str, level: str, rag: bool) -> Reading:
     f = a + u + b
     decided = sum(n for v, n in counts.items() if v not in PENDING)
     provisional = counts["ACCESS?"]
-    if decided == 0:
-        key, name = ("provisional" if provisional else "none"), "undecided"
-    elif not reading_given(decided):  # one verdict is no reading: the report, diagnose and the TUI agree
-        key, name = "too-few", "too few decided"
-    elif f == 0:
-        key, name = "clean", "balanced"
-    elif b * 2 >= f:
-        key, name = "both", "both"
-    elif a >= 2 * u:
-        key, name = "retrieval-bound", "retrieval-bound"
-    elif u >= 2 * a:
-        key, name = "use-bound", "use-bound"
-    else:
-        key, name = "balanced", "balanced"
+    other = sum(n for v, n in counts.items() if v in PENDING and v != "ACCESS?")
+    key = reading_key(a, u, b, decided, provisional)
+    name = _NAMES.get(key, key)
     recs: list[str] = []
-    if name in ("retrieval-bound", "both", "balanced") and f:
-        recs += ACCESS_FIXES if rag or name != "balanced" else ACCESS_FIXES[1:]
+    if a + b + provisional:  # access loses gold: its fixes stay, first (the method's order), whatever the reading
+        recs += ACCESS_FIXES if rag or key not in ("balanced", "use-bound") else ACCESS_FIXES[1:]
     if name in ("use-bound", "both", "balanced") and f:
         recs += USE_FIXES
         if counts["USE-UNDER-DISTRACTORS"] > counts["USE"]:
             recs.insert(len(recs) - 2, "distractors: the model is right with the gold alone — filter or demote the near misses")
-    if key == "provisional" or (key == "too-few" and provisional):
-        recs += ACCESS_FIXES
+    given = reading_given(decided)
+    sure, change, settle = certainty(a, u, b, decided, provisional, other) if given else ("", None, None)
     rule = f"{READING_RULES[key]} (A={a}, U={u}, B={b}, F={f}, decided {decided}" + (f"; ACCESS? {provisional}" if provisional else "") + ")"
-    return Reading(system, level, dict(sorted(counts.items())), decided, name, rule, recs)
+    return Reading(system, level, dict(sorted(counts.items())), decided, name, rule, recs, n=sum(counts.values()),
+                   certainty=sure, could_change=change, to_settle=settle)
 
 
 def overview(project: Project, tiers: list[Tier], qv: QueryVerdicts, collector: Collector,
@@ -177,6 +274,8 @@ def overview(project: Project, tiers: list[Tier], qv: QueryVerdicts, collector: 
             if fr:
                 series.setdefault(f"{system} FR@{qv.k}", []).append((level, fr))  # type: ignore[arg-type]
     slots = sorted({key for t in tiers for key in collector.tier_store(t).answers})
+    stored: set[tuple[str, str, str, str, str]] = set()
+    figures = 0
     for model, arm, retriever in slots:
         for level in qv.levels:
             checks = []
@@ -188,6 +287,8 @@ def overview(project: Project, tiers: list[Tier], qv: QueryVerdicts, collector: 
                             checks.append(c)
             if not checks:
                 continue
+            stored.update((model, arm, retriever, c.query_id, "" if arm in TIER_FREE_ARMS else c.tier) for c in checks)
+            figures += len(checks)
             scored = [c.judge_score for c in checks if c.judge_score is not None]
             trust = {c.judge_trusted for c in checks}
             decided = [c for c in checks if c.decided]
@@ -205,7 +306,7 @@ def overview(project: Project, tiers: list[Tier], qv: QueryVerdicts, collector: 
     for curve, points in series.items():
         turns.append(CurveTurn(curve, turning_point(points, seed, salt=curve)))
     readings = [r for spec in qv.systems for r in system_readings(qv, spec)]
-    return Overview(seed, TURN_THRESHOLD, access_rows, use_rows, turns, readings)
+    return Overview(seed, TURN_THRESHOLD, access_rows, use_rows, turns, readings, answers=len(stored), answer_figures=figures)
 
 
 def system_readings(qv: QueryVerdicts, spec: SystemSpec) -> list[Reading]:

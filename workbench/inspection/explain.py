@@ -87,6 +87,12 @@ class Contrast(msgspec.Struct, frozen=True):
     this_only: list[str]  # the word diff: words only in this document, salient first
     against_only: list[str]
     line: str
+    # The comparison in words, from the two documents' ranks in every stored system (the Why pane's
+    # title): "Why it outranks the gold", "Why it ranks below the gold in every system", or both with
+    # the systems named. Never worded before the ranks are read (comparison_heading).
+    heading: str = ""
+    above_in: list[str] = []  # systems ranking this document above the first (or only this one)
+    below_in: list[str] = []  # systems ranking the first above this document (or only the first)
 
 
 class Explanation(msgspec.Struct, frozen=True):
@@ -169,6 +175,33 @@ def _quoted(words: list[str], limit: int = 6) -> str:
     return ", ".join(f"'{w}'" for w in words[:limit]) + (" …" if len(words) > limit else "")
 
 
+def rank_sides(doc: DocExplain, first: DocExplain) -> tuple[list[str], list[str]]:
+    """The systems that rank ``doc`` above ``first`` and those that rank it below (a document a
+    system did not retrieve ranks below every one it did; neither retrieved: on no side)."""
+    above, below = [], []
+    for system, mine in doc.ranks.items():
+        theirs = first.ranks.get(system)
+        if mine is not None and (theirs is None or mine < theirs):
+            above.append(system)
+        elif theirs is not None and (mine is None or theirs < mine):
+            below.append(system)
+    return above, below
+
+
+def comparison_heading(doc: DocExplain, first: DocExplain) -> str:
+    """What the ranks say of ``doc`` against ``first``, in words a title can carry truly."""
+    them = "the gold" if first.role == "gold" else f"{first.doc_id}"
+    above, below = rank_sides(doc, first)
+    if above and not below:
+        return f"Why it outranks {them}" + ("" if len(above) == len(doc.ranks) else f" (in {', '.join(above)})")
+    if below and not above:
+        every = "in every system" if len(below) == len(doc.ranks) else f"in {', '.join(below)}"
+        return f"Why it ranks below {them} {every}"
+    if above and below:
+        return f"Where it outranks {them} ({', '.join(above)}) and where it ranks below it ({', '.join(below)})"
+    return f"Neither it nor {them} is ranked by a stored system"
+
+
 def _contrast(project: Project, doc: DocExplain, first: DocExplain, system: str) -> Contrast:
     mine = {t.term for t in doc.bm25.terms} if doc.bm25 else set()
     theirs = {t.term for t in first.bm25.terms} if first.bm25 else set()
@@ -191,8 +224,10 @@ def _contrast(project: Project, doc: DocExplain, first: DocExplain, system: str)
         parts.append(f"{system} #{r_doc or '–'} vs #{r_first or '–'}")
     if this_only or against_only:
         parts.append(f"the texts differ in {_quoted(this_only, 4) or '–'} / {_quoted(against_only, 4) or '–'}")
+    above, below = rank_sides(doc, first)
     return Contrast(doc_id=doc.doc_id, against=first.doc_id, matched_only=only, lacks=lacks, this_only=this_only,
-                    against_only=against_only, line="; ".join(parts))
+                    against_only=against_only, line="; ".join(parts), heading=comparison_heading(doc, first),
+                    above_in=above, below_in=below)
 
 
 def explain(project: Project, tier: Tier, query: Query, doc_ids: list[int], k: int, system: str | None = None,

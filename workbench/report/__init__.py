@@ -43,11 +43,12 @@ def _render_query(page: QueryPage, fmt: str) -> bytes:
     return render(page.report, fmt)
 
 
-def make_report(project, tiers, query_ids: set[str] | None = None, seed: int = 0) -> Report | QueryPage:
-    """The project's report, or with exactly one query that query's own page."""
+def make_report(project, tiers, query_ids: set[str] | None = None, seed: int = 0, focus: str = "") -> Report | QueryPage:
+    """The project's report, or with exactly one query that query's own page. ``focus``
+    "production": production's system leads (the report of a collection window)."""
     if query_ids is not None and len(query_ids) == 1:
         return build_query_page(project, tiers, next(iter(query_ids)), seed=seed)
-    return build_report(project, tiers, query_ids, seed=seed)
+    return build_report(project, tiers, query_ids, seed=seed, focus=focus)
 
 
 def write_report(report: Report | QueryPage, fmt: str, path: Path) -> Path:

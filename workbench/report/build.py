@@ -29,6 +29,9 @@ from workbench.diagnosis.fix_effect import FixEffect, fix_effects
 from workbench.diagnosis.recommend import Recommendation, primary_recommendations
 from workbench.report.sweeps import sweeps_dict
 from workbench.report.lead import NextAction, next_action
+from workbench.insight.stealers import Stealer, steals, top_stealers
+
+FOCUSES = ("production",)
 
 FORMAT_VERSION = 1
 # The stored answer's flag saying the length cap cut its completion (issue 20 item 13, workbench/llm):
@@ -113,6 +116,10 @@ class Report(msgspec.Struct, frozen=True):
     recommended: list[Recommendation] = []  # the primary's overall recommendations, each fix with command, judge, effect
     next_action: NextAction | None = None  # the one thing to run next, one batch command (report/lead.py)
     funnels: list[Funnel] = []  # the loss funnel per (system, tier): `funnel: {not_retrieved, …}` (diagnosis/funnel.py)
+    # "production": the report of a collection window (`report --since`): production's system is the shown
+    # one, so the lead is its funnel, its stealers (of its own ranking) and its next action.
+    focus: str = ""
+    lead_stealers: list[Stealer] | None = None  # the shown system's own stealers (None: the insight section's)
 
 
 def capped_answers(project: Project, tiers: list[Tier]) -> list[CappedAnswer]:
@@ -190,24 +197,48 @@ def query_report(project: Project, qv: QueryVerdicts, collector: Collector, tier
     )
 
 
+def production_first(qv: QueryVerdicts) -> QueryVerdicts:
+    """The verdicts with production's system as the shown one (the one with most verdicts: the
+    queries it served); unchanged when no production system has any."""
+    served = {s.name: len(qv.of(s.name)) for s in qv.systems if s.reader == "production"}
+    served = {name: n for name, n in served.items() if n}
+    if not served:
+        return qv
+    return msgspec.structs.replace(qv, primary=min(served, key=lambda name: (-served[name], name)))
+
+
+def _own_stealers(project: Project, tiers: list[Tier], qv: QueryVerdicts, query_ids: set[str] | None) -> list[Stealer]:
+    """The shown system's stealers, from its own ranking only (production's: its retriever's)."""
+    spec = next((s for s in qv.systems if s.name == qv.primary), None)
+    if spec is None or not spec.access:
+        return []
+    return top_stealers(project, [x for x in steals(project, tiers, qv.k, query_ids) if x.system == spec.access])
+
+
 def build_report(project: Project, tiers: list[Tier], query_ids: set[str] | None = None, seed: int = DEFAULT_SEED,
-                 k: int | None = None, collector: Collector | None = None) -> Report:
+                 k: int | None = None, collector: Collector | None = None, focus: str = "") -> Report:
+    """``focus`` "production": production's system leads (`report --since`: a collection window)."""
     collector = collector or Collector(project, k)
     qv = collect(project, tiers, query_ids, collector=collector)
+    if focus == "production":
+        qv = production_first(qv)
     ov = overview(project, tiers, qv, collector, query_ids, seed)
     qids = list(dict.fromkeys(v.query_id for v in qv.verdicts))
+    focused = focus == "production" and any(s.name == qv.primary and s.reader == "production" for s in qv.systems)
     return Report(
         format=FORMAT_VERSION, provenance=_provenance(project, tiers, collector, seed), k=qv.k, levels=qv.levels,
         level_tiers=qv.level_tiers, systems=qv.systems, primary=qv.primary, rules=RULES, answer_rule=ANSWER_RULE,
         reading_rules=READING_RULES, arms=ARM_LABELS, overview=ov,
         queries=[query_report(project, qv, collector, tiers, q) for q in qids], empty_tiers=qv.empty_tiers,
         sweeps=sweeps_dict(project) if query_ids is None else {},
-        access_first=access_first(project, tiers, qv, collector, query_ids, answers=sum(u.accuracy.n for u in ov.use)),
+        access_first=access_first(project, tiers, qv, collector, query_ids, answers=ov.answers, own=focused),
         insight=insight_section(project, tiers, collector, qv, query_ids, seed),
         fixes=fix_effects(project, tiers, collector, seed),
         recommended=primary_recommendations(project, qv, tiers, collector),
         funnels=qv.funnels,
         next_action=next_action(project, qv, collector, tiers),
+        focus="production" if focused else "",
+        lead_stealers=_own_stealers(project, tiers, qv, query_ids) if focused else None,
     )
 
 

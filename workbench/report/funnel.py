@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from workbench.diagnosis.funnel import STAGE_LABELS, Funnel, bar, counts_line, level_funnels
+from workbench.diagnosis.funnel import STAGE_LABELS, STAGES, Funnel, bar, bar_legend, counts_line, level_funnels
 from workbench.report.build import Report
 
 # Losses in pipeline order, then the outcomes; one colour each (the HTML bars and their legend).
-ORDER = ("not_retrieved", "ranked_out", "not_delivered", "not_used", "right", "undecided")
+ORDER = STAGES
 COLORS = {"not_retrieved": "#b71c1c", "ranked_out": "#ef6c00", "not_delivered": "#f9a825", "not_used": "#6a1b9a",
-          "right": "#2e7d32", "undecided": "#bdbdbd"}
+          "right": "#2e7d32", "undecided": "#8d6e63", "unknown": "#9e9e9e", "no_answer": "#e0e0e0"}
 
 
 def shown_systems(r: Report) -> list[str]:
@@ -31,8 +31,7 @@ def markdown_section(r: Report, md: Callable[[object], str]) -> list[str]:
     if not fs:
         return []
     out = ["## Where the gold is lost (the loss funnel)", "",
-           "One bar per level: R right, U given but the answer wrong, D not given to the reader, K ranked below K, "
-           "N never retrieved, ? undecided.", "", "```"]
+           f"One bar per level: {bar_legend()}.", "", "```"]
     width = max(len(f"{f.system} @ {f.level}") for f in fs)
     out += [f"{f'{f.system} @ {f.level}':<{width}}  {bar(f.funnel):<40}  n={f.n}: {counts_line(f.funnel)}" for f in fs]
     return out + ["```", ""]

@@ -46,7 +46,7 @@ def shown_readings(r: Report) -> tuple[list[tuple[Reading, Counter, str]], int, 
             pending.update({w: c[w] for w in COLUMNS if w not in DECIDED and c[w]})
             where.setdefault(x.system, []).append(x.level)
             continue
-        rows.append((x, c, x.reading if reading_given(x.decided) else f"{x.decided} decided: too few"))
+        rows.append((x, c, f"{x.reading} ({x.certainty}, n={x.n})" if reading_given(x.decided) else f"{x.decided} decided: too few"))
     line = ""
     if where:
         n = sum(len(v) for v in where.values())
@@ -72,6 +72,8 @@ def overall_reading(r: Report) -> Reading | None:
 def access_sentence(r: Report) -> str:
     """Plain text (the renderers escape it)."""
     af = r.access_first
+    if r.focus == "production":
+        return production_sentence(r)
     if af is None:
         return f"No ranking stored yet: {command('eval', r.provenance.root)} ranks every query (access needs no model)."
     firsts = Counter(x.level for x in af.lost)
@@ -81,13 +83,34 @@ def access_sentence(r: Report) -> str:
             f"lose gold from the top {af.k}" + (f" on at least one level (first lost at: {where})." if lost else " on no level."))
 
 
+def production_sentence(r: Report) -> str:
+    """The lead of a production window's report: how many queries production served, then its own
+    ranking's losses (never another system's), or that no ranking of its own is stored."""
+    served = len({q.query_id for q in r.queries if r.primary in q.verdicts})
+    head = f"Production ({r.primary}): {served} quer{'y' if served == 1 else 'ies'} served in this window"
+    af = r.access_first
+    if af is None:
+        return head + "; no ranking of its own is stored (its traces carry no retriever's list): the funnel reads what it read."
+    lost = len(af.lost)
+    return head + f"; its ranking ({af.system}, K={af.k}) loses gold from the top {af.k} on {lost} of {af.queries}."
+
+
+def lead_stealers(r: Report):
+    """The stealers the lead names: the shown system's own (a production window's), else the insight section's."""
+    if r.lead_stealers is not None:
+        return r.lead_stealers
+    return r.insight.stealers if r.insight else []
+
+
 def use_sentence(r: Report) -> str:
-    n = r.access_first.answers if r.access_first else sum(u.accuracy.n for u in r.overview.use)
+    n = r.overview.answers  # one per (model, arm, query): an oracle answer serving three tiers is one answer
     if n == 0:
         return ("Use: no model answer stored yet; verdicts wait for answers (the oracle answer, model handed only the gold, "
                 "confirms an access failure).")
     small = sum(u.accuracy.n < r.min_answers for u in r.overview.use)
-    return (f"Use: {n} model answer{'' if n == 1 else 's'} stored"
+    per_level = (f" (counted on {r.overview.answer_figures} query × level figures: an answer counts on every level holding its query)"
+                 if r.overview.answer_figures != n else "")
+    return (f"Use: {n} model answer{'' if n == 1 else 's'} stored{per_level}"
             + (f"; {small} figure{'' if small == 1 else 's'} from fewer than {r.min_answers} answers shown as counts, not rates." if small else "."))
 
 
@@ -106,7 +129,7 @@ def verdict_sentence(r: Report) -> tuple[str, Reading | None]:
     reading = overall_reading(r)
     if reading is None or not reading_given(decided):
         return line + f"; too few decided for a reading (at least {r.min_decided}).", None
-    return line + f"; reading: {reading.reading}.", reading
+    return line + f"; reading: {reading.said}.", reading
 
 
 def use_cell(n: int, mean: float | None, minimum: int) -> str | None:
@@ -133,6 +156,8 @@ def recommended(r: Report, overall: Reading | None) -> tuple[str, list[Recommend
     the gold does not reach the reader)."""
     if overall is None:
         return "Recommendations while too few verdicts are decided for a reading:", r.recommended
+    head = ("Recommendations, in order:" if overall.certainty != "tentative"
+            else f"Recommendations, in order (the reading is tentative: {overall.certainty_line}):")
     if [x.text for x in r.recommended] == overall.recommendations:
-        return "Recommendations, in order:", r.recommended
-    return "Recommendations, in order:", [Recommendation(x) for x in overall.recommendations]
+        return head, r.recommended
+    return head, [Recommendation(x) for x in overall.recommendations]

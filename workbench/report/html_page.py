@@ -11,7 +11,7 @@ from workbench.display import MISSING, fmt
 
 from workbench.diagnosis.nearmiss import Distractor
 from workbench.report.build import QueryReport, Report
-from workbench.report.headline import (COLUMNS, access_sentence, recommended, shown_readings, small_curves, use_cell, use_sentence,
+from workbench.report.headline import (COLUMNS, access_sentence, lead_stealers, recommended, shown_readings, small_curves, use_cell, use_sentence,
                                        verdict_sentence)
 from workbench.report.markdown import decided_word, judge_mark, ranks
 from workbench.report.partial import PROVISIONAL_ACCESS, LostGold, shown_verdict
@@ -202,7 +202,7 @@ def _lead(r: Report) -> str:
     out = []
     if r.next_action is not None:
         out.append(f"<div class=next><b>Next:</b> {h(r.next_action.text)}<code>{h(r.next_action.command)}</code></div>")
-    stealers = stealer_lines(r.insight.stealers, h) if r.insight else []
+    stealers = stealer_lines(lead_stealers(r), h)
     if stealers:
         out.append("<p><b>Top stealers</b> (documents ranked above an outranked gold):</p><ul>" + "".join(f"<li>{x}</li>" for x in stealers) + "</ul>")
     return "".join(out)

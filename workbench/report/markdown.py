@@ -9,7 +9,7 @@ from workbench.display import MISSING, fmt
 
 from workbench.diagnosis.nearmiss import Distractor
 from workbench.report.build import QueryReport, Report
-from workbench.report.headline import (COLUMNS, access_sentence, recommended, shown_readings, small_curves, use_cell, use_sentence,
+from workbench.report.headline import (COLUMNS, access_sentence, lead_stealers, recommended, shown_readings, small_curves, use_cell, use_sentence,
                                        verdict_sentence)
 from workbench.report.partial import PROVISIONAL_ACCESS, LostGold
 from workbench.report.text import no_autolinks, shown
@@ -160,7 +160,7 @@ def report_markdown(r: Report) -> str:
     out += funnel_markdown(r, md)
     if r.next_action is not None:
         out += [f"**Next:** {md(r.next_action.text)}", "", f"    {r.next_action.command}", ""]
-    stealers = stealer_lines(r.insight.stealers, md) if r.insight else []
+    stealers = stealer_lines(lead_stealers(r), md)
     if stealers:
         out += ["Top stealers (documents ranked above an outranked gold):", ""] + [f"- {x}" for x in stealers] + [""]
     title, recs = recommended(r, overall)

@@ -57,7 +57,7 @@ class AccessFirst(msgspec.Struct, frozen=True):
     queries: int  # labelled queries ranked on at least one level
     levels: list[LevelLoss]
     lost: list[LostGold]  # ladder order of the first loss, then query id
-    answers: int  # model answers stored behind the use figures (all arms)
+    answers: int  # model answers stored behind the use figures (all arms), one per (model, arm, query): never per tier
 
 
 def shown_verdict(v: QueryVerdict) -> str:
@@ -74,17 +74,20 @@ def first_decided_failure(qv: QueryVerdicts, system: str, query_id: str) -> Quer
     return next((v for v in qv.of(system) if v.query_id == query_id and v.verdict in FAILURES), None)
 
 
-def access_system(qv: QueryVerdicts, collector: Collector, tiers: list[Tier]) -> str | None:
+def access_system(qv: QueryVerdicts, collector: Collector, tiers: list[Tier], own: bool = False) -> str | None:
     """The ranking the access-first section reads: the chosen system's access source when it ranks
-    most tiers, else the best retriever that does."""
+    most tiers, else the best retriever that does. ``own``: the chosen system's own ranking
+    wherever it has one, else none (production's report: never another system's figures)."""
     used = [t for t in tiers if t.name not in qv.empty_tiers]
     ranked: dict[str, int] = {}
     for t in used:
         for system in collector.tier_store(t).rankings:
             ranked[system] = ranked.get(system, 0) + 1
+    spec = next((s for s in qv.systems if s.name == qv.primary), None)
+    if own:
+        return spec.access if spec is not None and spec.access in ranked else None
     if not ranked:
         return None
-    spec = next((s for s in qv.systems if s.name == qv.primary), None)
     if spec is not None and spec.access and ranked.get(spec.access, 0) * 2 > len(used):
         return spec.access
     best = preferred()
@@ -96,8 +99,8 @@ def _loses_gold(ranks: dict[int, int | None], k: int) -> bool:
 
 
 def access_first(project: Project, tiers: list[Tier], qv: QueryVerdicts, collector: Collector,
-                 query_ids: set[str] | None = None, answers: int = 0) -> AccessFirst | None:
-    system = access_system(qv, collector, tiers)
+                 query_ids: set[str] | None = None, answers: int = 0, own: bool = False) -> AccessFirst | None:
+    system = access_system(qv, collector, tiers, own)
     if system is None:
         return None
     k = collector.k

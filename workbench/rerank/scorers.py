@@ -16,7 +16,7 @@ def reranker_config(project: Project, name: str) -> RerankerConfig:
     if config is None:
         known = sorted(project.config.rerankers) or "none configured"
         raise RerankError(f"unknown reranker {name!r}; known: {known}",
-                          hint=f"add a [rerankers.{name}] table to workbench.toml (README: Rerankers)")
+                          hint=f"add a [rerankers.{name}] table to workbench.toml (README: Trying a fix)")
     return config
 
 

@@ -64,8 +64,9 @@ def unjudged_rows(sel: Selection, k: int | None = None) -> "list[UnjudgedRow]":
     return unjudged(sel.project, sel.tiers, k or access_k(sel.project), sel.query_ids)
 
 
-def diagnosis_report(sel: Selection, seed: int = 0):
-    """The report of the selection (one query asked for: that query's page)."""
+def diagnosis_report(sel: Selection, seed: int = 0, focus: str = ""):
+    """The report of the selection (one query asked for: that query's page); ``focus`` "production":
+    production's system leads (`report --since`)."""
     from workbench.report import make_report
 
-    return make_report(sel.project, sel.tiers, sel.query_ids, seed=seed)
+    return make_report(sel.project, sel.tiers, sel.query_ids, seed=seed, focus=focus)

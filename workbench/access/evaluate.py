@@ -33,6 +33,12 @@ class SystemResult(msgspec.Struct, frozen=True):
     per_query: list[QueryAccess]
     reused: bool
     n_unlabelled: int = 0  # queries of the tier without gold: ranked, not scored
+    # production's runs (run:NAME): labelled queries of the tier it never served (left out of n, never
+    # scored zero), those served with an unknown ranking, and those whose truncated ranking leaves
+    # the figures at K unknown (query → the depth past which its ranking says nothing)
+    not_served: list[str] = []
+    ranking_unknown: list[str] = []
+    unknown_past_depth: dict[str, int] = {}
 
 
 def retrieve_tier(
@@ -86,13 +92,37 @@ def _reusable(previous: SystemRun | None, key: str, depth: int, texts: dict[str,
 def score_run(project: Project, run: SystemRun, k: int) -> tuple[AccessSummary, list[QueryAccess]]:
     """Scored against the loaded query-set version's gold; queries it leaves out are not scored
     (a gold document that is not in the tier simply cannot be retrieved there), nor are its
-    unlabelled queries (no gold: no access figures)."""
-    per_query = [
-        query_access(r.query_id, [h.doc_id for h in r.hits], project.query(r.query_id).gold_doc_ids, k)
-        for r in run.rankings
-        if project.has_query(r.query_id) and project.query(r.query_id).gold_doc_ids
-    ]
+    unlabelled queries (no gold: no access figures), nor a query whose ranking was truncated above
+    K with gold not found before its depth (unknown_past_depth: where that gold is, nothing says)."""
+    per_query = []
+    for r in run.rankings:
+        if not (project.has_query(r.query_id) and project.query(r.query_id).gold_doc_ids):
+            continue
+        qa = query_access(r.query_id, [h.doc_id for h in r.hits], project.query(r.query_id).gold_doc_ids, k)
+        if not _unknown_past_depth(run, qa, k):
+            per_query.append(qa)
     return summarize(per_query, k), per_query
+
+
+def _unknown_past_depth(run: SystemRun, qa: QueryAccess, k: int) -> bool:
+    depth = run.depths.get(qa.query_id)
+    return depth is not None and depth < k and any(rank is None or rank > depth for rank in qa.gold_ranks.values())
+
+
+def served_figures(project: Project, run: SystemRun, tier: Tier, k: int) -> dict:
+    """What a production run's figures leave out, for SystemResult: the tier's labelled queries it
+    never served, those whose ranking is unknown, those unknown past a truncation depth."""
+    served = {r.query_id for r in run.rankings} | set(run.unknown)
+    labelled = [q for q in project.tier_query_ids(tier) if project.query(q).gold_doc_ids]
+    truncated = {}
+    for r in run.rankings:
+        if r.query_id in run.depths and project.has_query(r.query_id) and project.query(r.query_id).gold_doc_ids:
+            qa = query_access(r.query_id, [h.doc_id for h in r.hits], project.query(r.query_id).gold_doc_ids, k)
+            if _unknown_past_depth(run, qa, k):
+                truncated[r.query_id] = run.depths[r.query_id]
+    return {"not_served": [q for q in labelled if q not in served],
+            "ranking_unknown": [q for q in run.unknown if q in set(labelled)],
+            "unknown_past_depth": truncated}
 
 
 def unlabelled_count(project: Project, tier: Tier) -> int:
@@ -148,7 +178,8 @@ def evaluate(
         if include_models:
             for run in stored(project, tier, store):
                 summary, per_query = score_run(project, run, k)
-                results.append(SystemResult(run.system, tier.name, summary, per_query, True, unlabelled))
+                served = served_figures(project, run, tier, k) if SystemName.parse(run.system).kind == "run" else {}
+                results.append(SystemResult(run.system, tier.name, summary, per_query, True, unlabelled, **served))
     return results
 
 
@@ -182,8 +213,14 @@ def results_json(results: list[SystemResult], k: int, use: msgspec.Struct | None
             }
             for q in r.per_query
         }
-    doc = {"k": k, "queries_version": queries_version, "tiers": tiers, "queries": queries,
-           "unlabelled": {r.tier: r.n_unlabelled for r in results}}
+    doc: dict = {"k": k, "queries_version": queries_version, "tiers": tiers, "queries": queries,
+           "unlabelled": {r.tier: r.n_unlabelled for r in results},
+           # production's runs: n is the queries it served; these are left out of its figures, named
+           "not_served": {}, "ranking_unknown": {}, "unknown_past_depth": {}}
+    for r in results:
+        for what in ("not_served", "ranking_unknown", "unknown_past_depth"):
+            if getattr(r, what):
+                doc[what].setdefault(r.tier, {})[r.system] = getattr(r, what)
     if use:
         doc["use"] = msgspec.to_builtins(use)
     return doc

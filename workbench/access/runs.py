@@ -39,6 +39,10 @@ class SystemRun(msgspec.Struct, frozen=True):
     # runs.tier_docs_hash at writing: a run stays current while the tier's documents do, whatever
     # queries are added ("" = stored before: current only while tier_hash matches, as then)
     docs_hash: str = ""
+    # production's runs (run:NAME) only: query → the depth its ranking was truncated at (nothing is
+    # claimed past it), and the queries production served whose ranking is unknown (left out of rankings)
+    depths: dict[str, int] = {}
+    unknown: list[str] = []
 
     def hits(self, query_id: str) -> list[Hit] | None:
         for r in self.rankings:

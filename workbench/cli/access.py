@@ -13,7 +13,6 @@ from workbench.access.retrievers import retriever_names
 from workbench.cli.common import PROJECT_ARG, QUERIES_VERSION, console, err_console, version_caption, Table
 from workbench.cli.project import ensure_indexes
 from workbench.display import fmt
-from workbench.project.load import load_project
 from workbench.safe_text import as_text
 
 if TYPE_CHECKING:
@@ -34,6 +33,7 @@ def print_eval(results, k: int, use: UseTable | None, caption: str = "") -> None
                       fmt(s.sr_at_k), fmt(s.fr_at_k), fmt(s.multi_gap), fmt(s.mrr_at_k), fmt(s.ndcg_at_10))
         last_tier = r.tier
     console.print(table)
+    print_served(results)
     unlabelled = {r.tier: r.n_unlabelled for r in results if r.n_unlabelled}
     if unlabelled:
         n = max(unlabelled.values())
@@ -41,6 +41,23 @@ def print_eval(results, k: int, use: UseTable | None, caption: str = "") -> None
                       "(label in the TUI: `workbench open`)", highlight=False)
     if use:
         print_use(use)
+
+
+def print_served(results) -> None:
+    """Beside a production run's figures: n is the queries it served; what it never served, what it
+    served with an unknown ranking and what is unknown past a truncation depth are named, never scored."""
+    for r in results:
+        parts = []
+        if r.not_served:
+            parts.append(f"{len(r.not_served)} not served (first: {r.not_served[0]})")
+        if r.ranking_unknown:
+            parts.append(f"{len(r.ranking_unknown)} served with an unknown ranking (first: {r.ranking_unknown[0]})")
+        if r.unknown_past_depth:
+            qid, d = next(iter(r.unknown_past_depth.items()))
+            parts.append(f"{len(r.unknown_past_depth)} unknown past their ranking's depth (first: {qid}, truncated at {d})")
+        if parts:
+            console.print(as_text(f"{r.system} on {r.tier}: n = {r.summary.n_queries} served queries; "
+                                  + "; ".join(parts) + ": left out of its figures"), highlight=False)
 
 
 def print_use(use: UseTable) -> None:
@@ -110,11 +127,9 @@ def eval_(root: Path, retrievers: str, tier_spec: str, k: int | None, as_json: b
 @click.option("--tiers", "tier_spec", default="all", show_default=True)
 def export_trec(root: Path, out: Path | None, tier_spec: str) -> None:
     """Write TREC qrels and run files (for trec_eval, ranx, ir_measures) of every stored run."""
-    from workbench.access.ladder import load_tiers, select_tiers
-    from workbench.access.trec import export_trec as do_export
+    from workbench.session.imports import export_trec as do_export
 
-    project = load_project(root)
-    written = do_export(project, select_tiers(load_tiers(project), tier_spec), out or root / "trec")
+    written = do_export(root, tier_spec, out or root / "trec")
     for path in written:
         console.print(as_text(str(path)))
     if len(written) <= 1:

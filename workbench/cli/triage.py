@@ -15,6 +15,15 @@ from workbench.project.suggest import command
 MAX_SHOWN_PROBLEMS = 20
 
 
+def print_changes(changes: list[str], kept: int = 0, what: str = "") -> None:
+    """What the ledger's view of run:NAME took from another source than before (never silent), and
+    what it held already (not added twice)."""
+    for line in changes:
+        err_console.print(f"[yellow]{markup_escaped(line)}[/]", highlight=False)
+    if kept:
+        console.print(f"{kept} {what} already in the ledger: not added twice", highlight=False)
+
+
 def print_problems(problems, what: str, note: str = "not in the project; left out of every tier") -> None:
     """Unknown IDs: every one counted, the first ones shown with file:line."""
     if not problems:
@@ -45,9 +54,10 @@ def import_run(root: Path, file: Path, name: str, fmt_: str, tier: str | None, i
     print_problems(report.problems, f"unknown ID(s): {report.unknown_doc_ids} document, {report.unknown_query_ids} query")
     console.print(f"imported [bold]run:{markup_escaped(name)}[/] ({markup_escaped(report.tier)}): {report.queries} queries, "
                   f"{report.hits} ranked IDs as {report.id_space} ids; {report.queries_without_ranking} project "
-                  "quer(ies) without a ranking score zero", highlight=False)
+                  "quer(ies) without a ranking: not served, left out of its figures", highlight=False)
+    print_changes(report.changes, report.kept, "ranking(s)")
     k = access_k(project)
-    table = Table(title=as_text(f"run:{name} per tier (K={k}; n = labelled queries)"), title_justify="left")
+    table = Table(title=as_text(f"run:{name} per tier (K={k}; n = labelled queries it served)"), title_justify="left")
     for c in ("tier", "n", f"SR@{k}", f"FR@{k}", "R@1", f"MRR@{k}"):
         table.add_column(c, justify="left" if c == "tier" else "right", no_wrap=True)
     for row in figures:
@@ -74,6 +84,7 @@ def import_answers(root: Path, file: Path, name: str, judge_it: bool, judge_mode
     done = do_import(root, file, name, judge_it, judge_model, judge_samples)
     project, record, problems, run = done.project, done.record, done.problems, done.run
     print_problems(problems, f"unknown ID(s): {record.unknown_doc_ids} document, {record.unknown_query_ids} query")
+    print_changes(record.changes)
     for line in answers_summary(project, record, run):
         console.print(markup_escaped(line), highlight=False)
     failed = sorted({f.query_id for f in run.failures if f.stage == "judge"})
@@ -212,6 +223,7 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
     r = t.imported
     if r.dry_run:
         print_trace_plan(r)
+        print_trace_conventions(r)
     console.print(f"read {r.spans} spans in {r.traces} traces ({r.format}); {'would import' if r.dry_run else 'imported'} {r.imported} queries: "
                   f"{r.matched_by_id} matched by id, {r.matched_by_text} by text, {len(r.added_queries)} added unlabelled"
                   + (f"; {r.repeated} repeated trace(s) of a query, the latest kept" if r.repeated else ""), highlight=False)
@@ -232,14 +244,31 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
     if r.added_documents:
         err_console.print(f"[yellow]{len(r.added_documents)} document(s) added to the corpus[/] (DocIDs {r.added_documents[0]}–"
                           f"{r.added_documents[-1]}): tiers and indexes are stale; `{markup_escaped(command('index', root))}` rebuilds them", highlight=False)
+    print_changes(r.changes, r.kept, "trace(s)")
+    print_contract(r)
     if r.run is not None:
-        console.print(f"{r.run.queries_without_ranking} project quer(ies) without a trace score zero in run:{markup_escaped(name)}",
-                      highlight=False)
+        console.print(f"{r.run.queries_without_ranking} project quer(ies) production never served under run:{markup_escaped(name)}: "
+                      "not served, left out of its figures", highlight=False)
         print_trace_runs(t.project, t.tiers, name, bool(r.reranked))
     if t.answers is not None:
         console.print(f"{r.answers} answers as [bold]{markup_escaped(t.answers.system)}[/] ({len(t.answers.qa)} with a reference answer"
                       + (f"; {r.answers_without_context} without the documents the LLM read" if r.answers_without_context else "")
                       + ")", highlight=False)
+
+
+def print_contract(r) -> None:
+    """What the traces could not say: rankings unknown or truncated, answers undecided (never decided on them)."""
+    if r.unresolved_rankings:
+        console.print(f"{len(r.unresolved_rankings)} ranking(s) unknown (documents that could not be resolved; first: "
+                      f"{markup_escaped(r.unresolved_rankings[0])}): served, not scored", highlight=False)
+    if r.truncated:
+        qid, d = next(iter(r.truncated.items()))
+        console.print(f"{len(r.truncated)} ranking(s) truncated (first: {markup_escaped(qid)} at depth {d}): "
+                      "nothing is claimed past their depth", highlight=False)
+    if r.undecided:
+        qid, why = next(iter(r.undecided.items()))
+        console.print(markup_escaped(f"{len(r.undecided)} answer(s) undecided (first: {qid}: {visible(why, one_line=True)})"),
+                      highlight=False)
 
 
 def print_trace_plan(r) -> None:
@@ -258,6 +287,13 @@ def print_trace_plan(r) -> None:
     console.print(table)
 
 
+def print_trace_conventions(r) -> None:
+    """--dry-run, one line per trace: which convention read it and what it lacked (issue 39)."""
+    for qid, convention, missing in r.conventions:
+        console.print(as_text(f"{qid}: read as {convention}" + (f"; missing: {'; '.join(missing)}" if missing else "; nothing missing"),
+                              one_line=True), highlight=False)
+
+
 def print_trace_runs(project, tiers, name: str, reranked: bool) -> None:
     """Production's ranking, and its reranked list beside it, on every tier (at the project's K)."""
     from rich.text import Text
@@ -268,7 +304,7 @@ def print_trace_runs(project, tiers, name: str, reranked: bool) -> None:
 
     names = [name] + ([name + RERANK_SUFFIX] if reranked else [])
     k = access_k(project)
-    table = Table(title=Text(f"production per tier (K={k}; n = labelled queries): {', '.join('run:' + n for n in names)}"),
+    table = Table(title=Text(f"production per tier (K={k}; n = labelled queries it served): {', '.join('run:' + n for n in names)}"),
                   title_justify="left")
     table.add_column("tier", no_wrap=True)
     table.add_column("n", justify="right")

@@ -102,18 +102,31 @@ class Collector(StoredResults):
         return out
 
     def access(self, tier: Tier, system: str, query: Query) -> QueryAccess | None:
-        ranked = self.tier_store(tier).rankings.get(system, {}).get(query.query_id)
+        """The query's access by this system's ranking; None when unknown: no ranking, or production's
+        ranking truncated above K with a gold document not found before its depth (no gold is
+        "not retrieved" where the ranking says nothing)."""
+        ts = self.tier_store(tier)
+        ranked = ts.rankings.get(system, {}).get(query.query_id)
         if ranked is None or not query.is_labelled:
             return None
-        return query_access(query.query_id, ranked, query.gold_doc_ids, self.k)
+        acc = query_access(query.query_id, ranked, query.gold_doc_ids, self.k)
+        depth = ts.depths.get(system, {}).get(query.query_id)
+        if depth is not None and depth < self.k and any(r is None or r > depth for r in acc.gold_ranks.values()):
+            return None
+        return acc
 
     def answer(self, tier: Tier, model: str, arm: str, query_id: str, retriever: str = "") -> AnswerCheck | None:
         return self.tier_store(tier).answers.get((model, arm, retriever), {}).get(query_id)
 
     def applies(self, tier: Tier, spec: SystemSpec, query_id: str) -> bool:
         """Production answered some queries on one tier (its whole collection: full): its verdicts are
-        those; every other system has one on every tier for every query."""
-        return spec.reader != "production" or query_id in self.tier_store(tier).production.get(production_name(spec.name), {})
+        those; production's ranking (run:NAME) has verdicts on the queries it served; every other
+        system has one on every tier for every query."""
+        ts = self.tier_store(tier)
+        if spec.reader == "production":
+            return query_id in ts.production.get(production_name(spec.name), {})
+        # production's ranking as a retriever: only the queries it served (never an ACCESS failure for the rest)
+        return spec.access not in ts.served or query_id in ts.served[spec.access]
 
     def verdict(self, tier: Tier, spec: SystemSpec, query: Query) -> QueryVerdict:
         ts = self.tier_store(tier)

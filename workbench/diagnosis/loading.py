@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import msgspec
+
 from workbench.access.runs import RunStore
 from workbench.errors import WorkbenchError
 from workbench.llm.answers import AnswerCheck, check_answer
@@ -35,6 +37,10 @@ class _TierStore:
     # production's imported answers: run name → query → AnswerCheck, and the queries it gave context for
     production: dict[str, dict[str, AnswerCheck]] = field(default_factory=dict)
     context_known: dict[str, set[str]] = field(default_factory=dict)
+    # production's rankings (run:NAME): per system, the depth a query's ranking was truncated at, and the
+    # queries served with an unknown ranking (SystemRun.depths / .unknown)
+    depths: dict[str, dict[str, int]] = field(default_factory=dict)
+    served: dict[str, set[str]] = field(default_factory=dict)
 
 
 
@@ -83,8 +89,14 @@ class StoredResults:
         if tier.name in self._tiers:
             return self._tiers[tier.name]
         ts = _TierStore(tier)
-        for run in RunStore(self.project).runs(tier):
+        store = RunStore(self.project)
+        # production's runs as the ledger holds them now (a stored one may predate the last import: never read stale)
+        stored = [r for r in store.runs(tier) if SystemName.parse(r.system).kind != "run"] + self._production_runs(tier, store)
+        for run in stored:
             ts.rankings[run.system] = {r.query_id: [h.doc_id for h in r.hits] for r in run.rankings}
+            if SystemName.parse(run.system).kind == "run":
+                ts.depths[run.system] = dict(run.depths)
+                ts.served[run.system] = set(ts.rankings[run.system]) | set(run.unknown)
         mine = self.project.queries_version
         for run, source, made_under in ((x.run, x.source, x.made_under) for x in model_sources(self.project, tier)):
             if SystemName.parse(run.system).kind == "run":  # production's imported answers
@@ -111,6 +123,14 @@ class StoredResults:
         self._tiers[tier.name] = ts
         return ts
 
+    def _production_runs(self, tier: Tier, store: RunStore) -> list:
+        from workbench.triage.runs import external_runs
+
+        try:
+            return external_runs(self.project, tier, store)
+        except OSError:  # a read-only project: what the run store holds (current when eval made it)
+            return [r for r in store.runs(tier) if SystemName.parse(r.system).kind == "run"]
+
     def _holds(self, made_under: str | None, query_id: str) -> bool:
         if made_under == ORIGINAL_VERSION:
             return self.project.queries_version == ORIGINAL_VERSION or not relabelled(self.project, query_id)
@@ -127,9 +147,14 @@ class StoredResults:
         ts.context_known[name] = ({a.query_id for a in record.answers if a.has_context} if record
                                   else {r.query_id for r in run.qa if r.context_doc_ids})
         trusted = self.trusted(run.judge)
+        undecided = {a.query_id: a.undecided for a in record.answers if a.undecided} if record else {}
         for r in run.qa:
             if r.query_id in self._known and r.query_id not in slot:
-                slot[r.query_id] = check_answer(self.project.query(r.query_id), run, r, trusted, "production import")
+                check = check_answer(self.project.query(r.query_id), run, r, trusted, "production import")
+                if r.query_id in undecided:  # the answer could not be isolated from reasoning: never decided on that text
+                    check = msgspec.structs.replace(check, decision="undecided", correct=False,
+                                                    basis=f"undecided: {undecided[r.query_id]}")
+                slot[r.query_id] = check
 
     def fits(self, model: str, task: str, tier: Tier) -> str:
         """Why this task of this model does not fit the tier's window ("" = it fits, or nothing says it

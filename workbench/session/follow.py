@@ -1,6 +1,6 @@
 """Following production live: the TUI notices a trace import made by another process
 (`workbench import-traces`, or `workbench collect` receiving from production) and shows the
-queries it brought. The stamp is what those imports write last, so a reload sees a whole import."""
+queries it brought. The stamp is the production ledger's (triage/ledger.py), written whole per batch."""
 
 from __future__ import annotations
 
@@ -19,17 +19,17 @@ Stamp = tuple[tuple[str, int, int], ...]
 
 
 def production_stamp(project: Project) -> Stamp:
-    """The import records' names, sizes and times (a stat per file: cheap enough to poll each
-    second). The TUI's own writes (labels, an added query) never touch these files."""
-    from workbench.triage.answers import ANSWERS_DIR
-    from workbench.triage.runs import IMPORTS_DIR
+    """The production ledger's files and the collections' feedback records: names, sizes and times
+    (a stat per file: cheap enough to poll each second). A batch is committed whole before the
+    ledger's files change, so a reload sees whole batches. The TUI's own writes (labels, an added
+    query) never touch these files."""
+    from workbench.triage.ledger import stamp
     from workbench.triage.traces.store import TRACES_DIR
 
     state = project.state_dir
     try:
-        files = [*(state / IMPORTS_DIR).glob("*.json"), *(state / TRACES_DIR).glob("*/traces.json"),
-                 *(state / TRACES_DIR).glob("*/feedback.json"), *(state / ANSWERS_DIR).glob("*.json")]
-        return tuple(sorted((str(p), s.st_mtime_ns, s.st_size) for p in files if (s := p.stat())))
+        files = [*(state / TRACES_DIR).glob("*/feedback.json")]
+        return stamp(state) + tuple(sorted((str(p), s.st_mtime_ns, s.st_size) for p in files if (s := p.stat())))
     except OSError:  # a file replaced between the listing and its stat: the next poll sees it whole
         return ()
 

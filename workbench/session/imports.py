@@ -51,3 +51,19 @@ def import_run(project: Project, path: Path, name: str, fmt: str = "trec", tier:
         select_tiers(tierset, tier)  # unknown tier → readable error before anything is written
     report = do_import(project, path, name, fmt, tier, ids)  # type: ignore[arg-type]
     return report, imported_figures(project, list(tierset.tiers), [name])
+
+
+def export_trec(root: Path, tier_spec: str, out: Path) -> list[Path]:
+    """`export-trec`: qrels and every current stored run, production's runs (the ledger's view now) included."""
+    from workbench.access.ladder import load_tiers, select_tiers
+    from workbench.access.runs import RunStore
+    from workbench.access.trec import export_trec as do_export
+    from workbench.project.load import load_project
+    from workbench.triage.runs import external_runs
+
+    project = load_project(root)
+    tiers = select_tiers(load_tiers(project), tier_spec)
+    store = RunStore(project)
+    for t in tiers:
+        external_runs(project, t, store)  # stored as the ledger holds them now: no `eval` needed first
+    return do_export(project, tiers, out)

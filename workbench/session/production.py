@@ -48,12 +48,23 @@ def import_answers(root: Path, file: Path, name: str, judge: bool = True, judge_
 
 
 async def judge_answers(project, record, tier, judge_model, samples):
-    from workbench.triage.answers import current_run
+    """The answers' use run judged; answers the stored run judged already (same answer, same judge)
+    keep their scores: only what arrived since is judged. Runs outside the project lock."""
+    from workbench.llm.store import LLMRunStore
+    from workbench.triage.answers import current_run, with_judgements
     from workbench.llm.providers import open_client, resolve_judge, resolve_model
-    from workbench.llm.tasks import model_identity, judge_run  # the judge's identity keys its scores
+    from workbench.llm.tasks import TaskOptions, judge_key, model_identity, judge_run  # the judge's identity keys its scores
 
     name, cfg = resolve_judge(project, resolve_model(project, None)[0], judge_model)
-    run = current_run(project, record, tier, name, [model_identity(cfg), samples])
+    store = LLMRunStore(project)
+    previous = store.load(record.system, tier.name)
+    run = current_run(project, record, tier, name, [model_identity(cfg), samples], store)
+    if not run.complete:
+        opts = TaskOptions(task="qa", judge_samples=samples)
+        carried = with_judgements(run, previous, lambda qid: judge_key((name, cfg), opts, project.query(qid)))
+        if carried != run:
+            store.save(carried)
+            run = carried
     if run.complete:
         return run
     async with open_client(project, name, cfg) as client:
@@ -76,8 +87,10 @@ def import_traces(root: Path, source: str, name: str, fmt: str = "auto", phoenix
                   spans: tuple[list[Span], list[Skipped], str] | None = None, doc_id_key: str | None = None,
                   dry_run: bool = False) -> TracesImport:
     """Production traces from ``source`` (a file or a Phoenix URL) — or ``spans`` already read
-    (spans, skipped, format: the live receiver) — imported as run:NAME, run:NAME>rerank and
-    run:NAME:answers; the answers judged unless ``judge`` is off. ``doc_id_key``: the document
+    (spans, skipped, format: the live receiver hands only the traces that just became ready) — ADDED
+    to run:NAME, run:NAME>rerank and run:NAME:answers in the production ledger (the latest per query
+    across every source; a trace already there is not added twice); the answers judged unless
+    ``judge`` is off (outside the project lock; only answers not judged before). ``doc_id_key``: the document
     metadata key holding production's document id; ``dry_run``: read, match and resolve, write nothing."""
     from workbench.access.ladder import ensure_tiers
     from workbench.project.load import load_project
@@ -90,7 +103,7 @@ def import_traces(root: Path, source: str, name: str, fmt: str = "auto", phoenix
     else:
         r = importer.import_spans(root, spans[0], spans[1], source, spans[2], name, query_id_key,
                                   add_unknown_documents, ids, doc_id_key=doc_id_key, dry_run=dry_run)  # type: ignore[arg-type]
-    project = load_project(root)
+    project = load_project(root)  # as the import left it (the queries it added)
     if dry_run:
         return TracesImport(project, r, [], None)
     tiers = list(ensure_tiers(project).tiers)
@@ -120,9 +133,14 @@ def since_ns(text: str, now_ns: int | None = None) -> int:
     now = time.time_ns() if now_ns is None else now_ns
     word = text.strip().lower()
     span = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(s|m|min|h|d|w)", word)
+    too_far = BadInput(f"--since {text!r}: further back than a date can be", title="Bad --since",
+                       hint="a span back from now within the calendar (e.g. 90m, 2h, 30d, 52w) or an ISO date")
     if span:
         unit = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}[span.group(2)]
-        return now - int(float(span.group(1)) * unit * 1e9)
+        back = float(span.group(1)) * unit
+        if back > (now / 1e9 - dt.datetime(1, 1, 2, tzinfo=dt.timezone.utc).timestamp()):
+            raise too_far  # before year 1: no trace began then, and a date cannot say it
+        return now - int(back * 1e9)
     if word == "today":
         day = dt.datetime.fromtimestamp(now / 1e9, dt.timezone.utc).date()
         return int(dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc).timestamp()) * 1_000_000_000
@@ -133,7 +151,10 @@ def since_ns(text: str, now_ns: int | None = None) -> int:
                        hint="an ISO date or time (2026-12-02, 2026-12-02T09:30Z), `today`, or a span back from now (90m, 2h, 1d)") from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=dt.timezone.utc)
-    return int(when.timestamp() * 1e9)
+    try:
+        return int(when.timestamp() * 1e9)
+    except (OverflowError, ValueError):
+        raise too_far from None
 
 
 class ProductionWindow(msgspec.Struct, frozen=True):

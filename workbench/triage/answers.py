@@ -18,14 +18,14 @@ that is negative or not a finite number.
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgspec
 
 from workbench.triage.runs import check_name, choose_id_space, RawRanked
-from workbench.fsutil import atomic_write_bytes, safe_name, sha256_bytes
+from workbench.fsutil import safe_name, sha256_bytes
+from workbench.triage.ledger import ProductionAnswer
 from workbench.correctness import answer_matches
 from workbench.llm.prompts import is_refusal
 from workbench.llm.records import QAResult, TierRun
@@ -46,14 +46,6 @@ class _AnswerLine(msgspec.Struct):
     latency_s: float | None = None
 
 
-class ProductionAnswer(msgspec.Struct, frozen=True):
-    query_id: str
-    answer: str
-    context_doc_ids: list[int]  # mapped; unknown IDs reported at import
-    has_context: bool  # the file gave context_doc_ids (an empty list is "read nothing")
-    latency_s: float | None = None
-
-
 class ImportedAnswers(msgspec.Struct, frozen=True):
     name: str
     source: str
@@ -62,6 +54,7 @@ class ImportedAnswers(msgspec.Struct, frozen=True):
     answers: list[ProductionAnswer]
     unknown_doc_ids: int = 0
     unknown_query_ids: int = 0
+    changes: list[str] = []  # queries whose answer came from another source before (said by the command)
 
     @property
     def system(self) -> str:
@@ -69,19 +62,30 @@ class ImportedAnswers(msgspec.Struct, frozen=True):
 
 
 def answers_path(project: Project, name: str) -> Path:
+    """Where an import record of answers was kept before the ledger (read once into it: ledger_legacy.py)."""
     return project.state_dir / ANSWERS_DIR / f"{safe_name(name)}.json"
 
 
 def load_answers(project: Project, name: str) -> ImportedAnswers | None:
-    try:
-        return msgspec.json.decode(answers_path(project, name).read_bytes(), type=ImportedAnswers)
-    except (OSError, msgspec.DecodeError):
+    """run:NAME's answers as the ledger holds them now (per query, the latest from any source), or None."""
+    from workbench.triage import ledger
+
+    v = ledger.view(project, name)
+    rows = sorted(v.slot("answer").values(), key=lambda r: r.id)
+    if not rows:
         return None
+    answers = [r.entry.answer for r in rows if r.entry.answer is not None]
+    info = v.latest_info("import-answers")
+    return ImportedAnswers(name, rows[-1].source, sha256_bytes(msgspec.json.encode(answers))[:16], max(r.added_at for r in rows),
+                           answers, info.unknown_doc_ids if info else 0, info.unknown_query_ids if info else 0)
 
 
 def import_answers(project: Project, path: Path, name: str) -> tuple[ImportedAnswers, list[Problem]]:
     """Malformed lines fail the import (nothing written); unknown query or document IDs are
-    returned as problems (file:line) and counted in the record."""
+    returned as problems (file:line) and counted in the record. The answers are added to the
+    ledger; the record returned is run:NAME's answers now (every source's latest)."""
+    from workbench.triage import ledger
+
     check_name(name)
     problems: list[Problem] = []
     rows = list(iter_jsonl(path, _AnswerLine, problems))
@@ -107,9 +111,11 @@ def import_answers(project: Project, path: Path, name: str) -> tuple[ImportedAns
                 n_docs += 1
                 unknown.append(Problem(str(path), lineno, "context_doc_ids", f"document {d!r} is not in the corpus"))
         answers.append(ProductionAnswer(qid, r.answer, ids, r.context_doc_ids is not None, r.latency_s))
-    record = ImportedAnswers(name, str(path), sha256_bytes(msgspec.json.encode(answers))[:16], time.time(), answers, n_docs, n_queries)
-    atomic_write_bytes(answers_path(project, name), msgspec.json.encode(record))
-    return record, unknown
+    added = ledger.add(project, name, [ledger.NewRow("import-answers", str(path), ledger.Entry(a.query_id, answer=a)) for a in answers],
+                       [("import-answers", str(path), ledger.ALL_TIERS, ledger.ImportInfo(unknown_doc_ids=n_docs, unknown_query_ids=n_queries))])
+    record = load_answers(project, name)
+    assert record is not None  # just added
+    return msgspec.structs.replace(record, changes=[c.line() for c in added.changes]), unknown
 
 
 def line_problems(file: str, rows: list[tuple[int, _AnswerLine]]) -> list[Problem]:
@@ -171,18 +177,42 @@ def current_run(project: Project, record: ImportedAnswers, tier: Tier, judge: st
     return fresh
 
 
+def with_judgements(run: TierRun, previous: TierRun | None, expected: Callable[[str], str]) -> TierRun:
+    """``run`` with the judgements ``previous`` holds for the same answers by the same judge
+    (``expected(query_id)``: tasks.judge_key of the judge now): answers that arrived since are the only
+    ones left to judge, so a live collection never judges an answer twice."""
+    if previous is None:
+        return run
+    old = {(r.query_id, r.answer): r for r in previous.qa if r.judged and r.judge_key}
+    judged = ("judge_scores", "judge_median", "judge_spread", "judge_failures", "judge_failure", "judge_raw",
+              "judge_prompt_tokens", "judge_completion_tokens", "judged", "judge_key")
+    qa = []
+    for r in run.qa:
+        o = old.get((r.query_id, r.answer))
+        if not r.judged and o is not None and o.judge_key == expected(r.query_id):
+            r = msgspec.structs.replace(r, **{f: getattr(o, f) for f in judged})
+        qa.append(r)
+    return msgspec.structs.replace(run, qa=qa, complete=all(r.judged for r in qa))
+
+
 # Why such an answer is shown undecided (the report's query page, the inspector).
 LEFT_OUT_BASIS = "no reference answer for this query: not judged (label its answer to decide)"
 
 
 def answer_records(project: Project) -> Iterator[tuple[Path, ImportedAnswers | Exception]]:
-    """Every import record of production's answers, by file: the record, or why it does not load."""
-    folder = project.state_dir / ANSWERS_DIR
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
-        try:
-            yield path, msgspec.json.decode(path.read_bytes(), type=ImportedAnswers)
-        except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
-            yield path, exc
+    """Every run's production answers in the ledger: (the ledger, the record), or why it does not load."""
+    from workbench.triage import ledger
+
+    path = ledger.ledger_path(project)
+    try:
+        names = ledger.names(project)
+    except ledger.LedgerError as exc:
+        yield path, exc
+        return
+    for name in names:
+        record = load_answers(project, name)
+        if record is not None:
+            yield path, record
 
 
 def answers_left_out(project: Project, query_id: str) -> list[tuple[str, ProductionAnswer]]:

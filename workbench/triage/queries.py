@@ -145,6 +145,31 @@ def _add_query(project: Project, text: str, answer: str, gold, negatives, domain
     return query
 
 
+def add_queries(root: Path, new: list[tuple[str, str]], same=lambda text: text, kind: str = "production") -> list[Query]:
+    """Queries (id, text) added unlabelled in one write under one lock (an import's batch: one project
+    load, one rewrite of queries.jsonl, however many it adds). An id that holds the same text already
+    (``same`` compares them: an identical import ran meanwhile) is not an error: it is kept as it is."""
+    with project_lock(Path(root)):
+        project = load_project(root)
+        have = {q.query_id: q for q in project.queries}
+        added, problems = [], []
+        for qid, text in new:
+            if qid in have:
+                if same(have[qid].query) != same(text):
+                    problems.append(Problem("--id", None, None, f"query {qid!r} exists already"))
+                continue
+            added.append(Query(query_id=qid, query=text, answer="", gold_doc_ids=[], hard_negative_ids=[],
+                               domain=default_domain(project, []), kind=kind))
+        if problems:
+            raise ProjectError(problems)
+        if added:
+            write_queries(project, [*project.queries, *added])
+            at, by = now_utc(), who()
+            for q in added:
+                append_edit(project.root, QueryEdit(at, by, "add_query", q.query_id, None, msgspec.to_builtins(q)))
+    return added
+
+
 def edit_original_answer(root: Path, query_id: str, answer: str) -> Query:
     """Change a query's reference answer in queries.jsonl (an answer defines the query: it is not
     a label of a query-set version), logged with who and when."""

@@ -1,13 +1,15 @@
 """A production retriever's own rankings, imported as a system `run:<name>` (TREC run or JSONL).
 
-The imported file is kept as an ImportedRun under .workbench/imports/runs/<name>.json: per query,
-the ranked DocIDs after mapping the file's IDs through the project's ID map. Per tier, it is
+Each query's ranked DocIDs (after mapping the file's IDs through the project's ID map) are added to
+the production ledger (triage/ledger.py) beside what traces and other imports said; the ImportedRun
+is the ledger's view of run:<name> (per query, the latest ranking from any source). Per tier, it is
 materialised as a SystemRun in the run store (so `eval`, `export-trec`, the inspector and the TUI
 treat it like bm25), restricted to the tier's documents: documents outside the tier are removed
 and the rest keep their order. That is what the production retriever would rank if its index held
 only the tier, assuming its scores do not depend on the rest of the collection (exact for dense
 similarity; for BM25-like scores the collection statistics would differ). A run imported for one
-tier (`--tier`) is used on that tier only: how `export-trec` output round-trips exactly.
+tier (`--tier`) is used on that tier only: how `export-trec` output round-trips exactly. Only the
+queries production served are in it: the rest are "not served", never scored as empty rankings.
 
 IDs not in the corpus (and query IDs not in the project) are reported by file and line and counted
 in the record; they can never be gold, so scoring drops them like any out-of-tier document.
@@ -15,21 +17,20 @@ in the record; they can never be gold, so scoring drops them like any out-of-tie
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Literal
 
 import msgspec
 
 from workbench.errors import BadInput
-from workbench.fsutil import atomic_write_bytes, log, safe_name, sha256_bytes
+from workbench.fsutil import safe_name, sha256_bytes
 from workbench.project.files import Problem, Project, ProjectError, number_problem, text_lines
 from workbench.records import Hit, RankedList, Tier
 from workbench.access.runs import RunStore, SystemRun, run_key, tier_docs_hash, tier_hash
+from workbench.triage.ledger import ALL_TIERS
 from workbench.project.labels import source_id_map  # noqa: F401 (its home is project/; importers reach it here)
 
 IMPORTS_DIR = Path("imports") / "runs"
-ALL_TIERS = "*"
 SYSTEM_PREFIX = "run:"
 RunFormat = Literal["trec", "jsonl"]
 IdSpace = Literal["auto", "source", "docid"]
@@ -55,6 +56,9 @@ class ImportedRun(msgspec.Struct, frozen=True):
     rankings: dict[str, list[RankedList]]
     unknown_doc_ids: int = 0
     unknown_query_ids: int = 0
+    order: dict[str, dict[str, int]] = {}  # part → query → its ledger row (on a tier, the latest of its parts wins)
+    depths: dict[str, dict[str, int]] = {}  # part → query → the depth its ranking was truncated at
+    unknown: dict[str, list[str]] = {}  # part → queries whose ranking is unknown (unresolved documents)
 
     @property
     def system(self) -> str:
@@ -69,8 +73,10 @@ class ImportReport(msgspec.Struct, frozen=True):
     hits: int
     unknown_doc_ids: int
     unknown_query_ids: int
-    queries_without_ranking: int  # project queries the file has no line for (scored as empty rankings)
+    queries_without_ranking: int  # project queries run:NAME has no ranking for: not served, left out of its figures
     problems: list[Problem]
+    changes: list[str] = []  # queries whose ranking came from another source before (ledger.Change lines)
+    kept: int = 0  # rankings the ledger held already (not added twice)
 
 
 # ------------------------------------------------------------------ reading
@@ -171,36 +177,73 @@ def map_rankings(
     return out, unknown_docs, unknown_queries
 
 
-# ------------------------------------------------------------------ store
+# ------------------------------------------------------------------ the ledger's view
 
 
 def imports_dir(project: Project) -> Path:
+    """Where import records were kept before the ledger (read once into it: ledger_legacy.py)."""
     return project.state_dir / IMPORTS_DIR
 
 
+RERANK_SUFFIX = ">rerank"  # run:NAME>rerank: the reranked lists of run:NAME's traces
+
+
+def record_of(project: Project, name: str) -> ImportedRun | None:
+    """run:NAME's rankings (or, for NAME>rerank, its traces' reranked lists) as the ledger's view
+    holds them now, or None when it holds none."""
+    from workbench.triage import ledger
+
+    base, rerank = (name[: -len(RERANK_SUFFIX)], True) if name.endswith(RERANK_SUFFIX) else (name, False)
+    v = ledger.view(project, base)
+    slot = "reranked" if rerank else "ranking"
+    parts = v.parts(slot)  # type: ignore[arg-type]
+    if not parts:
+        return None
+    rankings: dict[str, list[RankedList]] = {}
+    order: dict[str, dict[str, int]] = {}
+    depths: dict[str, dict[str, int]] = {}
+    unknown: dict[str, list[str]] = {}
+    sources: dict[str, str] = {}
+    hashes: dict[str, str] = {}
+    newest = 0.0
+    for part in parts:
+        rows = sorted(v.slot(slot, part).values(), key=lambda r: r.id)  # type: ignore[arg-type]
+        got = [(r, r.entry.reranked if rerank else r.entry.ranking) for r in rows]
+        rankings[part] = [RankedList(r.entry.query_id, list(hits)) for r, hits in got if hits is not None and not (r.entry.unresolved and not rerank)]
+        unknown[part] = [] if rerank else [r.entry.query_id for r in rows if r.entry.unresolved]
+        order[part] = {r.entry.query_id: r.id for r in rows}
+        depths[part] = {} if rerank else {r.entry.query_id: r.entry.depth for r in rows if r.entry.depth is not None}
+        sources[part] = rows[-1].source
+        newest = max(newest, rows[-1].added_at)
+        hashes[part] = sha256_bytes(msgspec.json.encode([rankings[part], depths[part], unknown[part]]))[:16]
+    doors = {r.door for part in parts for r in v.slot(slot, part).values()}  # type: ignore[arg-type]
+    info = v.latest_info("import-run")
+    from_file = doors == {"import-run"} and info is not None
+    return ImportedRun(
+        name=name, format=info.format if from_file and info else "jsonl",  # type: ignore[arg-type]
+        id_space=info.id_space if from_file and info else "source",  # type: ignore[arg-type]
+        imported_at=newest, sources=sources, hashes=hashes, rankings=rankings,
+        unknown_doc_ids=info.unknown_doc_ids if info and not rerank else 0,
+        unknown_query_ids=info.unknown_query_ids if info and not rerank else 0,
+        order=order, depths=depths, unknown=unknown)
+
+
 def load_imported(project: Project, name: str) -> ImportedRun | None:
-    """The stored import, or None when there is none."""
-    return _decode_imported(imports_dir(project) / f"{safe_name(name)}.json")
+    """The run as the ledger holds it now, or None when there is none."""
+    return record_of(project, name)
 
 
 def imported_runs(project: Project) -> list[ImportedRun]:
-    d = imports_dir(project)
-    runs = (_decode_imported(p) for p in sorted(d.glob("*.json"))) if d.exists() else ()
-    return [r for r in runs if r is not None]
+    """Every production run the ledger holds: run:NAME and, where traces had a reranker, run:NAME>rerank."""
+    from workbench.triage import ledger
 
-
-def _decode_imported(path: Path) -> ImportedRun | None:
-    # By path, not by name: a name that is not a plain file name (run:NAME>rerank) is stored hashed.
-    # A record that does not read (truncated by a kill, edited) is said in one line, never a run
-    # that silently vanishes.
-    try:
-        return msgspec.json.decode(path.read_bytes(), type=ImportedRun)
-    except FileNotFoundError:
-        return None
-    except (OSError, msgspec.DecodeError) as exc:
-        log.warning("%s: the imported run does not read (%s); left out — import it again with "
-                    "`workbench import-run`", path, str(exc)[:200])
-        return None
+    out = []
+    for name in ledger.names(project):
+        for n in (name, name + RERANK_SUFFIX):
+            record = record_of(project, n)
+            if record is not None:
+                out.append(record)
+    return out
 
 
 def check_name(name: str) -> None:
@@ -211,8 +254,11 @@ def check_name(name: str) -> None:
 def import_run(
     project: Project, path: Path, name: str, fmt: RunFormat = "trec", tier: str | None = None, ids: IdSpace = "auto"
 ) -> ImportReport:
-    """Read, map and store a production run (replacing that tier's part of a run of the same name).
+    """Read, map and add a production run to the ledger: each query's ranking becomes run:NAME's
+    (on ``tier`` only, or every tier), replacing what an earlier source said for it (reported).
     Malformed lines fail the import (nothing written); unknown IDs are reported and counted."""
+    from workbench.triage import ledger
+
     check_name(name)
     problems: list[Problem] = []
     raw = read_trec_run(path, problems) if fmt == "trec" else read_jsonl_run(path, problems)
@@ -222,23 +268,27 @@ def import_run(
     unknown: list[Problem] = []
     rankings, n_docs, n_queries = map_rankings(raw, project, mapping, str(path), unknown)
     part = tier or ALL_TIERS
-    previous = load_imported(project, name)
-    keep = previous is not None and previous.format == fmt and previous.id_space == space and part != ALL_TIERS
-    base = previous if keep and previous is not None else None
-    record = ImportedRun(
-        name=name, format=fmt, id_space=space, imported_at=time.time(),  # type: ignore[arg-type]
-        sources={**(base.sources if base else {}), part: str(path)},
-        hashes={**(base.hashes if base else {}), part: sha256_bytes(msgspec.json.encode(rankings))[:16]},
-        rankings={**(base.rankings if base else {}), part: rankings},
-        unknown_doc_ids=n_docs, unknown_query_ids=n_queries,
-    )
-    atomic_write_bytes(imports_dir(project) / f"{safe_name(name)}.json", msgspec.json.encode(record))
-    ranked = {r.query_id for r in rankings}
+    rows = [ledger.NewRow("import-run", str(path), ledger.Entry(r.query_id, ranking=r.hits), part) for r in rankings]
+    info = ledger.ImportInfo(fmt, space, n_docs, n_queries)
+    added = ledger.add(project, name, rows, [("import-run", str(path), part, info)])
+    served = set(served_queries(project, SYSTEM_PREFIX + name))
     return ImportReport(
         name=name, tier=part, id_space=space, queries=len(rankings), hits=sum(len(r.hits) for r in rankings),
         unknown_doc_ids=n_docs, unknown_query_ids=n_queries,
-        queries_without_ranking=sum(q.query_id not in ranked for q in project.queries), problems=unknown,
+        queries_without_ranking=sum(q.query_id not in served for q in project.queries), problems=unknown,
+        changes=[c.line() for c in added.changes], kept=added.kept,
     )
+
+
+def served_queries(project: Project, system: str) -> list[str]:
+    """The queries production served under ``system`` (run:NAME, run:NAME>rerank): those it has a
+    ranking for, known or not (a ranking that could not be resolved was served, unknown). Every
+    other query is "not served": never scored, never a failure."""
+    record = load_imported(project, system.removeprefix(SYSTEM_PREFIX))
+    if record is None:
+        return []
+    got = {q for part in record.order.values() for q in part}
+    return [q.query_id for q in project.queries if q.query_id in got]
 
 
 # ------------------------------------------------------------------ per tier
@@ -249,25 +299,46 @@ def restrict(hits: list[Hit], members: set[int]) -> list[Hit]:
 
 
 def tier_run(project: Project, record: ImportedRun, tier: Tier, store: RunStore) -> SystemRun | None:
-    """The imported run on one tier (from the run store if current), or None if it has no part for it.
-    A tier query the file does not rank gets an empty ranking: it scores zero, never skipped."""
-    part = tier.name if tier.name in record.rankings else ALL_TIERS if ALL_TIERS in record.rankings else None
-    if part is None:
+    """The imported run on one tier (stored in the run store when it changed), or None if it has no
+    part for it. It holds the queries production served only (a query it never ranked is not
+    served, not an empty ranking); a ranking that is unknown (unresolved documents) is left out and
+    named in ``unknown``; a truncated one keeps its depth (``depths``: nothing is claimed past it)."""
+    parts = [p for p in (tier.name, ALL_TIERS) if p in record.order]
+    if not parts:
         return None
-    key = run_key("import", record.name, part, record.hashes[part])
-    cached = store.load_if_current(record.system, tier, key)
-    if cached is not None and [r.query_id for r in cached.rankings] == list(tier.query_ids):
-        return cached  # (a query added since is ranked empty by a new materialisation, below)
+    latest: dict[str, tuple[int, list[Hit] | None, int | None]] = {}
+    for p in parts:
+        hits_of = {r.query_id: r.hits for r in record.rankings.get(p, [])}
+        for qid, rid in record.order[p].items():
+            if qid not in latest or latest[qid][0] < rid:  # a tier's own import and every tier's: the latest
+                latest[qid] = (rid, hits_of.get(qid), record.depths.get(p, {}).get(qid))
     members = set(tier.doc_ids)
-    by_query = {r.query_id: r.hits for r in record.rankings[part]}
-    rankings = [RankedList(q, restrict(by_query.get(q, []), members)) for q in tier.query_ids]
+    rankings, depths, unknown = [], {}, []
+    for q in tier.query_ids:
+        if q not in latest:
+            continue  # not served
+        _, hits, depth = latest[q]
+        if hits is None:
+            unknown.append(q)
+            continue
+        kept = restrict(hits, members)
+        rankings.append(RankedList(q, kept))
+        if depth is not None:
+            depths[q] = len(restrict(hits[:depth], members))  # past it, production's ranking says nothing
+    key = run_key("import", record.name, SERVED_ONLY, [(p, record.hashes[p]) for p in parts])
     run = SystemRun(record.system, tier.name, tier_hash(project, tier), key, max((len(r.hits) for r in rankings), default=0),
-                    rankings, docs_hash=tier_docs_hash(project, tier))
+                    rankings, docs_hash=tier_docs_hash(project, tier), depths=depths, unknown=unknown)
+    cached = store.load_if_current(record.system, tier, key)
+    if cached is not None and cached.rankings == run.rankings and cached.unknown == unknown and cached.depths == depths:
+        return cached
     store.save(run)
     return run
 
 
+SERVED_ONLY = 2  # the stored form's version: served queries only, with depths and unknown rankings
+
+
 def external_runs(project: Project, tier: Tier, store: RunStore) -> list[SystemRun]:
-    """Every imported run's SystemRun on this tier (materialised and stored when not current)."""
+    """Every production run's SystemRun on this tier, as the ledger holds it now (stored when it changed)."""
     runs = (tier_run(project, record, tier, store) for record in imported_runs(project))
     return [r for r in runs if r is not None]

@@ -14,29 +14,29 @@ the importers' own formats. Re-importing the same traces writes the same records
 from __future__ import annotations
 
 import re
-import time
 import unicodedata
 from pathlib import Path
 from typing import Literal
 
 import msgspec
 
-from workbench.fsutil import atomic_write_bytes, sha256_bytes
+from workbench.fsutil import atomic_write_bytes
 from workbench.project.files import DOCUMENTS_FILE, Problem, Project, ProjectError, encode_jsonl, query_id_problem, validate
 from workbench.project.load import load_project
-from workbench.project.versions import now_utc
-from workbench.records import Document
-from workbench.triage.runs import (ALL_TIERS, IdSpace, ImportedRun, ImportReport, RawRanked, check_name, choose_id_space,
-                                   imports_dir, map_rankings, read_jsonl_run, source_id_map)
+from workbench.records import Document, Hit
+from workbench.triage import ledger
+from workbench.triage.ledger import ProductionAnswer
+from workbench.triage.queries import add_queries
+from workbench.triage.runs import RERANK_SUFFIX  # noqa: F401 (its home is runs.py; front ends reach it here)
+from workbench.triage.runs import ALL_TIERS, IdSpace, ImportReport, RawRanked, check_name, choose_id_space
 from workbench.triage.traces.conventions import ProductionTrace, TraceDoc, traces
 from workbench.triage.traces.context import read_context
 from workbench.triage.traces.resolve import RESOLVED, Resolution, resolve_traces
 from workbench.triage.traces.spans import BOM, Skipped, Span, TraceFileError, decode
-from workbench.triage.traces.store import Matched, ImportedTraces, TraceQuery, traces_dir
+from workbench.triage.traces.store import Matched, TraceQuery
 
 SourceFormat = Literal["auto", "otlp", "phoenix"]
 DEFAULT_MAX_MB = 64
-RERANK_SUFFIX = ">rerank"
 ADDED_PREFIX = "trace-"
 
 
@@ -62,6 +62,12 @@ class TraceImport(msgspec.Struct, frozen=True):
     joined: list[str] = []  # split traces joined by their query id (split.py)
     dry_run: bool = False
     plan: list[tuple[str, str, str, str | None]] = []  # (query id, how matched, trace id, answer)
+    changes: list[str] = []  # queries whose slots came from another source before (ledger.Change lines)
+    kept: int = 0  # traces the ledger held already (not added twice)
+    unresolved_rankings: list[str] = []  # queries whose ranking is unknown (unresolved documents)
+    truncated: dict[str, int] = {}  # query → the depth its ranking was truncated at
+    undecided: dict[str, str] = {}  # query → why its answer is undecided
+    conventions: list[tuple[str, str, list[str]]] = []  # --dry-run: (query id, convention that read its trace, what it lacked)
 
     @property
     def unresolved_traces(self) -> list[Resolution]:
@@ -258,44 +264,39 @@ def add_documents(project: Project, unknown: dict[str, tuple[str, TraceDoc]], ma
 # ------------------------------------------------------------------ writing
 
 
-def _jsonl(rows: list[dict]) -> bytes:
-    return b"".join(msgspec.json.encode(r) + b"\n" for r in rows)
+def kept_hits(docs: list[TraceDoc], mapping: dict[str, int]) -> list[Hit]:
+    """Production's documents as DocIDs, in its order: an unknown document left out; the same document
+    twice (two chunks) at its first rank; no score recorded: the rank order itself (as import-run makes it)."""
+    kept: list[tuple[int, float | None]] = []
+    seen: set[int] = set()
+    for d in docs:
+        if d.id is not None and d.id in mapping and mapping[d.id] not in seen:
+            seen.add(mapping[d.id])
+            kept.append((mapping[d.id], d.score))
+    scored = any(s is not None for _, s in kept)
+    return [Hit(doc, s if scored and s is not None else float(len(kept) - i)) for i, (doc, s) in enumerate(kept)]
 
 
-def ranking_rows(plan: Plan, mapping: dict[str, int], key_of: dict[int, str], reranked: bool) -> list[dict]:
+def ledger_rows(plan: Plan, mapping: dict[str, int], source: str, first_added: set[str]) -> list[ledger.NewRow]:
+    """One ledger row per chosen trace: its ranking (unknown when documents could not be resolved,
+    with the depth it was truncated at), reranked list, answer (undecided with why) and the trace itself."""
     rows = []
-    for qid, (t, _) in sorted(plan.chosen.items()):
-        docs = t.reranked if reranked else t.ranking
-        if not docs:
-            continue
-        kept, seen = [], set()
-        for d in docs:  # unresolved documents left out; the same document twice (two chunks): its first rank
-            if d.id is not None and d.id in mapping and mapping[d.id] not in seen:
-                seen.add(mapping[d.id])
-                kept.append(d)
-        scores = [d.score for d in kept]
-        rows.append({"query_id": qid, "ranked": [key_of[mapping[d.id]] for d in kept],  # type: ignore[index]
-                     # no score recorded: the rank order itself, as import-run would make it
-                     "scores": [s if s is not None else float(len(kept) - i) for i, s in enumerate(scores)]
-                     if any(s is not None for s in scores) else None})
-    return [{k: v for k, v in r.items() if v is not None} for r in rows]
-
-
-def store_rerank(project: Project, path: Path, name: str) -> int:
-    """The reranked lists as the imported run `run:NAME>rerank` (import_run's record, read the same way
-    per tier; its own name check allows no `>`, the mark of a rerank stage)."""
-    problems: list[Problem] = []
-    raw = read_jsonl_run(path, problems)
-    if problems:  # the file we wrote ourselves, under the project
-        raise ProjectError(problems)
-    rankings, _, _ = map_rankings(raw, project, source_id_map(project), str(path), [])
-    record = ImportedRun(name=name + RERANK_SUFFIX, format="jsonl", id_space="source", imported_at=time.time(),
-                         sources={ALL_TIERS: str(path)}, hashes={ALL_TIERS: sha256_bytes(msgspec.json.encode(rankings))[:16]},
-                         rankings={ALL_TIERS: rankings})
-    from workbench.fsutil import safe_name
-
-    atomic_write_bytes(imports_dir(project) / f"{safe_name(record.name)}.json", msgspec.json.encode(record))
-    return len(rankings)
+    enc = msgspec.json.Encoder()
+    for qid, (t, how) in sorted(plan.chosen.items()):
+        how = "added" if qid in first_added else how
+        context = [mapping[i] for i in t.context_ids or [] if i in mapping]
+        answer = (ProductionAnswer(qid, t.answer, context, t.context_ids is not None, t.llm_latency_s, t.answer_undecided)
+                  if t.answer is not None else None)
+        ranking = kept_hits(t.ranking, mapping) if t.ranking else None
+        entry = ledger.Entry(
+            qid, ranking=None if t.ranking_unresolved else ranking,
+            reranked=kept_hits(t.reranked, mapping) if t.reranked else None,
+            depth=t.ranking_depth if ranking is not None and not t.ranking_unresolved else None,
+            unresolved=bool(t.ranking and t.ranking_unresolved), answer=answer,
+            trace=TraceQuery(qid, t.trace_id, how, t.where, t.prompt, t.answer, t.llm_latency_s, t.trace_latency_s, context,
+                             start_ns=t.start_ns or 0))
+        rows.append(ledger.NewRow("traces", source, entry, parsed=enc.encode(t)))
+    return rows
 
 
 def import_traces(root: Path, source: str, name: str, fmt: SourceFormat = "auto", phoenix_project: str = "default",
@@ -312,13 +313,11 @@ def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: 
                  query_id_key: str = "query_id", add_unknown_documents: bool = False, ids: IdSpace = "auto", *,
                  doc_id_key: str | None = None, dry_run: bool = False) -> TraceImport:
     """Spans already read (from a file, a Phoenix server, or the live receiver) imported as
-    run:NAME, run:NAME>rerank and run:NAME:answers; ``source`` names where they came from.
+    run:NAME, run:NAME>rerank and run:NAME:answers: added to the production ledger (one transaction,
+    committed when this returns), each query's slots replacing what an earlier source said (reported
+    in ``changes``); ``source`` names where they came from. One project load (two when documents are added).
     ``doc_id_key``: the document metadata key holding production's document id (resolve.py).
     ``dry_run``: everything read, matched and resolved, nothing written."""
-    from workbench.triage.answers import import_answers
-    from workbench.triage.queries import add_query
-    from workbench.triage.runs import import_run
-
     check_name(name)
     spans = distinct_spans(spans)
     joined: list[str] = []
@@ -343,48 +342,27 @@ def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: 
             added_documents=[], run=None, reranked=0, answers=sum(t.answer is not None for t, _ in plan.chosen.values()),
             answers_without_context=sum(t.answer is not None and t.context_ids is None for t, _ in plan.chosen.values()),
             resolutions=resolutions, dry_run=True, joined=joined,
-            plan=[(qid, how, t.trace_id, t.answer) for qid, (t, how) in sorted(plan.chosen.items())])
+            plan=[(qid, how, t.trace_id, t.answer) for qid, (t, how) in sorted(plan.chosen.items())],
+            conventions=trace_conventions(plan))
     added_docs = add_documents(project, unknown, mapping) if add_unknown_documents else []
-    from workbench.fsutil import project_lock
-
-    with project_lock(root):  # an identical import that ran meanwhile added them already: not an error
-        now = load_project(root)
-        for qid, text in plan.new_texts.items():
-            if not (now.has_query(qid) and normalise(now.query(qid).query) == normalise(text)):
-                add_query(root, text, "", query_id=qid, kind="production")
-    project = load_project(root)
+    if plan.new_texts:
+        add_queries(root, [(qid, text) for qid, text in plan.new_texts.items()], same=normalise)
+    if added_docs:
+        project = load_project(root)  # the documents just added are read in prompts and quoted as context
     with_context(project, plan, mapping)
-    key_of = {docid: key for key, docid in source_id_map(project).items()}
-    folder = traces_dir(project, name)
-    run_report = None
-    rows = ranking_rows(plan, mapping, key_of, reranked=False)
-    if rows:
-        atomic_write_bytes(folder / "run.jsonl", _jsonl(rows))
-        run_report = import_run(project, folder / "run.jsonl", name, "jsonl", None, "source")
-    rerank_rows = ranking_rows(plan, mapping, key_of, reranked=True)
-    if rerank_rows:
-        atomic_write_bytes(folder / "rerank.jsonl", _jsonl(rerank_rows))
-        store_rerank(project, folder / "rerank.jsonl", name)
-    answers, queries = [], []
-    first_added = added_before(project, name)
-    for qid, (t, how) in sorted(plan.chosen.items()):
-        how = "added" if qid in first_added else how
-        context = [mapping[i] for i in t.context_ids or [] if i in mapping]
-        if t.answer is not None:
-            row: dict = {"query_id": qid, "answer": t.answer}
-            if t.context_ids is not None:
-                row["context_doc_ids"] = [key_of[d] for d in context]
-            if t.llm_latency_s is not None:
-                row["latency_s"] = t.llm_latency_s
-            answers.append(row)
-        queries.append(TraceQuery(qid, t.trace_id, how, t.where, t.prompt, t.answer, t.llm_latency_s, t.trace_latency_s, context,
-                                  start_ns=t.start_ns or 0))
-    if answers:
-        atomic_write_bytes(folder / "answers.jsonl", _jsonl(answers))
-        import_answers(project, folder / "answers.jsonl", name)
-    stamp = previous_stamp(project, name, source, queries)
-    record = ImportedTraces(name, source, stamp, queries)
-    atomic_write_bytes(folder / "traces.json", msgspec.json.encode(record))
+    before = ledger.latest_rows(project, name, sorted(plan.chosen))
+    first_added = {qid for (qid, slot), row in before.items()
+                   if slot == "trace" and row.entry.trace is not None and row.entry.trace.matched == "added"}
+    rows = ledger_rows(plan, mapping, source, first_added)
+    added = ledger.add(project, name, rows)
+    ranked = [r.entry for r in rows if r.entry.ranking is not None or r.entry.unresolved]
+    served = ledger.served_ids(project, name)
+    run_report = ImportReport(
+        name=name, tier=ALL_TIERS, id_space="source", queries=len(ranked), hits=sum(len(e.ranking or []) for e in ranked),
+        unknown_doc_ids=0, unknown_query_ids=0,
+        queries_without_ranking=sum(q.query_id not in served for q in project.queries) + sum(q not in served for q in plan.new_texts),
+        problems=[], changes=[c.line() for c in added.changes], kept=added.kept) if served else None
+    answers = [r.entry.answer for r in rows if r.entry.answer is not None]
     unknown_left = {k: v for k, v in unknown.items() if k not in mapping}
     return TraceImport(
         name=name, source=source, format=kind, spans=len(spans), traces=len(found) + len(not_understood),
@@ -392,10 +370,17 @@ def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: 
         matched_by_text=sum(h == "text" for _, h in plan.chosen.values()), added_queries=list(plan.new_texts),
         repeated=plan.repeated, skipped=skipped,
         unknown_documents=unknown_problems(unknown_left),
-        added_documents=added_docs, run=run_report, reranked=len(rerank_rows), answers=len(answers),
-        answers_without_context=sum(1 for a in answers if "context_doc_ids" not in a), resolutions=resolutions, joined=joined,
-        plan=[(q.query_id, q.matched, q.trace_id, q.answer) for q in queries],
-    )
+        added_documents=added_docs, run=run_report, reranked=sum(r.entry.reranked is not None for r in rows), answers=len(answers),
+        answers_without_context=sum(1 for a in answers if not a.has_context), resolutions=resolutions, joined=joined,
+        plan=[(r.entry.query_id, r.entry.trace.matched, r.entry.trace.trace_id, r.entry.trace.answer) for r in rows if r.entry.trace],
+        changes=[c.line() for c in added.changes], kept=added.kept, unresolved_rankings=[e.query_id for e in ranked if e.unresolved],
+        truncated={e.query_id: e.depth for e in ranked if e.depth is not None},
+        undecided={a.query_id: a.undecided for a in answers if a.undecided})
+
+
+def trace_conventions(plan: Plan) -> list[tuple[str, str, list[str]]]:
+    """--dry-run, per trace: which convention read it and what it lacked (issue 39)."""
+    return [(qid, t.convention or "?", list(t.missing)) for qid, (t, _) in sorted(plan.chosen.items())]
 
 
 def distinct_spans(spans: list[Span]) -> list[Span]:
@@ -427,23 +412,5 @@ def unknown_problems(unknown: dict[str, tuple[str, TraceDoc]]) -> list[Problem]:
 def with_context(project: Project, plan: Plan, mapping: dict[str, int]) -> None:
     """Each chosen trace's context: the documents its prompt quotes (context.py), once resolved."""
     for qid, (t, how) in plan.chosen.items():
-        ctx = read_context(project, t.stage, t.prompt, mapping) if t.stage else None
+        ctx = read_context(project, t.stage, t.prompt, mapping) if t.stage is not None else None
         plan.chosen[qid] = (msgspec.structs.replace(t, context_ids=ctx), how)
-
-
-def added_before(project: Project, name: str) -> set[str]:
-    """Queries an earlier import of these traces added: still "added" when imported again (matched by text now)."""
-    from workbench.triage.traces.store import load_traces
-
-    old = load_traces(project, name)
-    return {q.query_id for q in old.queries if q.matched == "added"} if old else set()
-
-
-def previous_stamp(project: Project, name: str, source: str, queries: list[TraceQuery]) -> str:
-    """The same traces imported again keep their first import time: the record is byte-identical."""
-    from workbench.triage.traces.store import load_traces
-
-    old = load_traces(project, name)
-    if old is not None and old.source == source and old.queries == queries:
-        return old.imported_at
-    return now_utc()

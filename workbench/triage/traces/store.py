@@ -1,34 +1,20 @@
-"""What an import-traces keeps beside the run and the answers: per query, the trace it came from,
-how it was matched, the exact prompt and the latencies (what the inspector shows), under
-.workbench/imports/traces/<name>/traces.json; and which queries came from which trace import
+"""What traces keep beside the run and the answers: per query, the trace it came from, how it was
+matched, the exact prompt and the latencies (what the inspector shows) — read from the production
+ledger's view of run:<name> (triage/ledger.py) — and which queries came from which trace import
 (the query list's `run:NAME` / `from:traces` filter)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 import msgspec
 
 from workbench.fsutil import safe_name
 from workbench.project.files import Project
+from workbench.triage.ledger import Matched, TraceQuery  # noqa: F401 (their home is the ledger; readers reach them here)
 
 TRACES_DIR = Path("imports") / "traces"
 FROM_TRACES = "from:traces"
-Matched = Literal["id", "text", "added"]
-
-
-class TraceQuery(msgspec.Struct, frozen=True):
-    query_id: str
-    trace_id: str
-    matched: Matched
-    where: str
-    prompt: str = ""
-    answer: str | None = None
-    llm_latency_s: float | None = None
-    trace_latency_s: float | None = None
-    context_doc_ids: list[int] = []
-    start_ns: int = 0  # when production's trace began (Unix ns; 0: not known, an import of before): report --since
 
 
 class ImportedTraces(msgspec.Struct, frozen=True):
@@ -43,27 +29,28 @@ class ImportedTraces(msgspec.Struct, frozen=True):
 
 
 def traces_dir(project: Project, name: str) -> Path:
+    """A collection's own files for run:NAME (its feedback record); trace records were kept here before the ledger."""
     return project.state_dir / TRACES_DIR / safe_name(name)
 
 
 def load_traces(project: Project, name: str) -> ImportedTraces | None:
-    try:
-        return msgspec.json.decode((traces_dir(project, name) / "traces.json").read_bytes(), type=ImportedTraces)
-    except (OSError, msgspec.DecodeError):
-        return None  # derived state: a damaged record is as if never imported (re-import rebuilds it)
+    """run:NAME's traces as the ledger holds them now (per query, the latest), or None when it holds none."""
+    from datetime import datetime, timezone
+
+    from workbench.triage import ledger
+
+    rows = sorted(ledger.view(project, name).slot("trace").values(), key=lambda r: r.id)
+    if not rows:
+        return None
+    return ImportedTraces(name, rows[-1].source, datetime.fromtimestamp(max(r.added_at for r in rows), timezone.utc).replace(microsecond=0).isoformat(),
+                          [r.entry.trace for r in rows if r.entry.trace is not None])
 
 
 def all_traces(project: Project) -> list[ImportedTraces]:
-    d = project.state_dir / TRACES_DIR
-    if not d.is_dir():
-        return []
-    out = []
-    for p in sorted(d.glob("*/traces.json")):
-        try:
-            out.append(msgspec.json.decode(p.read_bytes(), type=ImportedTraces))
-        except (OSError, msgspec.DecodeError):
-            continue
-    return out
+    from workbench.triage import ledger
+
+    found = (load_traces(project, name) for name in ledger.names(project))
+    return [r for r in found if r is not None]
 
 
 def trace_of(project: Project, query_id: str) -> tuple[str, TraceQuery] | None:
@@ -91,11 +78,10 @@ def query_sources(project: Project) -> dict[str, set[str]]:
 
 
 def _signature(project: Project) -> tuple:
-    """What query_sources depends on: the import records' names, sizes and times."""
-    from workbench.triage.runs import imports_dir
+    """What query_sources depends on: the ledger's newest row."""
+    from workbench.triage import ledger
 
-    files = [*imports_dir(project).glob("*.json"), *(project.state_dir / TRACES_DIR).glob("*/traces.json")]
-    return tuple(sorted((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files if p.is_file()))
+    return (ledger.last_id(project),)
 
 
 _SOURCES: dict[str, tuple[tuple, dict[str, set[str]]]] = {}

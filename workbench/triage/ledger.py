@@ -1,0 +1,429 @@
+"""The production ledger: everything production sent, kept once, whatever door it came through.
+
+One SQLite database per project (.workbench/ledger.sqlite; stdlib sqlite3, WAL, synchronous=FULL):
+each row is what one source said production served for one query under one run name — a parsed
+trace (`import-traces`, a Phoenix server, `collect`: its ranking, reranked list, answer and the
+ProductionTrace itself), an imported ranking (`import-run`) or an imported answer
+(`import-answers`) — with its source, the time it was added and its content hash. Rows are only
+ever added, in one transaction per batch, committed before the call returns (so before anything
+acknowledges them); a row whose content is already there is not added again (re-importing is a
+no-op, byte for byte).
+
+`run:NAME` is a *view* of these rows (``view``): per query and per slot (ranking, reranked list,
+answer, trace), the latest row that fills it, across every source; ``add`` says which queries a
+batch moved from one source to another (``Change``), so no front end replaces evidence silently.
+The ledger is primary data, not derived: one that does not open is a clear error naming the file
+(LedgerError), never rebuilt over.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from workbench.errors import WorkbenchError
+from workbench.fsutil import checked_database, sha256_bytes
+from workbench.project.files import Project
+from workbench.records import Hit
+
+LEDGER_FILE = "ledger.sqlite"
+SCHEMA_VERSION = "1"
+# the doors production's evidence comes through (a Phoenix URL or a collector is the door "traces": its
+# source says which)
+Door = Literal["traces", "import-run", "import-answers"]
+Slot = Literal["ranking", "reranked", "answer", "trace"]
+ALL_TIERS = "*"
+DOOR_WORDS = {"traces": "traces", "import-run": "import-run", "import-answers": "import-answers"}
+
+
+class LedgerError(WorkbenchError):
+    """The ledger does not open or cannot be written."""
+
+    title = "The production ledger does not open"
+    hint = ("It holds what production sent; it is never rebuilt over. Restore it from a backup, or move it "
+            "aside and import production's traces, runs and answers again.")
+
+
+Matched = Literal["id", "text", "added"]
+
+
+class TraceQuery(msgspec.Struct, frozen=True):
+    """What a trace kept beside its ranking and answer: how it was matched, its prompt and latencies."""
+
+    query_id: str
+    trace_id: str
+    matched: Matched
+    where: str
+    prompt: str = ""
+    answer: str | None = None
+    llm_latency_s: float | None = None
+    trace_latency_s: float | None = None
+    context_doc_ids: list[int] = []
+    start_ns: int = 0  # when production's trace began (Unix ns; 0: not known, an import of before): report --since
+
+
+class ProductionAnswer(msgspec.Struct, frozen=True):
+    query_id: str
+    answer: str
+    context_doc_ids: list[int]  # mapped; unknown IDs reported at import
+    has_context: bool  # the source gave the context (an empty list is "read nothing")
+    latency_s: float | None = None
+    undecided: str | None = None  # why the answer could not be isolated (ProductionTrace.answer_undecided): UNDECIDED
+
+
+class Entry(msgspec.Struct, frozen=True, omit_defaults=True):
+    """What one source says production served for one query: the slots it fills."""
+
+    query_id: str
+    ranking: list[Hit] | None = None  # DocIDs in production's order
+    reranked: list[Hit] | None = None
+    depth: int | None = None  # the ranking says nothing past this depth (ProductionTrace.ranking_depth)
+    unresolved: bool = False  # the ranking is unknown (documents that could not be resolved): not empty
+    answer: ProductionAnswer | None = None
+    trace: TraceQuery | None = None
+
+    def slots(self) -> list[Slot]:
+        out: list[Slot] = []
+        if self.ranking is not None or self.unresolved:
+            out.append("ranking")
+        if self.reranked is not None:
+            out.append("reranked")
+        if self.answer is not None:
+            out.append("answer")
+        if self.trace is not None:
+            out.append("trace")
+        return out
+
+
+class Row(msgspec.Struct, frozen=True):
+    """One ledger row as read back."""
+
+    id: int
+    door: str
+    part: str  # the tier an import-run ranks (or "*": every tier)
+    source: str
+    added_at: float
+    entry: Entry
+
+
+class ImportInfo(msgspec.Struct, frozen=True, omit_defaults=True):
+    """What one import said about itself (import-run's format and ID space, unknown IDs)."""
+
+    format: str = ""
+    id_space: str = ""
+    unknown_doc_ids: int = 0
+    unknown_query_ids: int = 0
+
+
+class NewRow(msgspec.Struct, frozen=True):
+    """A row to add: the entry, where it came from, and (traces) the parsed trace as production sent it."""
+
+    door: Door
+    source: str
+    entry: Entry
+    part: str = ALL_TIERS
+    parsed: bytes | None = None  # msgspec JSON of the ProductionTrace (with its matched query id)
+
+
+class Change(msgspec.Struct, frozen=True):
+    """Queries whose slot a batch took from another source (never silent: the command prints it)."""
+
+    name: str
+    slot: str
+    old: str  # the door that filled it before
+    new: str
+    queries: list[str]
+
+    def line(self) -> str:
+        what = {"ranking": "rankings", "reranked": "reranked lists", "answer": "answers", "trace": "traces"}[self.slot]
+        n = len(self.queries)
+        return (f"run:{self.name}: {n} quer{'y' if n == 1 else 'ies'} from {self.new} replace their {self.old} {what} "
+                f"(first: {self.queries[0]})")
+
+
+class Added(msgspec.Struct, frozen=True):
+    added: int  # rows new to the ledger
+    kept: int  # rows whose content the ledger held already (not added twice)
+    changes: list[Change]
+
+
+# ------------------------------------------------------------------ opening
+
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS entries (id INTEGER PRIMARY KEY, name TEXT NOT NULL, door TEXT NOT NULL, "
+    "part TEXT NOT NULL, query_id TEXT NOT NULL, source TEXT NOT NULL, added_at REAL NOT NULL, sha TEXT NOT NULL, "
+    "slots TEXT NOT NULL, body BLOB NOT NULL, parsed BLOB, UNIQUE (name, part, query_id, sha))",
+    "CREATE INDEX IF NOT EXISTS entries_by_query ON entries (name, query_id)",
+    "CREATE TABLE IF NOT EXISTS imports (id INTEGER PRIMARY KEY, name TEXT NOT NULL, door TEXT NOT NULL, "
+    "source TEXT NOT NULL, part TEXT NOT NULL, added_at REAL NOT NULL, info BLOB NOT NULL, "
+    "UNIQUE (name, door, source, part, info))",
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+)
+
+
+def ledger_path(project_or_state: Project | Path) -> Path:
+    state = project_or_state.state_dir if isinstance(project_or_state, Project) else Path(project_or_state)
+    return state / LEDGER_FILE
+
+
+def _connect(path: Path, root: Path, create: bool) -> sqlite3.Connection | None:
+    """A connection, or None when there is no ledger and ``create`` is off (nothing imported yet)."""
+    checked_database(path, root)  # a symlinked file or folder never becomes our database
+    if not create and not path.exists():
+        return None
+    try:
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(str(path), timeout=60, isolation_level=None, check_same_thread=False)
+    except (sqlite3.Error, OSError) as exc:
+        raise LedgerError(f"{path}: {exc}") from None
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")  # a committed batch survives a power cut: it was acknowledged
+        version = None
+        if create:
+            db.execute("BEGIN IMMEDIATE")
+            for statement in _SCHEMA:
+                db.execute(statement)
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+            db.execute("COMMIT")
+        version = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    except sqlite3.OperationalError as exc:
+        db.close()
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise LedgerError(f"{path}: busy ({exc}): another import held it for over a minute",
+                              title="The production ledger is busy") from None
+        raise LedgerError(f"{path}: {exc}") from None
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise LedgerError(f"{path}: does not open as a database ({exc})") from None
+    if version is None or version[0] != SCHEMA_VERSION:
+        db.close()
+        raise LedgerError(f"{path}: not a ledger of this release (schema {version[0] if version else 'none'}, "
+                          f"expected {SCHEMA_VERSION})")
+    return db
+
+
+# ------------------------------------------------------------------ writing
+
+
+def _sha(door: str, entry_body: bytes) -> str:
+    return sha256_bytes(door.encode() + b"\0" + entry_body)[:32]
+
+
+def add(project: Project, name: str, rows: list[NewRow], info: list[tuple[Door, str, str, ImportInfo]] = (),  # type: ignore[assignment]
+        marks: list[str] = ()) -> Added:  # type: ignore[assignment]
+    """Append ``rows`` under run ``name`` in one transaction (committed when this returns); a row whose
+    content is there already is skipped. ``info``: (door, source, part, what the import said);
+    ``marks``: meta keys noted in the same transaction (a legacy record read in)."""
+    enc = msgspec.json.Encoder()
+    db = _connect(ledger_path(project), project.root, create=True)
+    assert db is not None
+    try:
+        db.execute("BEGIN IMMEDIATE")  # one writer at a time; readers go on reading the last commit
+        before = _latest_doors(db, name, sorted({r.entry.query_id for r in rows}))
+        now, added, kept = time.time(), 0, 0
+        moved: dict[tuple[str, str, str], list[str]] = {}
+        for r in rows:
+            body = enc.encode(r.entry)
+            cur = db.execute("INSERT OR IGNORE INTO entries (name, door, part, query_id, source, added_at, sha, slots, body, parsed) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                             (name, r.door, r.part, r.entry.query_id, r.source, now, _sha(r.door, body),
+                              " ".join(r.entry.slots()), body, r.parsed))
+            if cur.rowcount != 1:
+                kept += 1
+                continue
+            added += 1
+            for slot in r.entry.slots():
+                old = before.get((r.entry.query_id, r.part, slot))
+                if old is not None and old != r.door:
+                    moved.setdefault((slot, old, r.door), []).append(r.entry.query_id)
+                before[(r.entry.query_id, r.part, slot)] = r.door
+        for door, source, part, what in info:
+            db.execute("INSERT OR IGNORE INTO imports (name, door, source, part, added_at, info) VALUES (?, ?, ?, ?, ?, ?)",
+                       (name, door, source, part, now, enc.encode(what)))
+        for mark in marks:
+            db.execute("INSERT OR IGNORE INTO meta VALUES (?, '1')", (mark,))
+        db.execute("COMMIT")
+    except sqlite3.Error as exc:
+        _rollback(db)
+        raise LedgerError(f"{ledger_path(project)}: nothing of this batch was written ({exc})",
+                          title="The production ledger could not be written") from None
+    finally:
+        db.close()
+    changes = [Change(name, slot, old, new, sorted(set(qids))) for (slot, old, new), qids in sorted(moved.items())]
+    return Added(added, kept, changes)
+
+
+def _rollback(db: sqlite3.Connection) -> None:
+    try:
+        db.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass
+
+
+def _latest_doors(db: sqlite3.Connection, name: str, query_ids: list[str]) -> dict[tuple[str, str, str], str]:
+    """(query, part, slot) → the door of the row that fills it now, for these queries only."""
+    out: dict[tuple[str, str, str], str] = {}
+    dec = msgspec.json.Decoder(Entry)
+    for i in range(0, len(query_ids), 500):
+        part = query_ids[i:i + 500]
+        for door, tier_part, qid, body in db.execute(
+                f"SELECT door, part, query_id, body FROM entries WHERE name = ? AND query_id IN ({','.join('?' * len(part))}) "
+                "ORDER BY id", [name, *part]):
+            for slot in dec.decode(body).slots():
+                out[(qid, tier_part, slot)] = door
+    return out
+
+
+# ------------------------------------------------------------------ reading
+
+
+@dataclass
+class RunView:
+    """run:NAME as the ledger holds it now: per query, the latest row of each slot."""
+
+    name: str
+    last_id: int
+    # slot → part → query → row (rankings per tier part; the other slots are under "*")
+    slots: dict[str, dict[str, dict[str, Row]]] = field(default_factory=dict)
+    imports: list[tuple[str, str, str, float, ImportInfo]] = field(default_factory=list)  # door, source, part, at, info
+
+    def slot(self, slot: Slot, part: str = ALL_TIERS) -> dict[str, Row]:
+        return self.slots.get(slot, {}).get(part, {})
+
+    def parts(self, slot: Slot = "ranking") -> list[str]:
+        return sorted(self.slots.get(slot, {}))
+
+    def latest_info(self, door: Door) -> ImportInfo | None:
+        found = [(at, i) for d, _, _, at, i in self.imports if d == door]
+        return max(found, key=lambda x: x[0])[1] if found else None
+
+
+_VIEWS: dict[tuple[str, str], RunView] = {}
+_VIEWS_LOCK = threading.Lock()
+
+
+def legacy_done(project: Project) -> set[str]:
+    """The legacy records already read in (ledger_legacy.py)."""
+    return set(_select(project, "SELECT key FROM meta WHERE key LIKE 'legacy:%'", ()))
+
+
+def _with_legacy(project: Project) -> None:
+    """Import records of releases before the ledger, read in once (ledger_legacy.py)."""
+    from workbench.triage.ledger_legacy import legacy_files, migrate
+
+    if legacy_files(project.state_dir):
+        migrate(project)
+
+
+def last_id(project: Project) -> int:
+    """The id of the newest row (0: none): the ledger's state, as rows are only ever added."""
+    found = _select(project, "SELECT COALESCE(MAX(id), 0) FROM entries", ())
+    return int(found[0]) if found else 0
+
+
+def names(project: Project) -> list[str]:
+    """The run names the ledger holds rows for."""
+    _with_legacy(project)
+    return list(_select(project, "SELECT DISTINCT name FROM entries ORDER BY name", ()))
+
+
+def view(project: Project, name: str) -> RunView:
+    """run:NAME now (remembered per process until a row is added: readers poll it cheaply)."""
+    key = (str(project.root), name)
+    _with_legacy(project)
+    db = _connect(ledger_path(project), project.root, create=False)
+    if db is None:
+        return RunView(name, 0)
+    try:
+        newest = int(db.execute("SELECT COALESCE(MAX(id), 0) FROM entries WHERE name = ?", (name,)).fetchone()[0])
+        with _VIEWS_LOCK:
+            hit = _VIEWS.get(key)
+        if hit is not None and hit.last_id == newest:
+            return hit
+        out = RunView(name, newest)
+        dec = msgspec.json.Decoder(Entry)
+        for rid, door, part, source, at, body in db.execute(
+                "SELECT id, door, part, source, added_at, body FROM entries WHERE name = ? AND id <= ? ORDER BY id", (name, newest)):
+            entry = dec.decode(body)
+            row = Row(rid, door, part, source, at, entry)
+            for slot in entry.slots():
+                out.slots.setdefault(slot, {}).setdefault(part, {})[entry.query_id] = row
+        idec = msgspec.json.Decoder(ImportInfo)
+        out.imports = [(d, s, p, at, idec.decode(i)) for d, s, p, at, i in
+                       db.execute("SELECT door, source, part, added_at, info FROM imports WHERE name = ? ORDER BY id", (name,))]
+    except sqlite3.DatabaseError as exc:
+        raise LedgerError(f"{ledger_path(project)}: {exc}") from None
+    finally:
+        db.close()
+    with _VIEWS_LOCK:
+        _VIEWS[key] = out
+    return out
+
+
+def served_ids(project: Project, name: str) -> set[str]:
+    """The queries run:NAME has a ranking for (known or not), read without decoding a row."""
+    return set(_select(project, "SELECT DISTINCT query_id FROM entries WHERE name = ? AND ' ' || slots || ' ' LIKE '% ranking %'",
+                       (name,)))
+
+
+def latest_rows(project: Project, name: str, query_ids: list[str]) -> dict[tuple[str, str], Row]:
+    """(query, slot) → the row that fills it now, for these queries only (a batch's: no whole view read)."""
+    db = _connect(ledger_path(project), project.root, create=False)
+    if db is None:
+        return {}
+    out: dict[tuple[str, str], Row] = {}
+    dec = msgspec.json.Decoder(Entry)
+    try:
+        for i in range(0, len(query_ids), 500):
+            part = query_ids[i:i + 500]
+            for rid, door, tier_part, source, at, body in db.execute(
+                    "SELECT id, door, part, source, added_at, body FROM entries WHERE name = ? "
+                    f"AND query_id IN ({','.join('?' * len(part))}) ORDER BY id", [name, *part]):
+                entry = dec.decode(body)
+                for slot in entry.slots():
+                    if tier_part == ALL_TIERS:
+                        out[(entry.query_id, slot)] = Row(rid, door, tier_part, source, at, entry)
+    except sqlite3.DatabaseError as exc:
+        raise LedgerError(f"{ledger_path(project)}: {exc}") from None
+    finally:
+        db.close()
+    return out
+
+
+def _select(project: Project, sql: str, args: tuple) -> list:
+    db = _connect(ledger_path(project), project.root, create=False)
+    if db is None:
+        return []
+    try:
+        return [r[0] for r in db.execute(sql, args)]
+    except sqlite3.DatabaseError as exc:
+        raise LedgerError(f"{ledger_path(project)}: {exc}") from None
+    finally:
+        db.close()
+
+
+def parsed_traces(project: Project, name: str) -> list[bytes]:
+    """The ProductionTrace (msgspec JSON) of every trace row of run:NAME, oldest first."""
+    return [bytes(p) for p in _select(project, "SELECT parsed FROM entries WHERE name = ? AND parsed IS NOT NULL ORDER BY id", (name,))]
+
+
+def stamp(state_dir: Path) -> tuple[tuple[str, int, int], ...]:
+    """The ledger's files' (name, mtime, size): a cheap poll that changes whenever a batch commits."""
+    out = []
+    for suffix in ("", "-wal"):
+        p = state_dir / (LEDGER_FILE + suffix)
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        out.append((str(p), st.st_mtime_ns, st.st_size))
+    return tuple(out)

@@ -372,7 +372,14 @@ def test_a_trace_with_an_answer_and_no_retriever_imports_its_answer(evaluated_co
 
     result = import_traces(evaluated_copy, damaged(good_traces, tmp_path, drop_retrievers))
     assert result.exit_code == 0, result.output
-    assert "4 answers as run:prod:answers" in result.output and "without the documents the LLM read" in result.output
+    assert "4 answers as run:prod:answers" in result.output and "without the documents the LLM read" not in result.output
+    from workbench.triage.answers import load_answers
     from workbench.triage.runs import load_imported
 
-    assert load_imported(load_project(evaluated_copy), "prod") is None  # no ranking: no run:prod
+    project = load_project(evaluated_copy)
+    assert load_imported(project, "prod") is None  # no ranking: no run:prod
+    # issue 39: what the model read is what its prompt quotes, found in the whole corpus without a retriever span
+    p = Pipeline(evaluated_copy)
+    for a in load_answers(project, "prod").answers:
+        q = project.query(a.query_id)
+        assert a.context_doc_ids == [d for d, _ in p.retrieve(q.query)][:p.read], a.query_id  # good_traces: no reranker

@@ -35,6 +35,7 @@ from workbench.triage.traces.spans import LLM, RERANKER, RETRIEVER, Skipped, Spa
 GENAI_KINDS = {"retrieval": RETRIEVER, "retrieve": RETRIEVER, "vector_db_retrieve": RETRIEVER, "rerank": RERANKER,
                "chat": LLM, "text_completion": LLM, "generate_content": LLM, "completion": LLM}
 QUERY_KEYS = ("query", "question", "input", "query_str", "text")
+CONVENTION_PREFIXES = ("openinference.", "gen_ai.", "traceloop.", "langfuse.", "llm.", "retrieval.", "reranker.")
 MAX_INDEX_DIGITS = 6
 
 
@@ -85,11 +86,23 @@ class Unreadable(Exception):
 
 
 def kind_of(span: Span) -> str | None:
+    """The span's kind in OpenInference's names, whichever convention wrote it (None: not one we read)."""
+    from workbench.triage.traces.readers import generic_kind, langfuse_kind
+
     k = span.attributes.get("openinference.span.kind")
     if isinstance(k, str) and k.strip():
         return k.strip().upper()
     op = span.attributes.get("gen_ai.operation.name")
-    return GENAI_KINDS.get(op.strip().lower()) if isinstance(op, str) else None
+    if isinstance(op, str) and op.strip():
+        return GENAI_KINDS.get(op.strip().lower())
+    lf = langfuse_kind(span)
+    if lf is not None:
+        return lf
+    # the generic reading only where no convention marked the span (a LangChain step's output
+    # holding documents is no retrieval of its own)
+    if any(k.startswith(CONVENTION_PREFIXES) for k in span.attributes):
+        return None
+    return generic_kind(span)
 
 
 def _json(v: Any) -> Any:
@@ -175,7 +188,34 @@ def documents(span: Span, prefix: str) -> list[TraceDoc] | None:
             continue  # the same document twice in one list: its first rank counts
         if did is not None:
             seen.add(did)
-        docs.append(TraceDoc(did, _score(r.get("score"), f"{at}.score"), _text(r.get("content")), _title(meta), meta))
+        content = _text(r.get("content")) or _meta_text(meta)
+        docs.append(TraceDoc(did, _score(r.get("score"), f"{at}.score"), content, _text(r.get("title")) or _title(meta), meta))
+    return docs
+
+
+def _meta_text(meta: dict | None) -> str | None:
+    """The text where a framework put it beside the title, in the metadata."""
+    for k in ("text", "content", "page_content", "passage", "long_text", "chunk"):
+        if meta and isinstance(meta.get(k), str) and meta[k].strip():
+            return meta[k]
+    return None
+
+
+def shaped_documents(span: Span, strings: bool = False) -> list[TraceDoc] | None:
+    """Documents in the shapes frameworks write (docshapes.py), from whichever attribute holds them."""
+    from workbench.triage.traces.readers import generic_documents
+
+    rows = generic_documents(span, strings)
+    if rows is None:
+        return None
+    docs, seen = [], set()
+    for i, r in enumerate(rows):
+        did = _doc_id(r["id"], f"document {i} id") if r.get("id") is not None else None
+        if did is not None and did in seen:
+            continue
+        if did is not None:
+            seen.add(did)
+        docs.append(TraceDoc(did, _score(r.get("score"), f"document {i} score"), r.get("content"), r.get("title"), r.get("metadata")))
     return docs
 
 
@@ -205,6 +245,9 @@ def retrieved(span: Span) -> list[TraceDoc] | None:
         docs = documents(span, "gen_ai.retrieval.documents")
     if docs is None:
         docs = traceloop_documents(span)
+    marked = "openinference.span.kind" in span.attributes or "gen_ai.operation.name" in span.attributes
+    if docs is None and not marked:  # Langfuse's observation output, any attribute holding a list of documents
+        docs = shaped_documents(span, strings=True)
     return docs
 
 
@@ -241,7 +284,9 @@ def _genai_text(messages: Any) -> list[tuple[str, str]]:
             continue
         parts = m.get("parts")
         if isinstance(parts, list):
-            text = "".join(p["content"] for p in parts if isinstance(p, dict) and isinstance(p.get("content"), str))
+            # text parts only: a `reasoning` part is the model's thinking, never its answer
+            text = "".join(p["content"] for p in parts if isinstance(p, dict) and isinstance(p.get("content"), str)
+                           and p.get("type", "text") == "text")
         else:
             text = m["content"] if isinstance(m.get("content"), str) else ""
         out.append((str(m.get("role", "")), text))
@@ -278,6 +323,14 @@ def prompt_of(span: Span) -> str:
     prompts = a.get("llm.prompts")
     if isinstance(prompts, list) and all(isinstance(p, str) for p in prompts):
         return "\n\n".join(prompts)
+    from workbench.triage.traces.readers import LANGFUSE_IN, generic_llm, prompt_value
+
+    if LANGFUSE_IN in a:  # Langfuse's generation: its input (messages, text, a decorated call's arguments)
+        return prompt_value(a[LANGFUSE_IN])
+    if "input.value" not in a:
+        found = generic_llm(span)
+        if found is not None:
+            return found[0]
     return _text(a.get("input.value")) or ""
 
 
@@ -292,7 +345,29 @@ def answer_of(span: Span) -> str | None:
         out = [t for _, t in _genai_text(a["gen_ai.completion"])] or [a["gen_ai.completion"]]
     if out:
         return out[-1]
+    from workbench.triage.traces.readers import LANGFUSE_OUT, output_value
+
+    if LANGFUSE_OUT in a:
+        v = output_value(a[LANGFUSE_OUT])
+        return v if isinstance(v, str) else json.dumps(v)
     return _text(a.get("output.value"))
+
+
+def tool_calls_of(span: Span) -> list[dict]:
+    """The model's tool calls, when it answered through one: OpenInference's
+    `llm.output_messages.{i}.message.tool_calls.{j}.tool_call.function.{name,arguments}`, GenAI's
+    `tool_call` parts."""
+    calls = []
+    for _, r in sorted(_indexed(span.attributes, "llm.output_messages").items()):
+        for _, c in sorted(_indexed({k: v for k, v in r.items()}, "message.tool_calls").items()):
+            args = c.get("tool_call.function.arguments")
+            if args is not None:
+                calls.append({"name": c.get("tool_call.function.name"), "arguments": args})
+    for m in _json(span.attributes.get("gen_ai.output.messages")) or []:
+        for part in (m.get("parts") or []) if isinstance(m, dict) else []:
+            if isinstance(part, dict) and part.get("type") == "tool_call":
+                calls.append({"name": part.get("name"), "arguments": part.get("arguments")})
+    return calls
 
 
 def query_id_of(spans: list[Span], key: str) -> str | None:
@@ -302,13 +377,47 @@ def query_id_of(spans: list[Span], key: str) -> str | None:
             v = s.attributes.get(k)
             if isinstance(v, (str, int)) and not isinstance(v, bool) and str(v).strip():
                 return str(v).strip()
+        for k in (f"langfuse.trace.metadata.{key}", f"langfuse.observation.metadata.{key}"):
+            v = s.attributes.get(k)  # Langfuse JSON-encodes metadata values, strings included
+            v = _json(v) if isinstance(v, str) and v.startswith('"') else v
+            if isinstance(v, (str, int)) and not isinstance(v, bool) and str(v).strip():
+                return str(v).strip()
         meta = _json(s.attributes.get("metadata"))
         if isinstance(meta, dict) and isinstance(meta.get(key), (str, int)) and not isinstance(meta.get(key), bool):
             return str(meta[key]).strip() or None
     return None
 
 
+def root_of(spans: list[Span]) -> Span:
+    """The outermost span: the first started whose parent is not in the trace."""
+    ids = {s.span_id for s in spans}
+    return next((s for s in spans if s.parent_id is None or s.parent_id not in ids), spans[0])
+
+
+def query_of(span: Span) -> str:
+    from workbench.triage.traces.readers import LANGFUSE_IN, question_of
+
+    text = query_text(span).strip()
+    return text or (question_of(span.attributes[LANGFUSE_IN]) if LANGFUSE_IN in span.attributes else "")
+
+
+def nothing_read(trace_id: str, spans: list[Span]) -> str:
+    """Why a trace gave nothing: what was looked for, and what each kind of span held instead."""
+    by_kind: dict[str, set[str]] = {}
+    for s in spans:
+        by_kind.setdefault(kind_of(s) or "unmarked", set()).update(s.attributes)
+    found = "; ".join(f"{len([s for s in spans if (kind_of(s) or 'unmarked') == k])} {k} span(s) with "
+                      + (", ".join(sorted(keys)[:10]) + (", …" if len(keys) > 10 else "") if keys else "no attributes")
+                      for k, keys in sorted(by_kind.items()))
+    return (f"trace {trace_id}: no retriever and no LLM span. Looked for openinference.span.kind RETRIEVER / LLM, "
+            "gen_ai.operation.name retrieval / chat, langfuse.observation.type retriever / generation, or attributes "
+            f"holding a list of documents, or a prompt of messages and an output; found {found}")
+
+
 def assemble(trace_id: str, spans: list[Span], query_id_key: str) -> ProductionTrace | Skipped:
+    from workbench.triage.traces.program import program_answer
+    from workbench.triage.traces.readers import claimed, convention_of, question_of, input_of
+
     spans = sorted(spans, key=lambda s: (s.start_ns or 0, s.where))
     first = spans[0].where
     by_kind: dict[str, list[Span]] = {}
@@ -320,7 +429,7 @@ def assemble(trace_id: str, spans: list[Span], query_id_key: str) -> ProductionT
     retrievers = by_kind.get(RETRIEVER, [])
     reranker = next(iter(by_kind.get(RERANKER, [])), None)
     if not retrievers and llm is None:
-        return Skipped(first, f"trace {trace_id}: no retriever and no LLM span (kinds: {sorted(by_kind) or 'none'})")
+        return Skipped(first, nothing_read(trace_id, spans))
     retriever, ranking, culprit = None, None, reranker
     try:
         # several retrievals (query rewriting, multi-hop) kept in order: the last one with documents
@@ -341,33 +450,62 @@ def assemble(trace_id: str, spans: list[Span], query_id_key: str) -> ProductionT
         reranked = documents(reranker, "reranker.output_documents") if reranker else None
     except Unreadable as exc:
         return Skipped((culprit or spans[0]).where, str(exc))
-    text = next((t for t in (query_text(x).strip() for x in (*retrievers[:1], retriever, reranker, llm, spans[0])
-                             if x is not None) if t), "")
-    if not text:
-        return Skipped(first, f"trace {trace_id}: no query text (input.value / gen_ai.retrieval.query.text)")
+    root = root_of(spans)
+    text = next((t for t in (query_of(x) for x in (*retrievers[:1], retriever, reranker, llm, spans[0]) if x is not None) if t), "")
+    if not text and root.span_id not in {s.span_id for s in (llm, retriever) if s is not None}:
+        text = question_of(input_of(root))
     prompt = prompt_of(llm) if llm else ""
+    missing: list[str] = []
+    if not text:
+        if not prompt.strip():
+            return Skipped(first, f"trace {trace_id}: no query text (input.value / gen_ai.retrieval.query.text / the root's "
+                                  "input) and no prompt to find the query in")
+        missing.append("no query text in the spans (looked for in the prompt)")
+    answer, undecided = program_answer(spans, llm) if llm else (None, None)
+    claim = claimed(retriever) if retriever is not None else None
+    if ranking is None:
+        missing.append("no retriever span: the ranking is unknown")
+    elif claim is not None and claim > len(ranking):
+        missing.append(f"the retriever span lists {len(ranking)} of the {claim} documents it says it returned")
+    if llm is None:
+        missing.append("no LLM span: no answer")
+    elif not prompt.strip():
+        missing.append("no prompt: what the model read is taken from the retriever")
+    if undecided:
+        missing.append(f"the answer is not isolated: {undecided}")
     stage = reranked or ranking
     starts = [s.start_ns for s in spans if s.start_ns is not None]
     ends = [s.end_ns for s in spans if s.end_ns is not None]
     return ProductionTrace(
         trace_id=trace_id, where=first, query_text=text, query_id=query_id_of(spans, query_id_key),
-        ranking=ranking, reranked=reranked, answer=answer_of(llm) if llm else None, prompt=prompt,
+        ranking=ranking, reranked=reranked, answer=answer, prompt=prompt,
         context_ids=None,  # read from the prompt once the documents are resolved (context.py)
-        stage=stage if llm is not None else None, retrievals=len(retrievers),
+        stage=(stage or []) if llm is not None else None, retrievals=len(retrievers),
         llm_latency_s=llm.seconds if llm else None,
         trace_latency_s=(max(ends) - min(starts)) / 1e9 if starts and ends and max(ends) >= min(starts) else None,
         start_ns=min(starts) if starts else 0,
+        convention=convention_of(spans), ranking_claimed=claim, answer_undecided=undecided, missing=missing,
     )
+
+
+def _retrieval_query(spans: list[Span]) -> str:
+    return next((q for s in sorted(spans, key=lambda s: s.start_ns or 0) if kind_of(s) == RETRIEVER and (q := query_of(s))), "")
+
+
+def _llm_prompt(spans: list[Span]) -> str:
+    return next((prompt_of(s) for s in sorted(spans, key=lambda s: s.start_ns or 0, reverse=True) if kind_of(s) == LLM), "")
 
 
 def traces(spans: list[Span], query_id_key: str, joined: list[str] | None = None) -> tuple[list[ProductionTrace], list[Skipped]]:
     """The traces understood and those skipped; split traces joined by their query id (said in `joined`)."""
-    from workbench.triage.traces.split import join_split
+    from workbench.triage.traces.split import join_by_text, join_split
 
     groups: dict[str, list[Span]] = {}
     for s in spans:
         groups.setdefault(s.trace_id, []).append(s)
     groups, said = join_split(groups, lambda g: query_id_of(g, query_id_key), kind_of)
+    groups, by_text = join_by_text(groups, kind_of, _retrieval_query, _llm_prompt)
+    said = [*said, *by_text]
     if joined is not None:
         joined.extend(said)
     out: list[ProductionTrace] = []

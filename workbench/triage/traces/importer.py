@@ -31,6 +31,7 @@ from workbench.triage.runs import RERANK_SUFFIX  # noqa: F401 (its home is runs.
 from workbench.triage.runs import ALL_TIERS, IdSpace, ImportReport, RawRanked, check_name, choose_id_space
 from workbench.triage.traces.conventions import ProductionTrace, TraceDoc, traces
 from workbench.triage.traces.context import read_context
+from workbench.triage.traces.queries_in_prompt import queries_from_prompts
 from workbench.triage.traces.resolve import RESOLVED, Resolution, resolve_traces
 from workbench.triage.traces.spans import BOM, Skipped, Span, TraceFileError, decode
 from workbench.triage.traces.store import Matched, TraceQuery
@@ -328,6 +329,8 @@ def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: 
                            + [Problem(s.where, None, None, s.reason) for s in skipped])
     project = load_project(root)
     found, resolutions = resolve_traces(project, found, doc_id_key)
+    found, no_query = queries_from_prompts(project, found)  # issue 39: a trace naming no query: the one its prompt asks
+    skipped = [*skipped, *no_query]
     plan = match(project, found)
     mapping, unknown = map_documents(project, plan, ids)
     chosen_ids = {t.trace_id for t, _ in plan.chosen.values()}

@@ -31,3 +31,37 @@ def join_split(groups: dict[str, list[Span]], query_id_of, kind_of) -> tuple[dic
             out[r] = [*out[r], *out.pop(a)]
             joined.append(f"trace {a} (the LLM span) joined to trace {r} (the retriever): both query id {qid!r}")
     return out, joined
+
+
+JOIN_WINDOW_NS = 600 * 10**9  # an answer more than this after the retrieval is another ask
+MIN_QUERY_CHARS = 8
+
+
+def join_by_text(groups: dict[str, list[Span]], kind_of, query_of, prompt_of) -> tuple[dict[str, list[Span]], list[str]]:
+    """Split parts no id joins (OpenLIT's LangChain retrieval and chat as two roots): an LLM-only part
+    is joined to the latest retriever-only part started before it (within JOIN_WINDOW_NS) whose
+    query text its prompt holds, one to one. ``query_of(spans)`` / ``prompt_of(spans)`` read a part."""
+    from workbench.triage.traces.textmatch import normal
+
+    retrieval, answer = [], []
+    for tid, spans in groups.items():
+        kinds = {k for s in spans if (k := kind_of(s))}
+        start = min((s.start_ns or 0) for s in spans)
+        if RETRIEVER in kinds and LLM not in kinds:
+            q = normal(query_of(spans)).casefold().rstrip("?!. ")
+            if len(q) >= MIN_QUERY_CHARS:
+                retrieval.append((start, tid, q))
+        elif LLM in kinds and RETRIEVER not in kinds:
+            answer.append((start, tid, normal(prompt_of(spans)).casefold()))
+    out, joined, used = dict(groups), [], set()
+    for start, tid, prompt in sorted(answer):
+        fits = [(r_start, r_tid) for r_start, r_tid, q in retrieval
+                if r_tid not in used and r_start <= start and start - r_start <= JOIN_WINDOW_NS and q in prompt]
+        if not fits:
+            continue
+        _, r = max(fits)
+        used.add(r)
+        out[r] = [*out[r], *out.pop(tid)]
+        joined.append(f"trace {tid} (the LLM span) joined to trace {r} (the retriever): its prompt holds the retrieval's "
+                      "query, started after it")
+    return out, joined

@@ -232,6 +232,7 @@ def add(project: Project, name: str, rows: list[NewRow], info: list[tuple[Door, 
         now, added, kept = time.time(), 0, 0
         moved: dict[tuple[str, str, str], list[str]] = {}
         for r in rows:
+            new = (r.door, r.source)
             body = enc.encode(r.entry)
             cur = db.execute("INSERT OR IGNORE INTO entries (name, door, part, query_id, source, added_at, sha, slots, body, parsed) "
                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -243,9 +244,9 @@ def add(project: Project, name: str, rows: list[NewRow], info: list[tuple[Door, 
             added += 1
             for slot in r.entry.slots():
                 old = before.get((r.entry.query_id, r.part, slot))
-                if old is not None and old != r.door:
-                    moved.setdefault((slot, old, r.door), []).append(r.entry.query_id)
-                before[(r.entry.query_id, r.part, slot)] = r.door
+                if old is not None and old != new:
+                    moved.setdefault((slot, *_labels(old, new)), []).append(r.entry.query_id)
+                before[(r.entry.query_id, r.part, slot)] = new
         for door, source, part, what in info:
             db.execute("INSERT OR IGNORE INTO imports (name, door, source, part, added_at, info) VALUES (?, ?, ?, ?, ?, ?)",
                        (name, door, source, part, now, enc.encode(what)))
@@ -262,6 +263,13 @@ def add(project: Project, name: str, rows: list[NewRow], info: list[tuple[Door, 
     return Added(added, kept, changes)
 
 
+def _labels(old: tuple[str, str], new: tuple[str, str]) -> tuple[str, str]:
+    """How a change of source is said: by door ("import-run", "traces"), by source within one door."""
+    if old[0] != new[0]:
+        return old[0], new[0]
+    return f"{old[0]} of {old[1]}", f"{new[0]} of {new[1]}"
+
+
 def _rollback(db: sqlite3.Connection) -> None:
     try:
         db.execute("ROLLBACK")
@@ -269,17 +277,16 @@ def _rollback(db: sqlite3.Connection) -> None:
         pass
 
 
-def _latest_doors(db: sqlite3.Connection, name: str, query_ids: list[str]) -> dict[tuple[str, str, str], str]:
-    """(query, part, slot) → the door of the row that fills it now, for these queries only."""
-    out: dict[tuple[str, str, str], str] = {}
-    dec = msgspec.json.Decoder(Entry)
+def _latest_doors(db: sqlite3.Connection, name: str, query_ids: list[str]) -> dict[tuple[str, str, str], tuple[str, str]]:
+    """(query, part, slot) → (door, source) of the row that fills it now, for these queries only."""
+    out: dict[tuple[str, str, str], tuple[str, str]] = {}
     for i in range(0, len(query_ids), 500):
         part = query_ids[i:i + 500]
-        for door, tier_part, qid, body in db.execute(
-                f"SELECT door, part, query_id, body FROM entries WHERE name = ? AND query_id IN ({','.join('?' * len(part))}) "
+        for door, source, tier_part, qid, slots in db.execute(
+                f"SELECT door, source, part, query_id, slots FROM entries WHERE name = ? AND query_id IN ({','.join('?' * len(part))}) "
                 "ORDER BY id", [name, *part]):
-            for slot in dec.decode(body).slots():
-                out[(qid, tier_part, slot)] = door
+            for slot in slots.split():
+                out[(qid, tier_part, slot)] = (door, source)
     return out
 
 

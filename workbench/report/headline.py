@@ -87,7 +87,9 @@ def production_sentence(r: Report) -> str:
     """The lead of a production window's report: how many queries production served, then its own
     ranking's losses (never another system's), or that no ranking of its own is stored."""
     served = len({q.query_id for q in r.queries if r.primary in q.verdicts})
-    head = f"Production ({r.primary}): {served} quer{'y' if served == 1 else 'ies'} served in this window"
+    elsewhere = len(r.queries) - served  # in the window, not served by this name: "not served", never a failure
+    head = (f"Production ({r.primary}): {served} quer{'y' if served == 1 else 'ies'} served in this window"
+            + (f" ({elsewhere} more of the window not served by it)" if elsewhere else ""))
     af = r.access_first
     if af is None:
         return head + "; no ranking of its own is stored (its traces carry no retriever's list): the funnel reads what it read."

@@ -68,7 +68,9 @@ def facts_text(f: WhyFacts | None) -> Text:
     if f is None:
         return Text("verdict: waiting for the diagnosis…", "dim")
     stage = core.STAGE_LABELS.get(f.stage, f.stage)
-    return Text.assemble(("Verdict ", "bold"), (f.verdict, "bold yellow"), ("   lost at: ", "dim"), (stage, "bold"), "\n",
+    lost = f.stage in ("not_retrieved", "ranked_out", "not_delivered", "not_used")  # else right, or it waits: nothing lost yet
+    return Text.assemble(("Verdict ", "bold"), (f.verdict, "bold yellow"), ("   lost at: " if lost else "   funnel: ", "dim"),
+                         (stage, "bold"), "\n",
                          visible(f.line))  # whole: a Static wraps it to the pane's width
 
 

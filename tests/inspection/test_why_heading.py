@@ -65,3 +65,12 @@ def test_every_near_miss_title_says_what_the_ranks_say(sample_project):
                 shown = explanation_text(e, "").plain
                 assert shown.startswith(c.heading), shown[:120]  # the pane shows the core's words, nothing of its own
     assert seen["outranks"] and (seen["below"] or seen["mixed"]), seen  # the corpus has the case
+
+
+def test_the_why_pane_says_lost_only_of_a_loss():
+    from screens.inspector.why import WhyFacts, facts_text
+
+    waiting = facts_text(WhyFacts("NOT-YET", "gold 1 at hybrid #1; no answer yet", "no_answer")).plain
+    assert "funnel: no answer yet" in waiting and "lost at" not in waiting and "undecided" not in waiting
+    lost = facts_text(WhyFacts("ACCESS?", "gold 1 at hybrid #15 > K=10", "ranked_out")).plain
+    assert "lost at: ranked below K" in lost

@@ -62,7 +62,7 @@ class ImportedAnswers(msgspec.Struct, frozen=True):
 
 
 def answers_path(project: Project, name: str) -> Path:
-    """Where an import record of answers was kept before the ledger (read once into it: ledger_legacy.py)."""
+    """Where an import record of answers was kept before the ledger (read once into it: ledger.migrate)."""
     return project.state_dir / ANSWERS_DIR / f"{safe_name(name)}.json"
 
 

@@ -28,9 +28,9 @@ from typing import Literal
 import msgspec
 
 from workbench.errors import WorkbenchError
-from workbench.fsutil import checked_database, sha256_bytes
+from workbench.fsutil import checked_database, log, sha256_bytes
 from workbench.project.files import Project
-from workbench.records import Hit
+from workbench.records import Hit, RankedList
 
 LEDGER_FILE = "ledger.sqlite"
 SCHEMA_VERSION = "1"
@@ -319,14 +319,12 @@ _VIEWS_LOCK = threading.Lock()
 
 
 def legacy_done(project: Project) -> set[str]:
-    """The legacy records already read in (ledger_legacy.py)."""
+    """The legacy records already read in (migrate)."""
     return set(_select(project, "SELECT key FROM meta WHERE key LIKE 'legacy:%'", ()))
 
 
 def _with_legacy(project: Project) -> None:
-    """Import records of releases before the ledger, read in once (ledger_legacy.py)."""
-    from workbench.triage.ledger_legacy import legacy_files, migrate
-
+    """Import records of releases before the ledger, read in once (below)."""
     if legacy_files(project.state_dir):
         migrate(project)
 
@@ -434,3 +432,107 @@ def stamp(state_dir: Path) -> tuple[tuple[str, int, int], ...]:
             continue
         out.append((str(p), st.st_mtime_ns, st.st_size))
     return tuple(out)
+
+
+# ------------------------------------------------------------------ records of releases before the ledger
+#Import records of the releases before the ledger, read into it once.
+#
+# Those releases kept each import as a JSON record under .workbench/imports/ (runs/<name>.json,
+# answers/<name>.json, traces/<name>/traces.json). The first reader of a project that still has them
+# adds their rows to the ledger (doors as they came: a run an import-traces wrote is the traces'),
+# noting each file by its content hash so it is read once; the files are left in place. A record that
+# does not read (truncated by a kill, edited) is said in one line and left out, never a run that
+# silently vanishes.
+
+_RUNS, _ANSWERS, _TRACES = Path("imports") / "runs", Path("imports") / "answers", Path("imports") / "traces"
+_HINTS = {_RUNS: "`workbench import-run`", _ANSWERS: "`workbench import-answers`", _TRACES: "`workbench import-traces`"}
+
+
+def legacy_files(state: Path) -> list[tuple[Path, Path]]:
+    """(kind folder, file) of every legacy record, runs first (a trace's answers pair with its ranking)."""
+    out = []
+    for kind, pattern in ((_RUNS, "*.json"), (_ANSWERS, "*.json"), (_TRACES, "*/traces.json")):
+        folder = state / kind
+        if folder.is_dir():
+            out += [(kind, p) for p in sorted(folder.glob(pattern))]
+    return out
+
+
+def migrate(project: Project) -> None:
+    """Every legacy record not read yet, added to the ledger (best effort: a read-only project reads them next time)."""
+    files = legacy_files(project.state_dir)
+    if not files:
+        return
+    done = legacy_done(project)
+    for kind, path in files:
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            continue
+        mark = f"legacy:{path.relative_to(project.state_dir).as_posix()}:{sha256_bytes(raw)[:16]}"
+        if mark in done:
+            continue
+        try:
+            name, rows, info = _rows(project, kind, raw)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            log.warning("%s: the import record of an older release does not read (%s); left out — import it again with %s",
+                        path, str(exc)[:200], _HINTS[kind])
+            continue
+        try:
+            add(project, name, rows, info, marks=[mark])
+        except (LedgerError, OSError) as exc:
+            log.warning("%s: not read into the ledger yet (%s)", path, exc)
+            return
+
+
+class _LegacyRun(msgspec.Struct):
+    name: str
+    format: str
+    id_space: str
+    sources: dict[str, str]
+    rankings: dict[str, list[RankedList]]
+    unknown_doc_ids: int = 0
+    unknown_query_ids: int = 0
+
+
+class _LegacyAnswers(msgspec.Struct):
+    name: str
+    source: str
+    answers: list[ProductionAnswer]
+    unknown_doc_ids: int = 0
+    unknown_query_ids: int = 0
+
+
+class _LegacyTraces(msgspec.Struct):
+    name: str
+    source: str
+    queries: list[TraceQuery]
+
+
+_RERANK = ">rerank"  # a legacy run:NAME>rerank record (triage/runs.py RERANK_SUFFIX)
+
+
+def _rows(project: Project, kind: Path, raw: bytes) -> tuple[str, list, list]:
+    traces_dir = str(project.state_dir / _TRACES)
+    if kind == _RUNS:
+        run = msgspec.json.decode(raw, type=_LegacyRun)
+        rerank = run.name.endswith(_RERANK)
+        name = run.name[: -len(_RERANK)] if rerank else run.name
+        rows = []
+        for part, rankings in run.rankings.items():
+            source = run.sources.get(part, "")
+            door: Door = "traces" if source.startswith(traces_dir) else "import-run"
+            for r in rankings:
+                entry = Entry(r.query_id, reranked=r.hits) if rerank else Entry(r.query_id, ranking=r.hits)
+                rows.append(NewRow(door, source, entry, part if not rerank else ALL_TIERS))
+        info = [] if rerank else [("import-run", run.sources.get(ALL_TIERS, ""), ALL_TIERS,
+                                   ImportInfo(run.format, run.id_space, run.unknown_doc_ids, run.unknown_query_ids))]
+        return name, rows, info
+    if kind == _ANSWERS:
+        answers = msgspec.json.decode(raw, type=_LegacyAnswers)
+        door = "traces" if answers.source.startswith(traces_dir) else "import-answers"
+        return answers.name, [NewRow(door, answers.source, Entry(a.query_id, answer=a)) for a in answers.answers], \
+            [("import-answers", answers.source, ALL_TIERS,
+              ImportInfo(unknown_doc_ids=answers.unknown_doc_ids, unknown_query_ids=answers.unknown_query_ids))]
+    traces = msgspec.json.decode(raw, type=_LegacyTraces)
+    return traces.name, [NewRow("traces", traces.source, Entry(q.query_id, trace=q)) for q in traces.queries], []

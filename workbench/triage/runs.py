@@ -181,7 +181,7 @@ def map_rankings(
 
 
 def imports_dir(project: Project) -> Path:
-    """Where import records were kept before the ledger (read once into it: ledger_legacy.py)."""
+    """Where import records were kept before the ledger (read once into it: ledger.migrate)."""
     return project.state_dir / IMPORTS_DIR
 
 

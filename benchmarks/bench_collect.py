@@ -103,19 +103,26 @@ def send(root: Path, endpoint: str, n: int, offset: int, acks_out: Path) -> None
 
         retrieve = lru_cache(maxsize=None)(traces.Pipeline.retrieve)  # type: ignore[assignment]
 
-    def processor(exporter, max_export_batch_size: int = 64) -> BatchSpanProcessor:
-        # the SDK's processor as exporters run it (batches of 512), sized so it never drops a span:
-        # the benchmark waits for every trace
-        return BatchSpanProcessor(exporter, max_queue_size=max(2048, 4 * n + 512), max_export_batch_size=512,
-                                  schedule_delay_millis=200)
+    class Processor(BatchSpanProcessor):
+        """The SDK's processor as exporters run it (batches of 512), sized so it never drops a span, and
+        flushing all at shutdown (the SDK's shutdown stops after 30 s): the benchmark waits for every trace."""
+
+        def __init__(self, exporter, max_export_batch_size: int = 64) -> None:
+            super().__init__(exporter, max_queue_size=max(2048, 4 * n + 512), max_export_batch_size=512,
+                             schedule_delay_millis=200)
+
+        def shutdown(self) -> None:
+            self.force_flush()
+            super().shutdown()
 
     queries = load_project(root).queries
-    traces.OtlpJsonFileExporter, traces.BatchSpanProcessor, traces.Pipeline = Acked, processor, Cached  # type: ignore[misc]
+    traces.OtlpJsonFileExporter, traces.BatchSpanProcessor, traces.Pipeline = Acked, Processor, Cached  # type: ignore[misc]
     started = time.monotonic()
     traces.write_traces(root, acks_out, [queries[(offset + i) % len(queries)] for i in range(n)], with_ids=True)
     print(f"  production: {n} traces in {time.monotonic() - started:.1f} s, {spent[0]:.1f} s of it in "
           "OTLPSpanExporter.export", file=sys.stderr, flush=True)
-    acks_out.write_text(json.dumps({"first": first[0] if first else None, "acks": acks}))
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    acks_out.write_text(json.dumps({"first": first[0] if first else None, "acks": acks, "cpu_s": use.ru_utime + use.ru_stime}))
 
 
 # ---------------------------------------------------------------- the collector (this process)
@@ -162,6 +169,14 @@ def write_spooled(spool_file: Path, out: Path, per_line: int = 512) -> int:
             n += len(batch)
     db.close()
     return n
+
+
+def vm_hwm_kib(pid: int) -> int:
+    """A process's peak resident memory (Linux /proc), in KiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
 
 
 def p95(values: list[float]) -> float:
@@ -223,14 +238,22 @@ def main() -> None:
         for i, production in enumerate(producers):
             if production.wait() != 0:
                 sys.exit(f"production (--send process {i}) failed: exit {production.returncode}")
+        sent = [json.loads((work / f"acks{i}.json").read_text()) for i in range(len(producers))]
+        acks = {t: when for one in sent for t, when in one["acks"].items()}
+        if len(acks) < n:
+            sys.exit(f"production had only {len(acks)} of its {n} traces acknowledged (see its log above)")
         if not all_in.wait(float(os.environ.get("BENCH_WAIT_S", 1800))):
             print("not every trace imported in time:", live.status(), file=sys.stderr)
         status = live.status()
+        import_peak_kib = sum(vm_hwm_kib(pid) for pid in live.importer.pids())
     finally:
         live.stop()
-    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before the file import below
-    sent = [json.loads((work / f"acks{i}.json").read_text()) for i in range(len(producers))]
-    acks = {t: when for one in sent for t, when in one["acks"].items()}
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    # the receiver's process and the import's, each at its peak (an upper bound of the two together)
+    peak_mib = (own.ru_maxrss + import_peak_kib) / 1024  # before the file import below
+    production_cpu = sum(one["cpu_s"] for one in sent)
+    print(f"CPU: receiver process {own.ru_utime + own.ru_stime:.1f} s, import process "
+          f"{children.ru_utime + children.ru_stime - production_cpu:.1f} s, production {production_cpu:.1f} s")
     order = sorted(acks, key=acks.__getitem__)  # the traces in the order their last span was acknowledged
     received_s = max(acks.values()) - min(one["first"] for one in sent)
     rate = status.spans_received / received_s

@@ -75,6 +75,10 @@ class ImportProcess:
         assert isinstance(out, Imported)
         return out
 
+    def pids(self) -> list[int]:
+        """The import process's id (none before it started): for a benchmark reading its memory."""
+        return list(getattr(self._pool, "_processes", None) or {})
+
     def _drop(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)

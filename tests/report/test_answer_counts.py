@@ -31,6 +31,7 @@ def test_three_oracle_answers_served_on_every_level_are_three_answers(tmp_path):
     assert f"Use: 3 model answers stored (counted on {per_level} query × level figures" in md
     assert f"Use: {per_level} model answers stored" not in md
     assert report.access_first is not None and report.access_first.answers == 3
+    assert report.provenance.model_calls == 3  # "model answers behind this report": each once, not once per tier
 
 
 def test_answers_of_tier_bound_arms_count_once_per_tier(tmp_path):

@@ -144,13 +144,17 @@ def _provenance(project: Project, tiers: list[Tier], collector: Collector, seed:
     calls = hits = 0
     from workbench.llm.sources import model_sources
 
+    from workbench.names import TASKS
+
+    used: set[tuple[str, str, str]] = set()
     for t in tiers:  # what the verdicts read: every source, a query's answer counted from the first that has it
-        used: set[tuple[str, str]] = set()
         for run in (src.run for src in model_sources(project, t)):
-            items = [x for x in (run.localize if run.task == "localize" else run.qa) if (run.system, x.query_id) not in used]
+            # an oracle answer (the gold only: the same prompt on every tier) is one answer, not one per tier
+            where = "" if TASKS[run.task].context == "gold" else t.name
+            items = [x for x in (run.localize if run.task == "localize" else run.qa) if (run.system, x.query_id, where) not in used]
             if not items:
                 continue
-            used.update((run.system, x.query_id) for x in items)
+            used.update((run.system, x.query_id, where) for x in items)
             models.add(run.model)
             if run.judge:
                 judges.add(run.judge)

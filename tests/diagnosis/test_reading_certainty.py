@@ -77,3 +77,18 @@ def test_settled_means_no_outcome_of_the_pending_verdicts_changes_it():
         if r.certainty == "tentative":  # the fewest that could change it really can; going its way settles it
             assert r.could_change is not None and r.could_change <= prov + other
     assert checked["settled"] > 20 and checked["tentative"] > 20
+
+
+def test_going_its_way_the_answers_named_do_settle_it():
+    counts = Counter({"USE": 5, "USE-UNDER-DISTRACTORS": 1, "PASS": 2, "ACCESS?": 20, "NOT-YET": 72})
+    r = reading_of(counts, "hybrid+local", "overall", True)
+    assert r.to_settle is not None and f"; {r.to_settle} more, going its way, would settle it" in r.said
+    after = reading_of(counts + Counter({"USE": r.to_settle}) - Counter({"NOT-YET": r.to_settle}), "hybrid+local", "overall", True)
+    assert after.reading == r.reading and after.certainty == "settled"
+    before = reading_of(counts + Counter({"USE": r.to_settle - 1}) - Counter({"NOT-YET": r.to_settle - 1}), "hybrid+local", "overall", True)
+    assert before.certainty == "tentative"  # one fewer does not (the fewest, below 256)
+
+
+def test_a_reading_over_tens_of_thousands_of_verdicts_is_worded():
+    r = reading_of(Counter({"USE": 300, "ACCESS": 100, "PASS": 500, "ACCESS?": 20000, "NOT-YET": 30000}), "s", "overall", True)
+    assert r.certainty == "tentative" and r.n == 50900 and r.could_change is not None

@@ -109,7 +109,7 @@ class Reading(msgspec.Struct, frozen=True):
     n: int = 0  # verdicts behind it (query × level), decided and pending
     certainty: str = ""  # "settled" | "tentative" ("": no reading given)
     could_change: int | None = None  # tentative: the fewest more answers that could change it
-    to_settle: int | None = None  # tentative: the fewest more answers that, going its way, would settle it
+    to_settle: int | None = None  # tentative: more answers that, going its way, would settle it (the fewest, up to 256)
 
     @property
     def certainty_line(self) -> str:
@@ -121,7 +121,7 @@ class Reading(msgspec.Struct, frozen=True):
         if self.certainty == "tentative":
             change = (f"{self.could_change} more answer{'' if self.could_change == 1 else 's'} could change it"
                       if self.could_change else "the pending answers could change it")
-            settle = f"; at least {self.to_settle} more, going its way, would settle it" if self.to_settle else ""
+            settle = f"; {self.to_settle} more, going its way, would settle it" if self.to_settle else ""
             return f"tentative: {of}, {pending} wait for an answer; {change}{settle}"
         return of
 
@@ -212,9 +212,20 @@ def certainty(a: int, u: int, b: int, decided: int, provisional: int, other: int
     pending = provisional + other
     change = next((j for j in range(1, pending + 1) for o in _OUTCOMES
                    if (s := _add(state, o, j)) is not None and reading_key(*s[:5]) != now), None)
-    settle = next((j for j in range(1, pending + 1) for o in _OUTCOMES
+    settle = next((j for j in _steps(pending) for o in _OUTCOMES
                    if (s := _add(state, o, j)) is not None and reading_key(*s[:5]) == now and _settled(*s)), None)
     return "tentative", change, settle
+
+
+def _steps(pending: int, exact: int = 256) -> list[int]:
+    """How many more answers to try: each up to ``exact``, then growing by a quarter (a reading over
+    tens of thousands of verdicts stays quick; the count found is then one that settles it, near the fewest)."""
+    out = list(range(1, min(pending, exact) + 1))
+    j = exact
+    while j < pending:
+        j = min(pending, j + max(1, j // 4))
+        out.append(j)
+    return out
 
 
 def reading_of(counts: Counter, system: str, level: str, rag: bool) -> Reading:

@@ -170,6 +170,13 @@ def test_diagnose_after_a_live_import_reads_the_new_ranking(evaluated_copy, tmp_
     import_traces(evaluated_copy, "collector", "live", judge=False, spans=spans_of(second))
     project = load_project(evaluated_copy)
     full = next(t for t in load_tiers(project).tiers if t.kind == "full")
-    read = Collector(project).tier_store(full).rankings["run:live"]
     p = Pipeline(evaluated_copy)
-    assert {q: read[q] for q in read} == {q.query_id: [d for d, _ in p.retrieve(q.query)] for q in queries}
+    want = {q.query_id: [d for d, _ in p.retrieve(q.query)] for q in queries}
+    # what a reader of the run store (the inspector) finds: nothing stale — gone until a reader stores it again
+    from workbench.access.runs import RunStore
+
+    assert RunStore(project).load("run:live", full.name) is None
+    read = Collector(project).tier_store(full).rankings["run:live"]
+    assert {q: read[q] for q in read} == want
+    stored = RunStore(project).load("run:live", full.name)  # stored again, from the ledger
+    assert {r.query_id: [h.doc_id for h in r.hits] for r in stored.rankings} == want

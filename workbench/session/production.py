@@ -107,6 +107,8 @@ def import_traces(root: Path, source: str, name: str, fmt: str = "auto", phoenix
     if dry_run:
         return TracesImport(project, r, [], None)
     tiers = list(ensure_tiers(project).tiers)
+    if r.imported > r.kept:  # something new: what the run store held of run:NAME is stale
+        drop_stale_views(project, tiers, name)
     record = load_answers(project, name) if r.answers else None
     run = None
     if record is not None:
@@ -118,6 +120,26 @@ def import_traces(root: Path, source: str, name: str, fmt: str = "auto", phoenix
         else:
             run = current_run(project, record, tier, None)
     return TracesImport(project, r, tiers, run)
+
+
+def drop_stale_views(project: Project, tiers: list[Tier], name: str) -> None:
+    """run:NAME's and run:NAME>rerank's stored runs, made before this batch, removed: a reader of the
+    run store (the inspector, the overview) never shows a stale production ranking. The next reader
+    that needs them (diagnose, eval, export-trec, the TUI's diagnosis) stores them again from the
+    ledger; rewriting them here would cost every batch the whole view again (a collection's cost
+    quadratic once more)."""
+    from workbench.access.runs import RunStore
+    from workbench.triage.runs import RERANK_SUFFIX, SYSTEM_PREFIX
+
+    store = RunStore(project)
+    for system in (SYSTEM_PREFIX + name, SYSTEM_PREFIX + name + RERANK_SUFFIX):
+        for t in tiers:
+            path = store.path(system, t.name)
+            for stale in (path, store.index_path(path)):
+                try:
+                    stale.unlink()
+                except FileNotFoundError:
+                    pass
 
 
 def since_ns(text: str, now_ns: int | None = None) -> int:

@@ -46,6 +46,10 @@ def test_diagnose_json_with_no_answers_puts_no_not_yet_verdict_in_a_stage_named_
     legend = " ".join(res.stdout.split()).split("Where the gold is lost")[1].split("):")[0]
     assert ". no answer yet" in legend and "? undecided" not in legend
     assert STAGE_LABELS["no_answer"] == "no answer yet" and STAGE_LABELS["undecided"] == "answer undecided"
+    res = CliRunner().invoke(main, ["report", str(evaluated_copy), "-o", "-"])
+    assert res.exit_code == 0, res.output
+    assert "## NOT-YET: waiting for what is missing (" in res.stdout and "Not decided yet" not in res.stdout
+    assert ". no answer yet" in res.stdout and "? undecided" not in res.stdout  # the report's funnel legend
 
 
 @pytest.mark.slow

@@ -217,7 +217,7 @@ def report_markdown(r: Report) -> str:
         out += [f"_… and {len(failing) - MAX_FAILING} more: see the HTML or JSON report._", ""]
     pending = [v for q in r.queries for v in q.verdicts.get(primary, []) if v.verdict == "NOT-YET"]
     if pending:
-        out += [f"## Not decided yet ({len(pending)})", ""]
+        out += [f"## NOT-YET: waiting for what is missing ({len(pending)})", ""]
         for missing in sorted({v.missing for v in pending}):
             some = [v for v in pending if v.missing == missing]
             out.append(f"- {len(some)} missing {md(missing)}; e.g. `{md(some[0].command)}`" + (f" (inspector key {some[0].key})" if some[0].key else ""))

@@ -76,6 +76,7 @@ class Collect:
 
 
 def test_kill_9_loses_nothing_acknowledged_and_sigterm_drains(project_copy, tmp_path, monkeypatch):
+    from workbench.triage import ledger
     from workbench.triage.traces.store import load_traces
 
     root = project_copy
@@ -103,9 +104,11 @@ def test_kill_9_loses_nothing_acknowledged_and_sigterm_drains(project_copy, tmp_
     assert "imported 5 traces (5 queries); pending 0" in final
     kept = load_traces(load_project(root), "live")
     assert kept is not None and sorted(q.query_id for q in kept.queries) == sorted(q.query_id for q in queries)
+    assert len(ledger.parsed_traces(load_project(root), "live")) == 5  # each acknowledged trace once
 
 
 def test_kill_9_between_an_import_and_its_record_imports_nothing_twice(project_copy, tmp_path, monkeypatch):
+    from workbench.triage import ledger
     from workbench.triage.traces.store import load_traces
 
     root = project_copy
@@ -124,8 +127,10 @@ def test_kill_9_between_an_import_and_its_record_imports_nothing_twice(project_c
     finally:
         again.end()
     assert "pending 0" in final
-    kept = load_traces(load_project(root), "live")
+    project = load_project(root)
+    kept = load_traces(project, "live")
     assert kept is not None and sorted(q.query_id for q in kept.queries) == sorted(q.query_id for q in queries)
+    assert len(ledger.parsed_traces(project, "live")) == 3  # handed twice, kept once: the ledger adds nothing twice
     third = Collect(root, "--settle-s", "600")  # and now recorded: a restart hands nothing
     try:
         assert get_status(third.url)["imports"] == 0 and get_status(third.url)["traces_imported"] == 3

@@ -63,6 +63,7 @@ def test_a_second_collection_keeps_the_first_and_resent_spans_are_idempotent(pro
     """Imports accumulate under one name: a restart reads the spool back, new traces join the old;
     the same spans sent again change nothing."""
     from workbench.session import start_collect
+    from workbench.triage import ledger
     from workbench.triage.traces.store import load_traces
 
     root = project_copy
@@ -109,6 +110,7 @@ def test_a_second_collection_keeps_the_first_and_resent_spans_are_idempotent(pro
     both = load_traces(load_project(root), "live")
     assert both is not None
     assert sorted(q.query_id for q in both.queries) == sorted(q.query_id for q in queries)
+    assert len(ledger.parsed_traces(load_project(root), "live")) == 6  # the restart and the resend added nothing twice
 
 
 def test_a_trace_not_understood_is_counted_never_fatal(project_copy, tmp_path, monkeypatch):

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from support.paths import HOTPOT
 from support.real_pipelines import STUFFED, WRONG, Responder, Run, query_rows, run_pipeline
 from workbench.cli import main
 from workbench.project.load import load_project
@@ -46,23 +45,10 @@ def real_runs(tmp_path_factory) -> dict[str, Run]:
     return runs
 
 
-@pytest.fixture(scope="module")
-def hotpot_project(tmp_path_factory) -> Path:
-    """hotpotqa-100 imported (no indexes: the traces bring production's ranking)."""
-    from workbench.project.files import init_project
-    from workbench.project.importers import import_dataset
-
-    root = tmp_path_factory.mktemp("h100-real") / "proj"
-    init_project(root)
-    import_dataset(root, HOTPOT / "corpus.jsonl", HOTPOT / "queries.jsonl")
-    return root
-
-
 @pytest.fixture
-def project(hotpot_project, tmp_path) -> Path:
-    dst = tmp_path / "proj"
-    shutil.copytree(hotpot_project, dst)
-    return dst
+def project(hotpot_copy) -> Path:
+    """hotpotqa-100 imported (no indexes: the traces bring production's ranking; tests/triage/conftest.py)."""
+    return hotpot_copy
 
 
 def check_against_log(root: Path, run: Run, name: str, n: int = SLICE) -> None:

@@ -345,11 +345,16 @@ def answer_of(span: Span) -> str | None:
         out = [t for _, t in _genai_text(a["gen_ai.completion"])] or [a["gen_ai.completion"]]
     if out:
         return out[-1]
-    from workbench.triage.traces.readers import LANGFUSE_OUT, output_value
+    from workbench.triage.traces.readers import LANGFUSE_OUT, generic_llm, output_value
 
     if LANGFUSE_OUT in a:
         v = output_value(a[LANGFUSE_OUT])
         return v if isinstance(v, str) else json.dumps(v)
+    if "output.value" not in a:
+        found = generic_llm(span)
+        if found is not None:
+            v = output_value(found[1])
+            return v if isinstance(v, str) else json.dumps(v)
     return _text(a.get("output.value"))
 
 
@@ -416,7 +421,7 @@ def nothing_read(trace_id: str, spans: list[Span]) -> str:
 
 def assemble(trace_id: str, spans: list[Span], query_id_key: str) -> ProductionTrace | Skipped:
     from workbench.triage.traces.program import program_answer
-    from workbench.triage.traces.readers import claimed, convention_of, question_of, input_of
+    from workbench.triage.traces.readers import claimed, convention_of, root_question
 
     spans = sorted(spans, key=lambda s: (s.start_ns or 0, s.where))
     first = spans[0].where
@@ -453,7 +458,7 @@ def assemble(trace_id: str, spans: list[Span], query_id_key: str) -> ProductionT
     root = root_of(spans)
     text = next((t for t in (query_of(x) for x in (*retrievers[:1], retriever, reranker, llm, spans[0]) if x is not None) if t), "")
     if not text and root.span_id not in {s.span_id for s in (llm, retriever) if s is not None}:
-        text = question_of(input_of(root))
+        text = root_question(root)
     prompt = prompt_of(llm) if llm else ""
     missing: list[str] = []
     if not text:
@@ -489,7 +494,10 @@ def assemble(trace_id: str, spans: list[Span], query_id_key: str) -> ProductionT
 
 
 def _retrieval_query(spans: list[Span]) -> str:
-    return next((q for s in sorted(spans, key=lambda s: s.start_ns or 0) if kind_of(s) == RETRIEVER and (q := query_of(s))), "")
+    from workbench.triage.traces.readers import root_question
+
+    ordered = sorted(spans, key=lambda s: s.start_ns or 0)
+    return next((q for s in ordered if kind_of(s) == RETRIEVER and (q := query_of(s))), "") or root_question(root_of(ordered))
 
 
 def _llm_prompt(spans: list[Span]) -> str:

@@ -58,6 +58,8 @@ def document_rows(value: Any, strings: bool = False, depth: int = 0) -> list[dic
         return None
     if not all(isinstance(v, dict) for v in value) or not any(_text_of(v) for v in value):
         return None
+    if all("role" in v for v in value):  # chat messages, not documents
+        return None
     rows = []
     for v in value:
         meta = dict(v.get("metadata")) if isinstance(v.get("metadata"), dict) else {}

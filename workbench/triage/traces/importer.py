@@ -32,7 +32,7 @@ from workbench.triage.runs import ALL_TIERS, IdSpace, ImportReport, RawRanked, c
 from workbench.triage.traces.conventions import ProductionTrace, TraceDoc, traces
 from workbench.triage.traces.context import read_context
 from workbench.triage.traces.queries_in_prompt import queries_from_prompts
-from workbench.triage.traces.resolve import RESOLVED, Resolution, resolve_traces
+from workbench.triage.traces.resolve import RESOLVED, Resolution, resolve_traces, settle_ranking
 from workbench.triage.traces.spans import BOM, Skipped, Span, TraceFileError, decode
 from workbench.triage.traces.store import Matched, TraceQuery
 
@@ -416,4 +416,4 @@ def with_context(project: Project, plan: Plan, mapping: dict[str, int]) -> None:
     """Each chosen trace's context: the documents its prompt quotes (context.py), once resolved."""
     for qid, (t, how) in plan.chosen.items():
         ctx = read_context(project, t.stage, t.prompt, mapping) if t.stage is not None else None
-        plan.chosen[qid] = (msgspec.structs.replace(t, context_ids=ctx), how)
+        plan.chosen[qid] = (msgspec.structs.replace(settle_ranking(t, mapping), context_ids=ctx), how)

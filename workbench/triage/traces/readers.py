@@ -113,6 +113,17 @@ def question_of(value: Any) -> str:
     return ""
 
 
+def root_question(span: Span) -> str:
+    """The query on a root span: its input (question_of), else an attribute named like a question."""
+    text = question_of(input_of(span))
+    if text:
+        return text
+    for key, value in span.attributes.items():
+        if key.rsplit(".", 1)[-1] in QUESTION_KEYS[:5] and isinstance(value, str) and value.strip():
+            return value.strip()
+    return ""
+
+
 def generic_documents(span: Span, strings: bool = False) -> list[dict] | None:
     """The first attribute (or flattened attribute list) that holds documents."""
     attrs = span.attributes

@@ -174,3 +174,18 @@ def corpus_of(project: Project) -> Corpus:
         _CORPORA.clear()  # one corpus kept: the lookups hold every text twice
         _CORPORA[key] = Corpus(project)
     return _CORPORA[key]
+
+
+def settle_ranking(t: ProductionTrace, mapping: dict[str, int]) -> ProductionTrace:
+    """Once documents are mapped (and unknown ones added on request): a ranked document known by its
+    text alone (no id, or a content id) and still without a DocID leaves the ranking unresolved —
+    left out it would shift every rank below it; one added by --add-unknown-documents settles it.
+    (An id the corpus lacks is an unknown document, reported as such.)"""
+    if not t.ranking:
+        return t
+    by_text = [d for d in t.ranking if d.id is None or d.id.startswith(CONTENT_ID)]
+    if any(d.id is None or d.id not in mapping for d in by_text):
+        return t if t.ranking_unresolved else msgspec.structs.replace(t, ranking_unresolved=True)
+    if t.ranking_unresolved and by_text and all(d.id is not None and d.id in mapping for d in t.ranking):
+        return msgspec.structs.replace(t, ranking_unresolved=False)  # what made it unresolved was added
+    return t

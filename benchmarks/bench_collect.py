@@ -4,7 +4,7 @@ SDK's exporter to a collector on loopback, until every one is imported.
     python benchmarks/bench_collect.py --firehose 2000 [--producers 1] [--settle-s 0.2] [PROJECT_DIR]
 
 Builds hotpotqa-100 (import + ladder; no index is needed to import traces) in PROJECT_DIR (default: a
-temp folder). Production is one or more separate processes (`--send`, as an app's replicas): the
+temp folder) once, and runs on a fresh copy of it (no earlier run's ledger). Production is one or more separate processes (`--send`, as an app's replicas): the
 tests' pipeline (tests/support/traces.py: retrieve, rerank, read — 4 spans a trace, the retriever's
 and the reranker's documents with their text) over the project's queries in turn, traced by the SDK
 (TracerProvider, BatchSpanProcessor, batches of 512 spans) and exported by OTLPSpanExporter (protobuf
@@ -203,14 +203,15 @@ def main() -> None:
 
     from workbench.project.load import load_project
     from workbench.session import import_traces, start_collect
-    from workbench.triage.live.spool import collect_dir, spool_path
+    from workbench.triage.live.spool import spool_path
 
     build(root)
     n = args.firehose
     work = root.parent / "firehose"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    shutil.rmtree(collect_dir(load_project(root).state_dir, "live"), ignore_errors=True)  # an earlier run's collection
+    # each run on a fresh copy of the built project: no earlier run's ledger or spool behind its figures
+    root = Path(shutil.copytree(root, work / "project", ignore=shutil.ignore_patterns("ledger.sqlite*", "collect")))
     done_at: dict[str, float] = {}
     all_in = threading.Event()
     lock = threading.Lock()

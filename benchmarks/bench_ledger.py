@@ -64,6 +64,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--batch", type=int, default=100)
+    parser.add_argument("--profile", action="store_true", help="cProfile the last batch: where its time goes")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
 
@@ -101,7 +102,16 @@ def main() -> None:
         for size in sizes:
             while stored < size - args.batch:
                 batch(min(1000, size - args.batch - stored))
+            if args.profile and size == sizes[-1]:
+                import cProfile
+                import pstats
+
+                prof = cProfile.Profile()
+                prof.enable()
             took, _ = batch(args.batch)
+            if args.profile and size == sizes[-1]:
+                prof.disable()
+                pstats.Stats(prof).sort_stats("cumulative").print_stats(35)
             rows.append((size, took))
             print(f"batch of {args.batch} at {size:,} stored: {took:.2f} s ({took / first:.1f}× the reference)", flush=True)
         print("ledger: " + "; ".join(f"{size:,} stored: {took:.2f} s per {args.batch}-trace batch ({took / first:.1f}×)"

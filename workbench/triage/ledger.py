@@ -342,7 +342,8 @@ def names(project: Project) -> list[str]:
 
 
 def view(project: Project, name: str) -> RunView:
-    """run:NAME now (remembered per process until a row is added: readers poll it cheaply)."""
+    """run:NAME now (remembered per process and brought up to date with the rows added since: a live
+    collection's batch costs the rows it adds, not the whole view again)."""
     key = (str(project.root), name)
     _with_legacy(project)
     db = _connect(ledger_path(project), project.root, create=False)
@@ -354,10 +355,14 @@ def view(project: Project, name: str) -> RunView:
             hit = _VIEWS.get(key)
         if hit is not None and hit.last_id == newest:
             return hit
-        out = RunView(name, newest)
+        # rows are only ever added: a view read before is brought up to date with the rows added since
+        since = hit.last_id if hit is not None and hit.last_id < newest else 0
+        out = RunView(name, newest, {slot: {part: dict(rows) for part, rows in parts.items()} for slot, parts in hit.slots.items()}
+                      if since else {})
         dec = msgspec.json.Decoder(Entry)
         for rid, door, part, source, at, body in db.execute(
-                "SELECT id, door, part, source, added_at, body FROM entries WHERE name = ? AND id <= ? ORDER BY id", (name, newest)):
+                "SELECT id, door, part, source, added_at, body FROM entries WHERE name = ? AND id > ? AND id <= ? ORDER BY id",
+                (name, since, newest)):
             entry = dec.decode(body)
             row = Row(rid, door, part, source, at, entry)
             for slot in entry.slots():

@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from workbench.fsutil import append_record, project_lock
-from workbench.project.files import QUERIES_FILE, Problem, Project, ProjectError, encode_jsonl, validate
+from workbench.fsutil import append_record, atomic_write_bytes, project_lock
+from workbench.project.files import QUERIES_FILE, Problem, Project, ProjectError, encode_jsonl, query_problems, validate
 from workbench.project.load import load_project
 from workbench.project.versions import now_utc
 from workbench.records import Query
@@ -163,7 +163,12 @@ def add_queries(root: Path, new: list[tuple[str, str]], same=lambda text: text, 
         if problems:
             raise ProjectError(problems)
         if added:
-            write_queries(project, [*project.queries, *added])
+            # the new lines checked (the file's others were when it was loaded): a batch costs its own size
+            path = project.root / QUERIES_FILE
+            problems = query_problems(list(enumerate(added, len(project.queries) + 1)), str(path), project.documents)
+            if problems:
+                raise ProjectError(problems)
+            atomic_write_bytes(path, encode_jsonl([*project.queries, *added]))
             at, by = now_utc(), who()
             for q in added:
                 append_edit(project.root, QueryEdit(at, by, "add_query", q.query_id, None, msgspec.to_builtins(q)))

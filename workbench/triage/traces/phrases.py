@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from workbench.project.files import Project
 
 MIN_DOCUMENT_CHARS = 40  # a shorter document is too little to say the prompt quotes it (resolve.MIN_PREFIX)
+HEAD_CHARS = 600  # the opening read for a text's key words (normal() of the whole text only when needed)
 KEY_WORDS = 6  # a text is keyed by this many opening words (fewer when it has fewer)
 _WORD = re.compile(r"\w+")
 
@@ -40,21 +41,30 @@ class PhraseIndex:
 
     def __init__(self, texts: Iterable[tuple[int, str]], fold_case: bool = False, min_chars: int = 1) -> None:
         self.fold_case = fold_case
-        self.texts: dict[int, str] = {}
+        self.raw: dict[int, str] = {}
+        self.texts: dict[int, str] = {}  # normalised in full only when a window names it (memo)
         self.lead: dict[int, int] = {}  # where the first word starts in the text (after a quote mark, …)
         self.keys: dict[tuple[str, ...], list[int]] = {}
         self.lengths: set[int] = set()
         for key, text in texts:
-            n = normal(text)
+            # only the opening is read to build the index: a long document costs no more than a short one
+            n = normal(text[:HEAD_CHARS])
             tokens = _words(n)
             words = [w for w, _ in tokens]
-            if not words or len(n) < min_chars:  # too short to say it is quoted rather than mentioned
+            if not words or (len(text) < HEAD_CHARS and len(n) < min_chars):  # too short: mentioned, not quoted
                 continue
-            self.texts[key] = n.casefold() if fold_case else n
+            self.raw[key] = text
             self.lead[key] = tokens[0][1]
             head = tuple(words[:KEY_WORDS])
             self.keys.setdefault(head, []).append(key)
             self.lengths.add(len(head))
+
+    def text(self, key: int) -> str:
+        found = self.texts.get(key)
+        if found is None:
+            found = normal(self.raw[key])
+            found = self.texts[key] = found.casefold() if self.fold_case else found
+        return found
 
     def find(self, text: str) -> list[Found]:
         """Every known text whose opening (PREFIX_CHARS) the text holds, where it starts, in text order."""
@@ -69,7 +79,7 @@ class PhraseIndex:
                 for key in self.keys.get(tuple(w for w, _ in words[i:i + size]), ()):
                     if key in out:
                         continue
-                    known = self.texts[key]
+                    known = self.text(key)
                     at = words[i][1] - self.lead[key]
                     if at >= 0 and hay.startswith(known[:PREFIX_CHARS], at):
                         out[key] = Found(key, at, at + _quoted_length(known, hay, at))

@@ -93,6 +93,8 @@ def test_each_library_s_real_spans_import_as_the_program_ran(instrumented, hotpo
     result = cli("import-traces", root, path, "--name", "prod", "--no-judge")
     assert result.exit_code == 0, result.output
     assert "imported 100 queries" in result.output and "0 added" in result.output, result.output
+    if case == "langfuse-explicit":  # the query id in Langfuse's trace metadata (JSON-encoded), read by --query-id-key
+        assert "100 matched by id" in result.output
     p = load_project(root)
     k = access_k(p)
     docid = {d.source_id: d.doc_id for d in p.documents.values()}

@@ -16,10 +16,14 @@ The conventions real instrumentations write, whichever a span carries:
   and the previous names `gen_ai.prompt.{i}.{role,content}` / `gen_ai.completion.{i}.content`, or
   `gen_ai.prompt` / `gen_ai.completion` (JSON message lists) on the span's `gen_ai.content.*` events.
 
-Every other attribute is ignored. Several retriever spans are kept in order; the ranking is the
-last one started before the answer (the one that fed it). The first reranker span is the reranked
-list; the last LLM span the answer. A document without an id is resolved against the corpus later
-(resolve.py), and what the LLM read is found in its prompt then (context.py).
+Langfuse's OpenTelemetry SDK, DSPy / OpenLIT as conventions of their own and the generic reading of
+any other span are in readers.py; documents in frameworks' shapes in docshapes.py. Several
+retriever spans are kept in order; the ranking is the last one started before the answer (the one
+that fed it), with what it claims beside what it lists (`ranking_claimed`). The first reranker span
+is the reranked list; the last LLM span the model call, the answer the program's (program.py). A
+document without an id is resolved against the corpus later (resolve.py), what the LLM read is found
+in its prompt then (context.py), and a trace naming no query gets the one its prompt asks
+(queries_in_prompt.py). Each trace says which convention read it and what it lacked (`missing`).
 A span of a kind we read whose documents cannot be read makes the trace a counted skip.
 """
 

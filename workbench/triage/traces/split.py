@@ -1,10 +1,13 @@
-"""A trace split in two, joined back by the query id the user names (`--query-id-key`).
+"""A trace split in two, joined back: by the query id the user names (`--query-id-key`), else by
+query text and time (join_by_text).
 
 An extra instrumentor that does not see the pipeline's context (an OpenAI client instrumentor
-beside LangChain's) makes the chat span the root of a trace of its own: one part has the retriever
-and no LLM span, the other the LLM span and no retriever. When both parts carry the same query id
-they are one production query: the LLM-only part is joined to the retriever-only part of that id
-(in start order, one to one). Two whole traces of one id are two asks, never joined."""
+beside LangChain's, OpenLIT's LangChain callback) makes the chat span the root of a trace of its own:
+one part has the retriever and no LLM span, the other the LLM span and no retriever. When both parts
+carry the same query id they are one production query: the LLM-only part is joined to the
+retriever-only part of that id (in start order, one to one). Two whole traces of one id are two
+asks, never joined. With no id, the LLM-only part whose prompt holds a retriever-only part's query,
+started after it, is joined to the latest such part."""
 
 from __future__ import annotations
 

@@ -180,3 +180,18 @@ def test_an_import_past_the_lock_timeout_stays_pending_and_is_retried(project_co
         env.undo()
     kept = load_traces(load_project(root), "live")
     assert kept is not None and sorted(q.query_id for q in kept.queries) == sorted(q.query_id for q in queries)
+
+
+def test_a_damaged_spool_is_refused_at_start_and_nothing_is_left_running(project_copy):
+    from workbench.errors import FileSystemError
+    from workbench.session import start_collect
+    from workbench.triage.live.spool import spool_path
+
+    path = spool_path(load_project(project_copy).state_dir, "live")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"not a database, but acknowledged spans once lived here" * 100)
+    with pytest.raises(FileSystemError, match="spool.sqlite"):  # never read as an empty collection
+        start_collect(project_copy, "live", port=0, settle_s=600)
+    path.unlink()
+    live = start_collect(project_copy, "live", port=0, settle_s=600)  # the failed start released its lock
+    live.stop()

@@ -106,7 +106,7 @@ def start_collect(root: Path, name: str = DEFAULT_NAME, host: str = "127.0.0.1",
         try:
             spool = Spool(path, Path(root))
         except SpoolError as exc:
-            raise FileSystemError(f"the collection's spool cannot be written: {exc}",
+            raise FileSystemError(f"the collection's spool cannot be opened and written: {exc}",
                                   hint="collect into a writable project with free space: nothing is acknowledged unless it is on disk") from None
         except OSError as exc:
             raise os_error(exc) from None
@@ -122,12 +122,20 @@ def start_collect(root: Path, name: str = DEFAULT_NAME, host: str = "127.0.0.1",
     except BaseException:
         lock.release()
         raise
-    lock.record(receiver.port)
-    importer.warm()
-    collector.restore()
-    collector.start()
-    receiver.start()
-    return LiveCollect(receiver, collector, path, lock, importer)
+    live = LiveCollect(receiver, collector, path, lock, importer)
+    try:
+        lock.record(receiver.port)
+        collector.restore()
+        importer.warm()
+        collector.start()
+        receiver.start()
+    except BaseException as exc:
+        live.stop()  # nothing left running, the lock released
+        if isinstance(exc, SpoolError):
+            raise FileSystemError(f"the collection's spool cannot be read: {exc}",
+                                  hint="it holds acknowledged spans: restore it, or move it aside to start a new collection") from None
+        raise
+    return live
 
 
 LOCK_FILE = "collector.lock"

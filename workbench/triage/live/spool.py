@@ -115,13 +115,16 @@ class Spool:
         done: dict[str, int] = {}
         pending: dict[str, list[Span]] = {}
         with self._lock:
-            for trace_id, spans, imported in self.db.execute("SELECT trace_id, spans, imported FROM traces"):
-                if spans == imported:
-                    done[trace_id] = spans
-                else:
-                    pending[trace_id] = []
-            rows = self.db.execute("SELECT s.trace_id, s.span FROM spans s JOIN traces t USING (trace_id) "
-                                   "WHERE t.spans != t.imported").fetchall()
+            try:
+                for trace_id, spans, imported in self.db.execute("SELECT trace_id, spans, imported FROM traces"):
+                    if spans == imported:
+                        done[trace_id] = spans
+                    else:
+                        pending[trace_id] = []
+                rows = self.db.execute("SELECT s.trace_id, s.span FROM spans s JOIN traces t USING (trace_id) "
+                                       "WHERE t.spans != t.imported").fetchall()
+            except sqlite3.Error as exc:  # a damaged spool: said, never read as empty
+                raise SpoolError(f"{self.path}: {exc}") from None
         for trace_id, blob in rows:
             pending[trace_id].append(_decoder.decode(blob))
         return done, pending

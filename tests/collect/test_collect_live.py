@@ -165,3 +165,43 @@ def test_a_restart_keeps_what_import_traces_added_under_the_same_name(project_co
         live.stop()
     kept = load_traces(load_project(root), "live")
     assert kept is not None and sorted(q.query_id for q in kept.queries) == sorted(q.query_id for q in queries)
+
+
+def test_doc_id_key_reads_production_s_ids_from_the_document_metadata_as_import_traces_does(project_copy, tmp_path, monkeypatch):
+    """Production's documents named only by its own chunk ids, the corpus id in their metadata (`src`):
+    collected with --doc-id-key src they resolve, as `import-traces --doc-id-key src` of the same spans."""
+    import json
+
+    import support.traces as traces
+    from openinference.semconv.trace import DocumentAttributes
+
+    from workbench.access.ladder import ensure_tiers
+    from workbench.session import imported_figures, start_collect
+
+    def chunk_attrs(prefix, p, ranked):
+        out = {}
+        for i, (d, s) in enumerate(ranked):
+            out[f"{prefix}.{i}.{DocumentAttributes.DOCUMENT_ID}"] = f"chunk-{d}-a"  # production's own id
+            out[f"{prefix}.{i}.{DocumentAttributes.DOCUMENT_SCORE}"] = s
+            out[f"{prefix}.{i}.{DocumentAttributes.DOCUMENT_METADATA}"] = json.dumps({"src": p.doc_key(d)})
+        return out
+
+    root = project_copy
+    queries = load_project(root).queries[:6]
+    for name, key in (("keyed", "src"), ("plain", None)):
+        changes = Changes()
+        live = start_collect(root, name, port=0, settle_s=0.05, doc_id_key=key, on_change=changes)
+        try:
+            monkeypatch.setattr(traces, "_doc_attrs", chunk_attrs)
+            send_traces(monkeypatch, root, tmp_path / f"{name}.jsonl", live.url + "/v1/traces", queries)
+            changes.wait(lambda s: s.traces_imported == len(queries) and s.pending_traces == 0)
+        finally:
+            live.stop()
+    result = CliRunner().invoke(main, ["import-traces", str(root), str(tmp_path / "keyed.jsonl"), "--name", "file",
+                                       "--doc-id-key", "src", "--no-judge"])
+    assert result.exit_code == 0, result.output
+    project = load_project(root)
+    tiers = list(ensure_tiers(project).tiers)
+    keyed, file, plain = (imported_figures(project, tiers, [n]) for n in ("keyed", "file", "plain"))
+    assert keyed and [r.summaries for r in keyed] == [r.summaries for r in file]
+    assert [r.summaries for r in plain] != [r.summaries for r in keyed]  # without the key: production's ids only

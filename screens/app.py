@@ -52,11 +52,15 @@ class WorkbenchApp(App[None]):
     CSS = CSS
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
     BINDINGS = [
-        Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("f1,question_mark", "help", "Help", id="app.help"),
-        Binding("ctrl+b", "build", "Build indexes", id="app.build", show=False),
-        Binding("ctrl+r", "reevaluate", "Re-evaluate", id="app.reevaluate", show=False),
-        Binding("x", "cancel", "Cancel task", id="app.cancel", show=False),
+        # a tooltip says in the command palette (and on hover) what the footer's word cannot
+        Binding("q", "quit", "Quit", id="app.quit", tooltip="leave the workbench"),
+        Binding("f1,question_mark", "help", "Help", id="app.help", tooltip="every key, with the id a keymap file uses"),
+        Binding("ctrl+b", "build", "Build indexes", id="app.build", show=False,
+                tooltip="build the tiers and indexes that are missing or stale, in the background"),
+        Binding("ctrl+r", "reevaluate", "Re-evaluate", id="app.reevaluate", show=False,
+                tooltip="rerun the retrievers on every tier (stored runs are reused)"),
+        Binding("x", "cancel", "Cancel task", id="app.cancel", show=False,
+                tooltip="the index build, evaluation, model or batch run"),
     ]
     LONG_TASKS = frozenset({"build", "eval", "model", "add_query", "batch", "calibrate", "fix"})  # shown in the task bar, cancelled by x
 
@@ -402,7 +406,7 @@ class WorkbenchApp(App[None]):
         return [("Everywhere", bindings(self.BINDINGS)), ("Main screen", bindings(MainScreen.BINDINGS)),
                 ("Query inspector", bindings(QueryScreen.BINDINGS))]
 
-    def _keys_shown(self, b: Binding) -> str:
+    def keys_shown(self, b: Binding) -> str:
         """The keys of a binding as a user types them ("[" rather than "left square bracket")."""
         keys = self.user_keymap.get(b.id or "") or b.key
         if keys == b.key and b.key_display:
@@ -413,7 +417,7 @@ class WorkbenchApp(App[None]):
         """Keys as they are now (user keymap applied), each with the id a keymap file uses."""
         sections: list[tuple[str, list[tuple[str, str]]]] = []
         for title, bindings in self.binding_sets():
-            rows = [(self._keys_shown(b), f"{b.description}  [dim]{b.id}[/]") for b in bindings]
+            rows = [(self.keys_shown(b), f"{b.description}  [dim]{b.id}[/]") for b in bindings]
             sections.append((title, rows))
         sections[1][1].append(("enter", "open the selected query"))
         verdict_words = " ".join(f"v:{w}" for w in core.FILTER_WORDS)

@@ -19,6 +19,7 @@ from screens.panes import DiagnosisPane, OverviewPane, QueryListPane, SweepsPane
 from screens.panes.queries import SORTS, QueryListShown
 from screens.widgets import KeyFooter, TaskBar, WorkbenchHeader
 from workbench import session as core
+from workbench.safe_text import visible
 from workbench.session import Session
 
 # what takes focus when a tab is shown (a focused widget left in a hidden pane would pull the tab back)
@@ -30,16 +31,20 @@ class MainScreen(WorkbenchScreen):
     BINDINGS = [
         # first, so that f1 heads the footer and stays in view at 80 columns (the app's own f1 is the same)
         Binding("f1", "app.help", "Help", id="main.help"),
-        Binding("1", "tab('overview')", "Overview", id="main.overview", show=False),
-        Binding("2", "tab('queries')", "Queries", id="main.queries", show=False),
-        Binding("3", "tab('diagnosis')", "Diagnosis", id="main.diagnosis", show=False),
-        Binding("4", "tab('sweeps')", "Sweeps", id="main.sweeps", show=False),
-        Binding("slash", "focus_filter", "Filter", id="main.filter"),
-        Binding("s", "cycle_sort", "Sort", id="main.sort"),
-        Binding("y", "cycle_system", "System", id="main.system"),
-        Binding("a", "add_query", "Add query", id="main.add_query"),
-        Binding("r", "export_report", "Report", id="main.report"),
-        Binding("t", "try_fix", "Try fix", id="main.try_fix", show=False),
+        Binding("1", "tab('overview')", "Overview", id="main.overview", show=False, tooltip="show the Overview tab"),
+        Binding("2", "tab('queries')", "Queries", id="main.queries", show=False, tooltip="show the Queries tab"),
+        Binding("3", "tab('diagnosis')", "Diagnosis", id="main.diagnosis", show=False, tooltip="show the Diagnosis tab"),
+        Binding("4", "tab('sweeps')", "Sweeps", id="main.sweeps", show=False, tooltip="show the Sweeps tab"),
+        Binding("slash", "focus_filter", "Filter", id="main.filter", tooltip="type in the query list's filter"),
+        Binding("s", "cycle_sort", "Sort", id="main.sort",
+                tooltip="sort the queries: ladder order, where they break, production's feedback"),
+        Binding("y", "cycle_system", "System", id="main.system", tooltip="the next verdict system: its verdicts and figures"),
+        Binding("a", "add_query", "Add query", id="main.add_query",
+                tooltip="a query from a log, with its reference answer and gold documents"),
+        Binding("r", "export_report", "Report", id="main.report",
+                tooltip="export the diagnosis report (Markdown, self-contained HTML, JSON)"),
+        Binding("t", "try_fix", "Try fix", id="main.try_fix", show=False,
+                tooltip="run the Diagnosis tab's first runnable recommendation"),
     ]
 
     session: var[Session | None] = var(None, always_update=True)  # the app's, mirrored for the panes' data_bind
@@ -89,10 +94,11 @@ class MainScreen(WorkbenchScreen):
 
     def palette_commands(self) -> list[PaletteCommand]:
         cmds: list[PaletteCommand] = []
-        for tab, title in self.tabs():
-            cmds.append((f"Show {title.lower()}", partial(self.action_tab, tab), f"switch to the {title} tab"))
-        cmds.append(("Sort queries by where they break", self.action_cycle_sort, "cycle ladder order / breaks / production's feedback"))
-        cmds.append(("Filter: failing multi-source queries", partial(self.palette_filter, "multi fail"), "set the filter"))
+        bound = {b.action for b in self.BINDINGS if isinstance(b, Binding)}
+        for tab, title in self.tabs():  # a tab without a key of its own is still in the palette
+            if f"tab('{tab}')" not in bound:
+                cmds.append((f"{title}: show the {title} tab", partial(self.action_tab, tab), ""))
+        cmds.extend(self.filter_commands())
         fix = core.first_runnable_fix(self.session) if self.session else None
         if fix is not None:
             cmds.append((f"Try the fix: {fix.system}", self.action_try_fix,
@@ -101,6 +107,18 @@ class MainScreen(WorkbenchScreen):
         for task in ("oracle", "qa", "rag"):
             cmds.append((f"Batch: {core.TASKS[task].label} on the {n} queries of this filter", partial(self.action_batch, task),
                          "each on its smallest tier; progress below, x cancels, the same entry resumes"))
+        return cmds
+
+    def filter_commands(self) -> list[PaletteCommand]:
+        """Each word of the filter language (its flags, every v: word, each domain, the traces' queries) as an entry."""
+        words = [*core.FLAGS, *(f"v:{w}" for w in core.FILTER_WORDS if w != "notyet"), "from:traces"]
+        if self.session is not None:
+            words += [f"d:{d}" for d in self.session.project.domains]
+        cmds: list[PaletteCommand] = [(f"Filter: {visible(w, one_line=True)}", partial(self.palette_filter, w),
+                                       "the query list shows the queries it matches (f1: what each word means)")
+                                      for w in words]
+        cmds.append(("Filter: failing multi-source queries", partial(self.palette_filter, "multi fail"), "multi fail"))
+        cmds.append(("Filter: clear", partial(self.palette_filter, ""), "every query"))
         return cmds
 
     def action_batch(self, task: str) -> None:

@@ -28,39 +28,54 @@ from workbench.session import TASKS
 
 def task_bindings() -> list[BindingType]:
     """One key per registered task (workbench.names.TASKS): id inspector.<task>."""
-    return [Binding(t.key, f"run('{t.name}')", t.short, id=f"inspector.{t.name}", show=t.in_footer) for t in TASKS.values()]
+    return [Binding(t.key, f"run('{t.name}')", t.short, id=f"inspector.{t.name}", show=t.in_footer,
+                    tooltip=f"run {t.label} on this tier") for t in TASKS.values()]
 
 
 class QueryScreen(InspectorView):
     AUTO_FOCUS = None
     BINDINGS = [
+        # a tooltip says in the command palette (and on hover) what the footer's word cannot
         Binding("f1", "app.help", "Help", id="inspector.help"),  # first: in view at 80 columns
-        Binding("escape", "app.pop_screen", "Back", id="inspector.back"),
+        Binding("escape", "app.pop_screen", "Back", id="inspector.back", tooltip="back to the query list"),
         Binding("left_square_bracket", "tier(-1)", "Prev tier", id="inspector.prev_tier", key_display="[",
-                show=False),
-        Binding("right_square_bracket", "tier(1)", "Next tier", id="inspector.next_tier", key_display="]"),
-        Binding("n", "step(1)", "Next miss", id="inspector.next_miss"),
-        Binding("p", "step(-1)", "Prev miss", id="inspector.prev_miss", show=False),
-        Binding("1", "tab('rankings')", "Rankings", id="inspector.rankings", show=False),
-        Binding("2", "tab('nearmiss')", "Near misses", id="inspector.nearmiss", show=False),
-        Binding("3", "tab('model')", "Model panel", id="inspector.model", show=False),
-        Binding("4", "tab('why')", "Why", id="inspector.why", show=False),
+                show=False, tooltip="the previous tier of the ladder"),
+        Binding("right_square_bracket", "tier(1)", "Next tier", id="inspector.next_tier", key_display="]",
+                tooltip="the next tier of the ladder"),
+        Binding("n", "step(1)", "Next miss", id="inspector.next_miss", tooltip="the next near miss, its word diff beside the gold"),
+        Binding("p", "step(-1)", "Prev miss", id="inspector.prev_miss", show=False, tooltip="the previous near miss"),
+        Binding("1", "tab('rankings')", "Rankings", id="inspector.rankings", show=False, tooltip="show the Rankings tab"),
+        Binding("2", "tab('nearmiss')", "Near misses", id="inspector.nearmiss", show=False,
+                tooltip="show the Near misses tab"),
+        Binding("3", "tab('model')", "Model panel", id="inspector.model", show=False, tooltip="show the Model tab"),
+        Binding("4", "tab('why')", "Why", id="inspector.why", show=False, tooltip="show the Why tab"),
         Binding("w", "tab('why')", "Why", id="inspector.why_pane", show=False),
-        Binding("m", "cycle_model", "Next model", id="inspector.cycle_model", show=False),
-        Binding("y", "cycle_tables", "Next system's ranking", id="inspector.system", show=False),
-        Binding("j", "query(1)", "Next query", id="inspector.next_query"),
-        Binding("k", "query(-1)", "Prev query", id="inspector.prev_query", show=False),
-        Binding("slash", "filter", "Filter", id="inspector.filter", show=False),
-        Binding("c", "yank", "Copy", id="inspector.yank", show=False),
-        Binding("d", "document", "Whole document", id="inspector.document", show=False),
+        Binding("m", "cycle_model", "Next model", id="inspector.cycle_model", show=False,
+                tooltip="the model the Model tab runs"),
+        Binding("y", "cycle_tables", "Next system's ranking", id="inspector.system", show=False,
+                tooltip="the ranking tables start at the next system"),
+        Binding("j", "query(1)", "Next query", id="inspector.next_query", tooltip="the next query under the list's filter"),
+        Binding("k", "query(-1)", "Prev query", id="inspector.prev_query", show=False,
+                tooltip="the previous query under the list's filter"),
+        Binding("slash", "filter", "Filter", id="inspector.filter", show=False, tooltip="the query list's filter"),
+        Binding("c", "yank", "Copy", id="inspector.yank", show=False,
+                tooltip="the highlighted DocID, else the suggested command, else the gold DocIDs"),
+        Binding("d", "document", "Whole document", id="inspector.document", show=False,
+                tooltip="the highlighted document whole (on the Model tab: the prompts and raw replies)"),
         *task_bindings(),
-        Binding("e", "export", "Export", id="inspector.export"),
+        Binding("e", "export", "Export", id="inspector.export",
+                tooltip="export this query's evidence (Markdown + JSON, for a bug report)"),
         # labelling the highlighted document (one query-set version per visit; u undoes inside it)
-        Binding("G", "mark('gold')", "Gold", id="inspector.mark_gold", show=False),
-        Binding("H", "mark('hard_negative')", "Hard neg", id="inspector.mark_hard_negative", show=False),
-        Binding("N", "mark('not_relevant')", "Not relevant", id="inspector.mark_not_relevant", show=False),
-        Binding("A", "edit_answer", "Answer", id="inspector.edit_answer", show=False),
-        Binding("u", "undo_label", "Undo label", id="inspector.undo_label", show=False),
+        Binding("G", "mark('gold')", "Gold", id="inspector.mark_gold", show=False,
+                tooltip="label the highlighted document gold"),
+        Binding("H", "mark('hard_negative')", "Hard neg", id="inspector.mark_hard_negative", show=False,
+                tooltip="label the highlighted document a hard negative"),
+        Binding("N", "mark('not_relevant')", "Not relevant", id="inspector.mark_not_relevant", show=False,
+                tooltip="label the highlighted document not relevant"),
+        Binding("A", "edit_answer", "Answer", id="inspector.edit_answer", show=False,
+                tooltip="edit the query's reference answer"),
+        Binding("u", "undo_label", "Undo label", id="inspector.undo_label", show=False,
+                tooltip="undo the last label of this visit"),
         Binding("U", "unjudged(1)", "Unjudged documents, answer-bearing first (label them G/H/N)", id="inspector.unjudged",
                 show=False),
     ]
@@ -78,10 +93,7 @@ class QueryScreen(InspectorView):
         self.render_why()
 
     def palette_commands(self) -> list[PaletteCommand]:
-        cmds: list[PaletteCommand] = []
-        for spec in TASKS.values():
-            cmds.append((f"Run {spec.label} on this tier", partial(self.action_run, spec.name), f"model {self.model}"))
-        cmds.append(("Export evidence (Markdown + JSON)", self.action_export, "for a bug report"))
+        cmds: list[PaletteCommand] = []  # the tasks, export and labels are keys: the palette lists them from the bindings
         gold = " ".join(str(g) for g in sorted(self.q.gold_doc_ids))
         if gold:
             cmds.append(("Copy the gold DocIDs", partial(self.yank, gold, "the gold DocIDs"), gold))

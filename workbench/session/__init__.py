@@ -43,7 +43,8 @@ if TYPE_CHECKING:
     from workbench.names import TASKS, system_label
     from workbench.progress import Cancelled, Progress
     from workbench.project.labels import MARKS
-    from workbench.project.versions import VersionInfo, list_versions
+    from workbench.project.versions import VersionInfo, last_changed, list_versions
+    from workbench.diagnosis.filters import FLAGS
     from workbench.records import Document, Query
     from workbench.session.diagnosis import choose_verdict_system, diagnose, diagnosis_after_run, export_report, figures_system, first_runnable_fix, fix_cost, fix_pairs, insight_overview, load_recommendations, query_sources, run_fix, shown_recommendations, verdict_system, verdict_systems
     from workbench.session.labelling import Relabelled, access_line, add_query_from_log, apply_relabelled, close_visit, edit_reference_answer, label_document, undo_label, version_shown
@@ -109,6 +110,8 @@ _HOME = {
     'MARKS': 'workbench.project.labels',
     'VersionInfo': 'workbench.project.versions',
     'list_versions': 'workbench.project.versions',
+    'last_changed': 'workbench.project.versions',
+    'FLAGS': 'workbench.diagnosis.filters',  # the filter's one-word flags (multi, fail, …): the palette lists them
     'Document': 'workbench.records',
     'Query': 'workbench.records',
     'choose_verdict_system': 'workbench.session.diagnosis',
@@ -212,7 +215,7 @@ __all__ = [
     "open_session", "build", "evaluate_all", "use_table", "inspect", "known_results",
     "estimate_prompts", "why_not_run", "run_model_task", "run_batch", "calibrate_judge", "export_evidence", "window_budget", "sweep_panels",
     "label_document", "undo_label", "close_visit", "version_shown", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
-    "access_line", "index_status", "list_versions", "diagnose", "verdict_systems", "verdict_system",
+    "access_line", "index_status", "list_versions", "last_changed", "diagnose", "verdict_systems", "verdict_system",
     "choose_verdict_system", "figures_system", "diagnosis_after_run", "export_report", "query_sources", "insight_overview", "ranks_before",
     "load_recommendations", "shown_recommendations", "first_runnable_fix", "fix_cost", "fix_pairs", "run_fix",
     "unjudged_documents", "has_answer_bearing_unjudged",
@@ -221,7 +224,7 @@ __all__ = [
     "parse_filter", "filter_problems", "query_matches", "reading_given", "plan_run", "run_models", "tune", "rerank", "collide", "production_stamp", "production_feedback", "production_arrivals", "reload_production", "install_reload",
     "start_collect", "collected_feedback",
     # names and registries
-    "TASKS", "MARKS", "VERDICTS", "explain_on", "explained", "Explanation", "lost_gold", "STAGES", "STAGE_LABELS", "Funnel", "FILTER_WORDS", "MIN_DECIDED", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
+    "TASKS", "MARKS", "VERDICTS", "explain_on", "explained", "Explanation", "lost_gold", "STAGES", "STAGE_LABELS", "Funnel", "FILTER_WORDS", "FLAGS", "MIN_DECIDED", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
     # records a front end shows
     "Session", "PromptEstimate", "SystemResult", "UseRow", "UseTable", "ModelEvidence", "QueryInspection",
     "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",

@@ -160,10 +160,10 @@ async def test_help_and_command_palette(evaluated):
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
         # the app's own commands are offered by its provider
-        from screens.commands import WorkbenchCommands
+        from screens.commands import palette_entries
 
-        names = [c[0] for c in WorkbenchCommands(app.screen)._commands()]
-        assert "Build tiers and indexes" in names and "Sort queries by where they break" in names
+        names = [e.title for e in palette_entries(app, app.screen)]
+        assert any(n.startswith("Build indexes: ") for n in names) and any(n.startswith("Sort: ") for n in names)
         assert any(n.startswith("Open query ") for n in names)
 
 
@@ -293,9 +293,9 @@ async def test_the_query_set_picker_switches_versions(project_copy):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.session.project.queries_version == "original" and "queries original" in app.sub_title
-        from screens.commands import WorkbenchCommands
+        from screens.commands import palette_entries
 
-        entries = [name for name, _, _ in WorkbenchCommands(app.screen)._commands()]
+        entries = [e.title for e in palette_entries(app, app.screen)]
         assert "Queries: version original (shown)" in entries and "Queries: version v" in entries
         app.switch_queries_version("v")
         await settle(pilot)

@@ -8,7 +8,7 @@ import msgspec
 from textual.widgets import DataTable, TabbedContent, TabPane
 
 from screens.app import make_app
-from screens.commands import WorkbenchCommands
+from screens.commands import palette_entries
 from screens.main import MainScreen
 from support.tui import SIZE, settle, text_of
 from workbench.project.files import load_config, write_config
@@ -45,13 +45,13 @@ async def test_the_palette_offers_every_tab_of_the_main_screen(evaluated):
         tabbed = ms.query_one("#tabs", TabbedContent)
         tabs = {str(p.id): tabbed.get_tab(p).label.plain for p in tabbed.query(TabPane)}  # from the widgets, not a list
         assert "sweeps" in tabs and len(tabs) >= 4
-        offered = {title: cb for title, cb, _ in WorkbenchCommands(ms)._commands()}
+        # each tab's key, from the bindings (its title is the tab's label)
+        offered = {e.title.split(":")[0]: e.callback for e in palette_entries(app, ms) if e.binding_ids}
         for tab_id, title in tabs.items():
-            entry = f"Show {title.lower()}"
-            assert entry in offered, f"the palette leaves out the {title} tab"
-            offered[entry]()
-            await pilot.pause()
+            assert title in offered, f"the palette leaves out the {title} tab"
+            app.call_later(offered[title])
+            await settle(pilot)
             assert tabbed.active == tab_id
-        offered["Show queries"]()
-        await pilot.pause()
+        app.call_later(offered["Queries"])
+        await settle(pilot)
         assert app.focused is ms.query_one("#query-table", DataTable)

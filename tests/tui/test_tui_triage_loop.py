@@ -285,7 +285,7 @@ async def test_palette_offers_the_current_screens_own_entries(evaluated):
         await pilot.pause()
         assert isinstance(app.screen, CommandPalette)
         await pilot.press(*"Export evidence")
-        await until(pilot, lambda: "Export evidence" in " ".join(
+        await until(pilot, lambda: "export this query's evidence" in " ".join(
             str(o.prompt) for o in app.screen.query_one("CommandList").options), "the inspector's entry is offered")
         await pilot.press("escape")
         await pilot.pause()

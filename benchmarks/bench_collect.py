@@ -173,7 +173,11 @@ def write_spooled(spool_file: Path, out: Path, per_line: int = 512) -> int:
 
 def vm_hwm_kib(pid: int) -> int:
     """A process's peak resident memory (Linux /proc), in KiB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:  # already gone
+        return 0
+    for line in status.splitlines():
         if line.startswith("VmHWM:"):
             return int(line.split()[1])
     return 0

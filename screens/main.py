@@ -173,23 +173,39 @@ class MainScreen(WorkbenchScreen):
             self.queries.chosen_system = s.systems[(i + 1) % len(s.systems)]
 
     def action_add_query(self) -> None:
-        from screens.triage_forms import AddQueryModal, NewQuery
+        from screens.triage_forms import AddQueryModal
 
         if self.session is None or self.session.tierset is None:
             self.notify("Build the tiers and indexes first (Ctrl+B).", severity="warning")
             return
 
+        self.open_add_query_form(AddQueryModal())
+
+    def open_add_query_form(self, form: object) -> None:
+        from screens.triage_forms import AddQueryModal, NewQuery
+
         def submitted(new: NewQuery | None) -> None:
             if new is not None:
-                self.add_query(new.text, new.answer, new.gold, new.domain)
+                self.add_query(new)
 
-        self.app.push_screen(AddQueryModal(), submitted)
+        assert isinstance(form, AddQueryModal)
+        self.app.push_screen(form, submitted)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="add_query")
-    def add_query(self, text: str, answer: str, gold: list[str], domain: str | None = None) -> None:
-        """Add it, run every retriever on every tier, then open it in the inspector."""
-        change = core.add_query_from_log(self.wb.current, text, answer, gold, self.wb.progress_reporter("adding the query: "),
-                                         domain=domain)
+    def add_query(self, new: object) -> None:
+        """Add it, run every retriever on every tier, then open it in the inspector. Bad input (an unknown
+        gold document, domain) opens the form again with what was typed, the error beside its field."""
+        from screens.triage_forms import AddQueryModal, NewQuery, field_errors
+
+        assert isinstance(new, NewQuery)
+        try:
+            change = core.add_query_from_log(self.wb.current, new.text, new.answer, new.gold,
+                                             self.wb.progress_reporter("adding the query: "), domain=new.domain)
+        except core.WorkbenchError as exc:
+            if getattr(exc, "problems", None) is None:
+                raise
+            self.app.call_from_thread(self.open_add_query_form, AddQueryModal(new, field_errors(exc)))
+            return
         self.post_message(m.LabelsChanged(change, opened=True))
 
     def action_export_report(self) -> None:

@@ -8,7 +8,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
+from textual.validation import Function
 from textual.widgets import Input, Static
+
+from workbench.safe_text import visible
 
 
 class NewQuery(msgspec.Struct, frozen=True):
@@ -20,32 +23,76 @@ class NewQuery(msgspec.Struct, frozen=True):
     domain: str | None = None  # None: the gold documents' domain
 
 
+FIELDS = {"--query": "new-query", "--answer": "new-answer", "--gold": "new-gold", "--domain": "new-domain"}
+
+
 class AddQueryModal(ModalScreen["NewQuery | None"]):
-    """Enter moves to the next field and submits from the last; Esc cancels."""
+    """Enter moves to the next field and submits from the last; Esc cancels. Opened again after a
+    failed add with what was typed (``initial``) and the error beside the field at fault (``errors``:
+    field id → message): nothing typed is lost."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="add_query.cancel")]
+    DEFAULT_CSS = """
+    AddQueryModal .field-error { color: $error; height: auto; }
+    """
+
+    def __init__(self, initial: NewQuery | None = None, errors: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.initial, self.errors = initial, errors or {}
 
     def compose(self) -> ComposeResult:
+        v = self.initial or NewQuery("", "", [])
+        required = Function(lambda text: bool(text.strip()), "the query text is required")
         with Vertical(classes="dialog"):
             yield Static("Add a query from a log", classes="dialog-title")
-            yield Input(placeholder="query text (required)", id="new-query")
-            yield Input(placeholder="reference answer (optional)", id="new-answer")
-            yield Input(placeholder="gold document IDs, comma-separated: source ids or DocIDs (optional)", id="new-gold")
-            yield Input(placeholder="domain (optional: the gold documents' domain; it decides the query's tiers)",
+            yield Input(v.text, placeholder="query text (required)", id="new-query", validators=[required])
+            yield Static(self.errors.get("new-query", ""), id="new-query-error", classes="field-error", markup=False)
+            yield Input(v.answer, placeholder="reference answer (optional)", id="new-answer")
+            yield Static(self.errors.get("new-answer", ""), id="new-answer-error", classes="field-error", markup=False)
+            yield Input(", ".join(v.gold), placeholder="gold document IDs, comma-separated: source ids or DocIDs (optional)",
+                        id="new-gold")
+            yield Static(self.errors.get("new-gold", ""), id="new-gold-error", classes="field-error", markup=False)
+            yield Input(v.domain or "", placeholder="domain (optional: the gold documents' domain; it decides the query's tiers)",
                         id="new-domain")
+            yield Static(self.errors.get("new-domain", ""), id="new-domain-error", classes="field-error", markup=False)
             yield Static("[dim]Enter: next field / add · Esc: cancel · no gold = unlabelled (mark gold in the inspector)[/]")
+
+    def on_mount(self) -> None:
+        for field in FIELDS.values():
+            self.query_one(f"#{field}-error", Static).display = field in self.errors
+            self.query_one(f"#{field}", Input).set_class(field in self.errors, "-invalid")
+        if self.errors:  # the cursor on the field at fault
+            self.query_one(f"#{next(iter(self.errors))}", Input).focus()
+
+    @on(Input.Changed)
+    def _validated(self, event: Input.Changed) -> None:
+        """The error beside the field follows what is typed (a validator's, or the failed add's until edited)."""
+        v = self.initial or NewQuery("", "", [])
+        as_given = {"new-query": v.text, "new-answer": v.answer, "new-gold": ", ".join(v.gold), "new-domain": v.domain or ""}
+        if event.input.id in self.errors and event.value == as_given.get(event.input.id or ""):
+            return  # the value given back on mount: the failed add's error stays until it is edited
+        error = self.query_one(f"#{event.input.id}-error", Static)
+        failure = event.validation_result is not None and not event.validation_result.is_valid
+        if failure and event.validation_result is not None:
+            error.update(" · ".join(event.validation_result.failure_descriptions))
+        error.display = failure
+        event.input.set_class(failure, "-invalid")
 
     @on(Input.Submitted)
     def _next(self, event: Input.Submitted) -> None:
-        order = ["new-query", "new-answer", "new-gold", "new-domain"]
+        order = list(FIELDS.values())
         i = order.index(event.input.id or "new-query")
         if i < len(order) - 1:
             self.query_one(f"#{order[i + 1]}", Input).focus()
             return
-        text = self.query_one("#new-query", Input).value.strip()
+        query = self.query_one("#new-query", Input)
+        text = query.value.strip()
         if not text:
-            self.notify("the query text is required", severity="warning")
-            self.query_one("#new-query", Input).focus()
+            error = self.query_one("#new-query-error", Static)
+            error.update("the query text is required")
+            error.display = True
+            query.set_class(True, "-invalid")
+            query.focus()
             return
         gold = [g.strip() for g in self.query_one("#new-gold", Input).value.split(",") if g.strip()]
         domain = self.query_one("#new-domain", Input).value.strip() or None
@@ -53,6 +100,15 @@ class AddQueryModal(ModalScreen["NewQuery | None"]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def field_errors(error: BaseException) -> dict[str, str]:
+    """A failed add's problems by the form's field ("--gold: …" beside the gold IDs); the rest beside the text."""
+    out: dict[str, str] = {}
+    for p in getattr(error, "problems", None) or []:
+        field = FIELDS.get(str(getattr(p, "file", "")), "new-query")
+        out[field] = "; ".join(x for x in (out.get(field), visible(str(getattr(p, "message", p)), one_line=True)) if x)
+    return out or {"new-query": visible(str(error), one_line=True)}
 
 
 class AnswerModal(ModalScreen["str | None"]):

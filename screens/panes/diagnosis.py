@@ -19,6 +19,8 @@ from workbench.safe_text import as_text, visible
 from workbench.session import Session, UseRow
 
 BAR_WIDTH = 18
+# the verdict columns' headers: short enough for 80 columns, never two alike (ACC / ACC?)
+VERDICT_SHORT = {"ACCESS": "ACC", "ACCESS?": "ACC?", "USE-UNDER-DISTRACTORS": "DISTR", "UNDECIDED": "UND", "NOT-YET": "NYET"}
 
 
 class DiagnosisPane(VerticalScroll):
@@ -139,15 +141,17 @@ def verdict_section(s: Session) -> list[RenderableType]:
                              f" ({of}; a reading needs at least {core.MIN_DECIDED}: – in the table)\n", (overall.rule, "dim"))
     t = Table(title="Verdicts per tier level (query × tier; rule table in README / report)", title_justify="left", expand=True)
     t.add_column("level", no_wrap=True)
-    for v in core.VERDICTS:
-        t.add_column(v if v != "USE-UNDER-DISTRACTORS" else "USE-DISTR", justify="right")
-    t.add_column("reading")
+    for v in core.VERDICTS:  # short forms: ACCESS and ACCESS? stay apart at 80 columns (the legend below names them)
+        t.add_column(VERDICT_SHORT.get(v, v), justify="right", no_wrap=True)
+    t.add_column("reading", min_width=7)  # its header whole at 80 columns
     for r in readings:
         t.add_row(as_text(r.level, one_line=True), *(str(r.counts.get(v, 0)) for v in core.VERDICTS),
                   reading_shown(r.reading, r.decided))
+    legend = Text(" · ".join(f"{VERDICT_SHORT.get(v, v)} {v}" for v in core.VERDICTS if VERDICT_SHORT.get(v, v) != v) + "\n",
+                  "dim")
     recs = recommendations_text(s, overall.recommendations)
     recs.append("r: export the report (Markdown, self-contained HTML, JSON)\n", "dim")
-    return [head, t, funnel_text(d.funnel(system), system), recs]
+    return [head, t, legend, funnel_text(d.funnel(system), system), recs]
 
 
 FUNNEL_STYLES = {"not_retrieved": "red", "ranked_out": "dark_orange", "not_delivered": "yellow", "not_used": "magenta",

@@ -11,7 +11,28 @@ from workbench.safe_text import visible
 from workbench.session import Session
 
 
-def query_head(s: Session, query_id: str, tiers: list[str], tier: str) -> Text:
+def tier_strip(segments: list[Text], selected: int, room: int | None) -> Text:
+    """The tiers with their figures; where they do not fit ``room`` cells, a window around the
+    selected one ("…" on the cut sides): the selected tier is always in view."""
+    if room is None or sum(x.cell_len for x in segments) <= room:
+        return Text().join(segments)
+    lo = hi = selected
+    used = segments[selected].cell_len + 2  # the "…" marks
+    while True:
+        grown = False
+        for i in (hi + 1, lo - 1):
+            if 0 <= i < len(segments) and not lo <= i <= hi and used + segments[i].cell_len <= room:
+                used += segments[i].cell_len
+                lo, hi, grown = min(lo, i), max(hi, i), True
+        if not grown:
+            break
+    strip = Text("…" if lo > 0 else "", "dim")
+    strip.append_text(Text().join(segments[lo:hi + 1]))
+    strip.append("…" if hi < len(segments) - 1 else "", "dim")
+    return strip
+
+
+def query_head(s: Session, query_id: str, tiers: list[str], tier: str, width: int | None = None) -> Text:
     """The query (kind, text, answer, gold), the tiers with the best retriever's figure on each
     (``tier`` shown), and the access line of this tier."""
     q = s.project.query(query_id)
@@ -22,11 +43,13 @@ def query_head(s: Session, query_id: str, tiers: list[str], tier: str) -> Text:
         ("answer ", "dim"), (visible(q.answer, one_line=True), "bold"), ("   gold ", "dim"),
         (visible(gold, one_line=True), "green"), "\n",
     )
-    head.append("tier ", "dim")
+    segments = []
     for name in tiers:
-        style = "reverse bold" if name == tier else ""
-        head.append(f" {visible(name)} ", style)
-        head.append_text(figure_glyph(s.figure(core.figures_system(s), name, q) if s.per_query else None))
+        seg = Text(f" {visible(name, one_line=True)} ", "reverse bold" if name == tier else "")
+        seg.append_text(figure_glyph(s.figure(core.figures_system(s), name, q) if s.per_query else None))
+        segments.append(seg)
+    head.append("tier ", "dim")
+    head.append_text(tier_strip(segments, tiers.index(tier) if tier in tiers else 0, width - 5 - 16 if width else None))
     head.append("   [ ] to switch", "dim")
     if tier:
         head.append("\n" + visible(core.access_line(s, query_id, tier)), "cyan" if q.is_labelled else "yellow")

@@ -107,7 +107,8 @@ class InspectorView(WorkbenchScreen):
     # ------------------------------------------------------------------ rendering (each pane's module draws it)
 
     def render_head(self) -> None:
-        head = query_head(self.session, self.query_id, self.tiers, self.tier)
+        # the tier strip fits the line (the selected tier in view), less the head's padding
+        head = query_head(self.session, self.query_id, self.tiers, self.tier, self.app.size.width - 2)
         # The verdict stays on one line (its full facts are in the report, `e`), so the rankings keep
         # their rows at 80×24.
         verdict = self.verdict_line()

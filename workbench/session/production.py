@@ -95,15 +95,17 @@ def import_traces(root: Path, source: str, name: str, fmt: str = "auto", phoenix
     from workbench.access.ladder import ensure_tiers
     from workbench.project.load import load_project
     from workbench.triage.answers import current_run, full_tier, load_answers
+    from workbench.triage.runs import check_name
     from workbench.triage.traces import importer
 
     if spans is None:
-        r = importer.import_traces(root, source, name, fmt, phoenix_project, query_id_key,  # type: ignore[arg-type]
-                                   add_unknown_documents, ids, max_mb, doc_id_key, dry_run)  # type: ignore[arg-type]
-    else:
-        r = importer.import_spans(root, spans[0], spans[1], source, spans[2], name, query_id_key,
-                                  add_unknown_documents, ids, doc_id_key=doc_id_key, dry_run=dry_run)  # type: ignore[arg-type]
-    project = load_project(root)  # as the import left it (the queries it added)
+        check_name(name)
+        kind, read, skipped = importer.read_spans(source, fmt, phoenix_project, max_mb)  # type: ignore[arg-type]
+        spans = (read, skipped, kind)
+    r, project = importer.import_spans_loaded(root, spans[0], spans[1], source, spans[2], name, query_id_key,
+                                              add_unknown_documents, ids, doc_id_key=doc_id_key, dry_run=dry_run)  # type: ignore[arg-type]
+    if project is None:
+        project = load_project(root)  # as the import left it (the queries it added)
     if dry_run:
         return TracesImport(project, r, [], None)
     tiers = list(ensure_tiers(project).tiers)

@@ -358,7 +358,7 @@ def view(project: Project, name: str) -> RunView:
         # rows are only ever added: a view read before is brought up to date with the rows added since
         since = hit.last_id if hit is not None and hit.last_id < newest else 0
         out = RunView(name, newest, {slot: {part: dict(rows) for part, rows in parts.items()} for slot, parts in hit.slots.items()}
-                      if since else {})
+                      if hit is not None and since else {})
         dec = msgspec.json.Decoder(Entry)
         for rid, door, part, source, at, body in db.execute(
                 "SELECT id, door, part, source, added_at, body FROM entries WHERE name = ? AND id > ? AND id <= ? ORDER BY id",

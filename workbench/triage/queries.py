@@ -170,8 +170,9 @@ def add_queries(root: Path, new: list[tuple[str, str]], same=lambda text: text, 
                 raise ProjectError(problems)
             atomic_write_bytes(path, encode_jsonl([*project.queries, *added]))
             at, by = now_utc(), who()
-            for q in added:
-                append_edit(project.root, QueryEdit(at, by, "add_query", q.query_id, None, msgspec.to_builtins(q)))
+            # one append (one fsync) for the batch, a line per query
+            append_record(project.root / EDITS_FILE, project.root, b"\n".join(
+                msgspec.json.encode(QueryEdit(at, by, "add_query", q.query_id, None, msgspec.to_builtins(q))) for q in added))
     return added
 
 

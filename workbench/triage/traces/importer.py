@@ -313,12 +313,21 @@ def import_traces(root: Path, source: str, name: str, fmt: SourceFormat = "auto"
 def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: str, kind: str, name: str,
                  query_id_key: str = "query_id", add_unknown_documents: bool = False, ids: IdSpace = "auto", *,
                  doc_id_key: str | None = None, dry_run: bool = False) -> TraceImport:
+    """import_spans_loaded's import, without the project."""
+    return import_spans_loaded(root, spans, skipped, source, kind, name, query_id_key, add_unknown_documents, ids,
+                               doc_id_key=doc_id_key, dry_run=dry_run)[0]
+
+
+def import_spans_loaded(root: Path, spans: list[Span], skipped: list[Skipped], source: str, kind: str, name: str,
+                        query_id_key: str = "query_id", add_unknown_documents: bool = False, ids: IdSpace = "auto", *,
+                        doc_id_key: str | None = None, dry_run: bool = False) -> tuple[TraceImport, Project | None]:
     """Spans already read (from a file, a Phoenix server, or the live receiver) imported as
     run:NAME, run:NAME>rerank and run:NAME:answers: added to the production ledger (one transaction,
     committed when this returns), each query's slots replacing what an earlier source said (reported
     in ``changes``); ``source`` names where they came from. One project load (two when documents are added).
     ``doc_id_key``: the document metadata key holding production's document id (resolve.py).
-    ``dry_run``: everything read, matched and resolved, nothing written."""
+    ``dry_run``: everything read, matched and resolved, nothing written. Returns the import and the
+    project as it stands after it when the import loaded it so (None: it added queries: load it again)."""
     check_name(name)
     spans = distinct_spans(spans)
     joined: list[str] = []
@@ -346,7 +355,7 @@ def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: 
             answers_without_context=sum(t.answer is not None and t.context_ids is None for t, _ in plan.chosen.values()),
             resolutions=resolutions, dry_run=True, joined=joined,
             plan=[(qid, how, t.trace_id, t.answer) for qid, (t, how) in sorted(plan.chosen.items())],
-            conventions=trace_conventions(plan))
+            conventions=trace_conventions(plan)), project
     added_docs = add_documents(project, unknown, mapping) if add_unknown_documents else []
     if plan.new_texts:
         add_queries(root, [(qid, text) for qid, text in plan.new_texts.items()], same=normalise)
@@ -378,7 +387,7 @@ def import_spans(root: Path, spans: list[Span], skipped: list[Skipped], source: 
         plan=[(r.entry.query_id, r.entry.trace.matched, r.entry.trace.trace_id, r.entry.trace.answer) for r in rows if r.entry.trace],
         changes=[c.line() for c in added.changes], kept=added.kept, unresolved_rankings=[e.query_id for e in ranked if e.unresolved],
         truncated={e.query_id: e.depth for e in ranked if e.depth is not None},
-        undecided={a.query_id: a.undecided for a in answers if a.undecided})
+        undecided={a.query_id: a.undecided for a in answers if a.undecided}), None if plan.new_texts else project
 
 
 def trace_conventions(plan: Plan) -> list[tuple[str, str, list[str]]]:

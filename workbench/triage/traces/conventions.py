@@ -470,7 +470,7 @@ def assemble(trace_id: str, spans: list[Span], query_id_key: str) -> ProductionT
             return Skipped(first, f"trace {trace_id}: no query text (input.value / gen_ai.retrieval.query.text / the root's "
                                   "input) and no prompt to find the query in")
         missing.append("no query text in the spans (looked for in the prompt)")
-    answer, undecided = program_answer(spans, llm) if llm else (None, None)
+    answer, undecided = program_answer(spans, llm, answer_of(llm), tool_calls_of, kind_of) if llm else (None, None)
     claim = claimed(retriever) if retriever is not None else None
     if ranking is None:
         missing.append("no retriever span: the ranking is unknown")

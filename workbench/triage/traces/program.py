@@ -1,19 +1,21 @@
 """Production's answer is the program's answer: the outermost chain's output (what the program
 returned) is preferred over the LLM span's raw text, and either is parsed when structured
 (answer.py). Where neither isolates an answer, the answer is undecided, with the reason; the
-raw text is kept for display, never decided on."""
+raw text is kept for display, never decided on. The LLM span's own reading (its raw text, its tool
+calls, the span kinds) is handed in by conventions.py, which calls this: no import back."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from workbench.triage.traces.answer import Parsed, parse_value
-from workbench.triage.traces.conventions import answer_of, kind_of, tool_calls_of
 from workbench.triage.traces.readers import output_of
 from workbench.triage.traces.spans import RERANKER, RETRIEVER, Span
 
 NOT_A_CHAIN = (RETRIEVER, RERANKER, "EMBEDDING", "LLM")
 
 
-def outermost_output(spans: list[Span], llm: Span) -> object | None:
+def outermost_output(spans: list[Span], llm: Span, kind_of: Callable[[Span], str | None]) -> object | None:
     """The output of the outermost span around the LLM span that records one (the program's return value)."""
     by_id = {s.span_id: s for s in spans}
     found, s, seen = None, llm, {llm.span_id}
@@ -27,10 +29,11 @@ def outermost_output(spans: list[Span], llm: Span) -> object | None:
     return found
 
 
-def program_answer(spans: list[Span], llm: Span) -> tuple[str | None, str | None]:
-    """(answer, why it is undecided): the answer isolated, or the raw text and the reason it is not."""
-    raw = answer_of(llm)
-    chain = outermost_output(spans, llm)
+def program_answer(spans: list[Span], llm: Span, raw: str | None, tool_calls: Callable[[Span], list],
+                   kind_of: Callable[[Span], str | None]) -> tuple[str | None, str | None]:
+    """(answer, why it is undecided): the answer isolated, or the raw text (``raw``: the LLM span's own
+    answer) and the reason it is not."""
+    chain = outermost_output(spans, llm, kind_of)
     tried: list[Parsed] = []
     if chain is not None:
         got = parse_value(chain)
@@ -38,7 +41,7 @@ def program_answer(spans: list[Span], llm: Span) -> tuple[str | None, str | None
             if got.answer is not None:
                 return got.answer, None
             tried.append(got)
-    calls = tool_calls_of(llm) if not (raw and raw.strip()) else []
+    calls = tool_calls(llm) if not (raw and raw.strip()) else []
     own = parse_value({"tool_calls": calls}) if calls else parse_value(raw)
     if own is not None:
         if own.answer is not None:

@@ -29,7 +29,7 @@ from workbench.access.evaluate import evaluate  # noqa: E402
 from workbench.access.indexing import build_indexes  # noqa: E402
 from workbench.access.ladder import load_tiers, write_ladder  # noqa: E402
 from workbench.access.retrievers import make_retrievers  # noqa: E402
-from workbench.diagnosis.collect import Collector, level_of  # noqa: E402
+from workbench.diagnosis.verdicts import VerdictReader, level_of  # noqa: E402
 from workbench.project.demo import bundled_corpus, prepare_demo  # noqa: E402
 from workbench.project.files import init_project  # noqa: E402
 from workbench.project.importers import import_dataset  # noqa: E402
@@ -99,7 +99,7 @@ def run(project, tiers, options: TuneOptions, label: str) -> None:
     print(f"[{label}] {record.examples} triples ({record.left_out} left out), {len(record.split.train)} training queries: "
           f"training {train_w:.0f} s wall / {train_c:.0f} s CPU, indexing + ranking {index_w:.0f} s wall / {index_c:.0f} s CPU, "
           f"whole job {train_w + index_w:.0f} s wall (target ≤ 300 s on 2 cores)")
-    for f in fix_effects(project, tiers, Collector(project)):
+    for f in fix_effects(project, tiers, VerdictReader(project)):
         if "@tuned" in f.system:
             print(f"[{label}] report: {f.line}")
 

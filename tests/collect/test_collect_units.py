@@ -183,7 +183,7 @@ class Flaky:
         self.lock = threading.Lock()
 
     def __call__(self, spans: list[Span]):
-        from workbench.triage.live.collector import Imported
+        from workbench.triage.live.import_loop import Imported
 
         with self.lock:
             self.calls.append(sorted({s.trace_id for s in spans}))
@@ -196,12 +196,12 @@ def test_a_failed_import_stays_pending_is_retried_and_the_next_is_handed_alone(t
     from collect_helpers import Changes
 
     from workbench.fsutil import ProjectLocked
-    from workbench.triage.live.collector import Collector
+    from workbench.triage.live.import_loop import ImportLoop
 
     path = tmp_path / ".workbench" / "collect" / "live" / "spool.sqlite"
     fake = Flaky(ProjectLocked("project.lock: held by pid 1 for more than 0.2 s"))
     changes = Changes()
-    c = Collector(Spool(path, tmp_path), fake, settle_s=0.0, on_change=changes)
+    c = ImportLoop(Spool(path, tmp_path), fake, settle_s=0.0, on_change=changes)
     c.start()
     try:
         c.accept([span("a", "1", None)], 0)
@@ -221,12 +221,12 @@ def test_a_failed_import_stays_pending_is_retried_and_the_next_is_handed_alone(t
 def test_the_drain_retries_a_failed_import_and_a_restart_imports_what_is_left(tmp_path):
     from collect_helpers import Changes
 
-    from workbench.triage.live.collector import Collector
+    from workbench.triage.live.import_loop import ImportLoop
 
     path = tmp_path / ".workbench" / "collect" / "live" / "spool.sqlite"
     fake = Flaky(OSError(28, "No space left on device"))
     changes = Changes()
-    c = Collector(Spool(path, tmp_path), fake, settle_s=0.0, on_change=changes)
+    c = ImportLoop(Spool(path, tmp_path), fake, settle_s=0.0, on_change=changes)
     c.start()
     c.accept([span("a", "1", None), span("a", "2", "1")], 0)
     c.accept([span("z", "1", None, ended=False)], 0)  # incomplete: kept for the next run, never imported
@@ -238,7 +238,7 @@ def test_the_drain_retries_a_failed_import_and_a_restart_imports_what_is_left(tm
 
     again = Flaky()
     changes = Changes()
-    c = Collector(Spool(path, tmp_path), again, settle_s=0.0, on_change=changes)
+    c = ImportLoop(Spool(path, tmp_path), again, settle_s=0.0, on_change=changes)
     assert c.restore() == 3
     c.start()
     try:
@@ -247,7 +247,7 @@ def test_the_drain_retries_a_failed_import_and_a_restart_imports_what_is_left(tm
         c.stop()
         c.spool.close()
     assert again.calls == [["a"]] and done.pending_traces == 1  # z is still incomplete
-    c = Collector(Spool(path, tmp_path), again, settle_s=0.0)
+    c = ImportLoop(Spool(path, tmp_path), again, settle_s=0.0)
     assert c.restore() == 1 and c.snapshot().traces_imported == 1  # a is not handed again
 
 
@@ -255,12 +255,12 @@ def test_traces_the_import_cannot_read_are_counted_not_retried(tmp_path):
     from collect_helpers import Changes
 
     from workbench.project.files import Problem
-    from workbench.triage.live.collector import Collector
+    from workbench.triage.live.import_loop import ImportLoop
     from workbench.triage.traces.spans import TraceFileError
 
     fake = Flaky(TraceFileError([Problem("otlp-http", None, None, "no trace with a retriever or LLM span was understood")]))
     changes = Changes()
-    c = Collector(Spool(tmp_path / ".workbench" / "c" / "spool.sqlite", tmp_path), fake, settle_s=0.0, on_change=changes)
+    c = ImportLoop(Spool(tmp_path / ".workbench" / "c" / "spool.sqlite", tmp_path), fake, settle_s=0.0, on_change=changes)
     c.start()
     try:
         c.accept([span("a", "1", None)], 0)

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from support import diagnosis as ds
-from workbench.diagnosis.collect import Collector, collect
+from workbench.diagnosis.verdicts import VerdictReader, read_verdicts
 from workbench.access.ladder import load_tiers
 from workbench.llm.store import LLMRunStore
 from workbench.project.load import load_project
@@ -31,7 +31,7 @@ def diag_copy(diag_root, tmp_path):
 
 def _verdicts(root, system="hybrid+local"):
     p = load_project(root)
-    qv = collect(p, load_tiers(p).tiers)
+    qv = read_verdicts(p, load_tiers(p).tiers)
     return qv, {(v.query_id, v.level): v for v in qv.of(system)}
 
 
@@ -90,7 +90,7 @@ def test_no_model_runs_gives_access_only_systems(diag_copy):
     p = load_project(diag_copy)
     shutil.rmtree(p.state_dir / "runs" / "full" / "llm")
     full = [t for t in load_tiers(p).tiers if t.name == "full"]
-    qv = collect(p, full)
+    qv = read_verdicts(p, full)
     assert [s.name for s in qv.systems] == ["hybrid"]
     assert {v.query_id: v.rule for v in qv.verdicts} == {"q1": "A2", "q2": "N4", "q3": "N4"}
     q1 = next(v for v in qv.verdicts if v.query_id == "q1")
@@ -105,8 +105,8 @@ def test_reading_and_recommendations(diag_root):
 
     p = load_project(diag_root)
     tiers = load_tiers(p).tiers
-    c = Collector(p)
-    qv = collect(p, tiers, collector=c)
+    c = VerdictReader(p)
+    qv = read_verdicts(p, tiers, collector=c)
     ov = overview(p, tiers, qv, c, seed=0)
     full = next(r for r in ov.readings if r.system == "hybrid+local" and r.level == "full")
     assert full.counts == {"ACCESS": 1, "USE": 1, "USE-UNDER-DISTRACTORS": 1}
@@ -262,7 +262,7 @@ def test_a_query_set_version_is_diagnosed_on_its_own_labels(diag_copy):
     pv = load_project(diag_copy, "v")
 
     def verdicts():
-        qv = collect(pv, load_tiers(pv).tiers)
+        qv = read_verdicts(pv, load_tiers(pv).tiers)
         return {(x.query_id, x.level): x for x in qv.of("hybrid+local")}
 
     v = verdicts()
@@ -320,7 +320,7 @@ def test_tui_runs_under_a_version_keep_label_dependent_answers_apart(diag_copy):
     full = next(t for t in load_tiers(pv).tiers if t.name == "full")
     store = LLMRunStore(pv, root=tui_root(pv, "q3", "oracle"), publish=False)
     ds.store_answers(pv, full, "oracle", {"q3": ("apple pie and cherry pie", [4, 5, 6])}, store=store)
-    under_v = {(x.query_id, x.level): x for x in collect(pv, [full]).of("hybrid+local")}
+    under_v = {(x.query_id, x.level): x for x in read_verdicts(pv, [full]).of("hybrid+local")}
     assert under_v[("q3", "full")].oracle.source == "version TUI run"
     assert _verdicts(diag_copy)[1][("q3", "full")].oracle is None  # the original never sees it
 
@@ -346,7 +346,7 @@ def test_answers_stay_in_use_after_an_unrelated_label_version(diag_copy):
     q2 = msgspec.structs.replace(p1.query("q2"), hard_negative_ids=[5])  # labels-2 relabels q2 only
     write_version(p1, [p1.query("q1"), q2, p1.query("q3")], [], made_by="test", name="labels-2")
     p2 = load_project(diag_copy, "labels-2")
-    v = {(x.query_id, x.tier): x for x in collect(p2, load_tiers(p2).tiers).of("hybrid+local")}
+    v = {(x.query_id, x.tier): x for x in read_verdicts(p2, load_tiers(p2).tiers).of("hybrid+local")}
     assert v[("q1", "full")].verdict == "ACCESS" and v[("q1", "full")].oracle.source == "version TUI run"  # main: NOT-YET
     assert v[("q3", "full")].oracle is not None and v[("q3", "full")].oracle.answer == "pears"  # same labels in both versions
     assert v[("q2", "full")].oracle is None  # its labels changed: labels-1's answer is not for these labels
@@ -360,7 +360,7 @@ def test_the_default_verdict_system_does_not_follow_the_last_answer(diag_copy):
     tiers = load_tiers(p).tiers
     base = next(t for t in tiers if t.kind == "base")
     ds.store_answers(p, base, "qa", {q: ("Paris", base.doc_ids) for q in base.query_ids}, model="wide")
-    qv = collect(p, tiers)
+    qv = read_verdicts(p, tiers)
     assert "wide" in [s.name for s in qv.systems] and qv.primary == "hybrid+local"
     # a reader that fits the base level only (two of four tiers, one of three levels), with the most
     # decided verdicts: not the default either
@@ -372,9 +372,9 @@ def test_the_default_verdict_system_does_not_follow_the_last_answer(diag_copy):
         run = ds.store_answers(p, t, "qa", {q: ("Paris", t.doc_ids) for q in t.query_ids}, model="narrow")
         if t.kind != "base":
             LLMRunStore(p).save(msgspec.structs.replace(run, fits=False, input_tokens=90000, budget_tokens=100, qa=[]))
-    c = Collector(p)
-    qv = collect(p, tiers, collector=c)
-    from workbench.diagnosis.collect import verdict_system
+    c = VerdictReader(p)
+    qv = read_verdicts(p, tiers, collector=c)
+    from workbench.diagnosis.verdicts import verdict_system
     from workbench.diagnosis.rules import PENDING
 
     narrow = next(s for s in qv.systems if s.name == "narrow")
@@ -399,7 +399,7 @@ def test_a_not_yet_names_the_tiers_where_the_task_fits_by_the_window_check(diag_
     p = load_project(diag_copy)
     base = next(t for t in tiers if t.kind == "base")
     ds.store_answers(p, base, "qa", {q: ("Paris", base.doc_ids) for q in base.query_ids}, model="small")
-    v = {(x.query_id, x.tier): x for x in collect(p, tiers).of("small")}
+    v = {(x.query_id, x.tier): x for x in read_verdicts(p, tiers).of("small")}
     q1 = v[("q1", "full")]
     assert q1.rule == "N1" and "--task" not in q1.command  # main: workbench run … --task localize,qa --tiers full
     assert "localize does not fit small's window on full" in q1.command and "it fits on base:" in q1.command

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.diagnosis.collect import Collector, collect
+from workbench.diagnosis.verdicts import VerdictReader, read_verdicts
 from workbench.diagnosis.overview import overview
 from workbench.access.ladder import load_tiers
 from workbench.project.load import load_project
@@ -11,8 +11,8 @@ from workbench.project.load import load_project
 def test_access_only_verdicts_match_the_figures(sample_project):
     p = load_project(sample_project)
     tiers = load_tiers(p).tiers
-    c = Collector(p)
-    qv = collect(p, tiers, collector=c)
+    c = VerdictReader(p)
+    qv = read_verdicts(p, tiers, collector=c)
     assert [s.name for s in qv.systems] == ["bm25", "dense", "hybrid"]  # no model run yet
     ov = overview(p, tiers, qv, c, seed=0)
     for level in qv.levels:

@@ -113,13 +113,13 @@ def test_report_json_carries_the_funnel_per_system_and_tier(sample_project):
     import msgspec
 
     from workbench.access.ladder import load_tiers
-    from workbench.diagnosis.collect import collect
+    from workbench.diagnosis.verdicts import read_verdicts
     from workbench.report.build import build_report, report_json
 
     p = load_project(sample_project)
     tiers = load_tiers(p).tiers
     doc = msgspec.json.decode(report_json(build_report(p, tiers, seed=0)))
-    qv = collect(p, tiers)
+    qv = read_verdicts(p, tiers)
     assert {(f["system"], f["tier"]) for f in doc["funnels"]} == {(v.system, v.tier) for v in qv.verdicts}
     for f in doc["funnels"]:
         stages = [v.stage for v in qv.verdicts if v.system == f["system"] and v.tier == f["tier"]]
@@ -159,12 +159,12 @@ def test_stages_of_the_tiny_project_with_a_rag_reader(tmp_path):
     """tests/support/diagnosis.py: every stage known in advance (K = 2)."""
     from support import diagnosis as ds
     from workbench.access.ladder import load_tiers
-    from workbench.diagnosis.collect import collect
+    from workbench.diagnosis.verdicts import read_verdicts
 
     root = ds.make_project(tmp_path / "tiny")
     ds.fill(root)
     p = load_project(root)
-    qv = collect(p, load_tiers(p).tiers)
+    qv = read_verdicts(p, load_tiers(p).tiers)
     stages = {(v.query_id, v.level): v.stage for v in qv.of("hybrid+local")}
     assert stages[("q1", "full")] == "ranked_out"  # gold 1 at #3 > K=2
     assert stages[("q2", "full")] == stages[("q3", "full")] == "not_used"  # gold handed to the reader, answer wrong

@@ -11,7 +11,7 @@ import pytest
 
 from support.diagnosis import fill, make_project, store_answers
 from workbench.access.ladder import load_tiers
-from workbench.diagnosis.collect import collect
+from workbench.diagnosis.verdicts import read_verdicts
 from workbench.diagnosis.rules import DISTRACTOR_CAUSES, RULES, Verdict, split_distractors
 from workbench.project.load import load_project
 
@@ -26,7 +26,7 @@ def diag_root(tmp_path):
 def _q2_verdicts(root):
     project = load_project(root)
     tiers = load_tiers(project).tiers
-    qv = collect(project, tiers)
+    qv = read_verdicts(project, tiers)
     return [v for v in qv.verdicts if v.query_id == "q2" and v.system == "hybrid+local"]
 
 
@@ -45,7 +45,7 @@ def test_the_near_miss_answer_splits_d1(diag_root, answer, row):
     assert f"near-miss arm answer {'wrong' if row == 'D2' else 'right'}" in v.because
     assert v.because.endswith(f"({DISTRACTOR_CAUSES[row]}) → USE-UNDER-DISTRACTORS")
     # the other queries' verdicts are untouched (q1 ACCESS on full, q3 USE)
-    others = {(v.query_id, v.rule) for v in collect(project, load_tiers(project).tiers).verdicts if v.system == "hybrid+local"}
+    others = {(v.query_id, v.rule) for v in read_verdicts(project, load_tiers(project).tiers).verdicts if v.system == "hybrid+local"}
     assert ("q3", "U1") in others and ("q1", "A1") in others
 
 

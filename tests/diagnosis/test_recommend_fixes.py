@@ -103,7 +103,7 @@ def test_an_embedded_model_rerank_too_costly_for_the_key_says_so_and_names_the_f
     press should start; the recommendation keeps its place and says what the key runs instead."""
     import workbench.diagnosis.fix_commands as fc
     from workbench.access.ladder import load_tiers
-    from workbench.diagnosis.collect import Collector
+    from workbench.diagnosis.verdicts import VerdictReader
     from workbench.diagnosis.overview import ACCESS_FIXES, Reading
     from workbench.diagnosis.recommend import first_runnable, recommendations
     from workbench.project.load import load_project
@@ -113,10 +113,10 @@ def test_an_embedded_model_rerank_too_costly_for_the_key_says_so_and_names_the_f
     project = load_project(root)
     tiers = load_tiers(project).tiers
     reading = Reading("hybrid", "overall", {}, 0, "retrieval-bound", "", list(ACCESS_FIXES))
-    cheap = recommendations(project, reading, "hybrid", tiers, Collector(project))
+    cheap = recommendations(project, reading, "hybrid", tiers, VerdictReader(project))
     assert first_runnable(cheap).system == "hybrid>rerank:local@2", "a few pairs: the key runs the rerank"
     monkeypatch.setattr(fc, "EMBEDDED_LLM_KEY_PAIRS", 1)
-    recs = recommendations(project, reading, "hybrid", tiers, Collector(project))
+    recs = recommendations(project, reading, "hybrid", tiers, VerdictReader(project))
     assert [r.text for r in recs] == ACCESS_FIXES, "the method's order is kept"
     note = next(line for line in recs[1].lines if "not run by the key" in line)
     pairs = recs[1].fix.pairs

@@ -25,7 +25,7 @@ def test_the_arm_reads_gold_and_hard_negatives_in_a_seeded_order():
 def test_end_to_end_with_the_embedded_model(local_server, tmp_path):
     from workbench.access.ladder import ensure_tiers
     from workbench.cli import main
-    from workbench.diagnosis.collect import collect
+    from workbench.diagnosis.verdicts import read_verdicts
     from workbench.llm.store import LLMRunStore
     from workbench.project.files import write_project_files
     from workbench.project.load import load_project
@@ -45,7 +45,7 @@ def test_end_to_end_with_the_embedded_model(local_server, tmp_path):
     assert [r.query_id for r in run.qa] == ["q1"]  # base:geo's queries: q1 (hard negative 3) and q4 (none)
     (q1,) = run.qa
     assert q1.context_doc_ids == nearmiss_order(project.query("q1"), 5) and q1.judged and q1.answer
-    qv = collect(project, [tier])
+    qv = read_verdicts(project, [tier])
     for v in qv.verdicts:
         if v.verdict == "USE-UNDER-DISTRACTORS":  # the arm answered q1: its verdict is split, never D1
             assert v.rule in ("D2", "D3") and "near-miss arm answer" in v.because

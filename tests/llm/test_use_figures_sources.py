@@ -9,7 +9,7 @@ import pytest
 
 from support import diagnosis as ds
 from workbench.access.ladder import load_tiers
-from workbench.diagnosis.collect import collect
+from workbench.diagnosis.verdicts import read_verdicts
 from workbench.llm.figures import counted_runs, use_rows
 from workbench.llm.store import LLMRunStore, tui_root
 from workbench.project.load import load_project
@@ -34,7 +34,7 @@ def _same_answers_as_the_verdicts(project, tier) -> dict[str, str]:
     counted = [(r.query_id, r.answer) for system, run in counted_runs(project, tier) if system.startswith(ORACLE)
                for r in run.qa]
     assert len({q for q, _ in counted}) == len(counted)  # no answer counted twice
-    verdicts = {v.query_id: v for v in collect(project, [tier]).of("hybrid+local")}
+    verdicts = {v.query_id: v for v in read_verdicts(project, [tier]).of("hybrid+local")}
     assert dict(counted) == {q: v.oracle.answer for q, v in verdicts.items() if v.oracle is not None}
     return dict(counted)
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from workbench.access.ladder import load_tiers
 from workbench.access.runs import RunStore
 from workbench.cli import main
-from workbench.diagnosis.collect import Collector
+from workbench.diagnosis.verdicts import VerdictReader
 from workbench.inspection.movement import count_moves, movement, query_moves
 from workbench.project.load import load_project
 from workbench.records import Query
@@ -49,7 +49,7 @@ def test_compare_reports_the_movement_of_a_reranker_over_its_base(rerank_project
     store = RunStore(project)
     a, b = store.load("bm25", "full"), store.load(SYSTEM, "full")
     pairs = [(q, "full", a.ranking(q.query_id), b.ranking(q.query_id)) for q in project.queries]
-    want = movement("bm25", SYSTEM, pairs, Collector(project).k)
+    want = movement("bm25", SYSTEM, pairs, VerdictReader(project).k)
     assert doc["movement"]["counts"] == msgspec.to_builtins(want.counts)
     assert len(doc["movement"]["moves"]) == sum(len(q.gold_doc_ids) + len(q.hard_negative_ids) for q in project.queries)
     text = CliRunner().invoke(main, ["compare", str(rerank_project), "bm25", SYSTEM, "--tiers", "full"])

@@ -157,7 +157,7 @@ def test_diagnose_after_a_live_import_reads_the_new_ranking(evaluated_copy, tmp_
     """Before: the run store's run:live from the last `eval` was read until the next eval."""
     from workbench.access.evaluate import evaluate
     from workbench.access.ladder import load_tiers
-    from workbench.diagnosis.collect import Collector
+    from workbench.diagnosis.verdicts import VerdictReader
     from workbench.rerank.systems import stored_runs
     from workbench.session.production import import_traces
 
@@ -176,7 +176,7 @@ def test_diagnose_after_a_live_import_reads_the_new_ranking(evaluated_copy, tmp_
     from workbench.access.runs import RunStore
 
     assert RunStore(project).load("run:live", full.name) is None
-    read = Collector(project).tier_store(full).rankings["run:live"]
+    read = VerdictReader(project).tier_store(full).rankings["run:live"]
     assert {q: read[q] for q in read} == want
     stored = RunStore(project).load("run:live", full.name)  # stored again, from the ledger
     assert {r.query_id: [h.doc_id for h in r.hits] for r in stored.rankings} == want

@@ -57,11 +57,11 @@ def test_n_is_the_served_count_and_the_rest_is_named_not_served(evaluated_copy, 
     text = " ".join(cli("eval", evaluated_copy, "--retrievers", "bm25", "--tiers", "full").output.split())
     assert f"run:live on full: n = 6 served queries; {len(labelled) - 6} not served" in text
     # the diagnosis: no verdict at all (never an ACCESS failure) for a query production never served
-    from workbench.diagnosis.collect import collect
+    from workbench.diagnosis.verdicts import read_verdicts
 
     project = load_project(evaluated_copy)
     full = [t for t in load_tiers(project).tiers if t.kind == "full"]
-    qv = collect(project, full)
+    qv = read_verdicts(project, full)
     live = [s.name for s in qv.systems if s.access == "run:live" and s.reader != "production"]
     assert live
     assert {v.query_id for v in qv.verdicts if v.system in live} == {q.query_id for q in served}
@@ -109,11 +109,11 @@ def test_a_truncated_ranking_claims_nothing_past_its_depth(evaluated_copy, tmp_p
     assert doc["unknown_past_depth"]["full"]["run:prod"] == {q.query_id: 2}
     assert q.query_id not in doc["queries"]["full"]["run:prod"]  # not "not retrieved": unknown
     assert other.query_id in doc["queries"]["full"]["run:prod"] and doc["tiers"]["full"]["run:prod"]["n_queries"] == 1
-    from workbench.diagnosis.collect import Collector
+    from workbench.diagnosis.verdicts import VerdictReader
 
     project = load_project(evaluated_copy)
     full = next(t for t in load_tiers(project).tiers if t.kind == "full")
-    assert Collector(project).access(full, "run:prod", project.query(q.query_id)) is None
+    assert VerdictReader(project).access(full, "run:prod", project.query(q.query_id)) is None
 
 
 def test_an_unresolved_ranking_is_unknown_not_empty(evaluated_copy, tmp_path, monkeypatch):
@@ -147,10 +147,10 @@ def test_an_undecided_answer_is_kept_with_why_and_its_verdict_is_undecided(evalu
 
     record = {a.query_id: a for a in load_answers(load_project(evaluated_copy), "prod").answers}
     assert record[undecided].undecided == why and record[queries[1].query_id].undecided is None
-    from workbench.diagnosis.collect import collect
+    from workbench.diagnosis.verdicts import read_verdicts
 
     project = load_project(evaluated_copy)
     full = [t for t in load_tiers(project).tiers if t.kind == "full"]
-    mine = [v for v in collect(project, full).verdicts if v.system == "run:prod:answers" and v.query_id == undecided]
+    mine = [v for v in read_verdicts(project, full).verdicts if v.system == "run:prod:answers" and v.query_id == undecided]
     assert mine and all(v.answer is not None and not v.answer.decided and why in v.answer.basis for v in mine)
     assert all(v.verdict not in ("PASS", "USE", "ACCESS", "BOTH") for v in mine)

@@ -114,10 +114,10 @@ def eval_(root: Path, retrievers: str, tier_spec: str, k: int | None, as_json: b
         click.echo(json.dumps(results_json(done.results, done.k, done.use, done.project.queries_version), indent=1))
     else:
         from workbench.cli.insight import print_effective_sizes
-        from workbench.diagnosis.collect import Collector
+        from workbench.diagnosis.verdicts import VerdictReader
 
         print_eval(done.results, done.k, done.use, version_caption(done.project))
-        print_effective_sizes(done.project, done.tiers, Collector(done.project, done.k))  # workbench/cli/insight.py
+        print_effective_sizes(done.project, done.tiers, VerdictReader(done.project, done.k))  # workbench/cli/insight.py
         print_tuned_caption(done.project, [r.system for r in done.results])
 
 

@@ -16,7 +16,7 @@ from workbench.display import fmt
 from workbench.safe_text import markup_escaped
 
 if TYPE_CHECKING:
-    from workbench.diagnosis.collect import QueryVerdicts
+    from workbench.diagnosis.verdicts import QueryVerdicts
     from workbench.project.files import Project
     from workbench.records import Tier
 
@@ -97,10 +97,10 @@ def print_funnel(qv: "QueryVerdicts", system: str) -> None:
 
 def print_recommendations(project: "Project", tiers: "list[Tier]", qv: "QueryVerdicts", system: str) -> None:
     """The system's overall recommendations, each access fix with its command, judge and effect."""
-    from workbench.diagnosis.collect import Collector
+    from workbench.diagnosis.verdicts import VerdictReader
     from workbench.diagnosis.recommend import primary_recommendations
 
-    recs = primary_recommendations(project, qv, tiers, Collector(project, qv.k), system)
+    recs = primary_recommendations(project, qv, tiers, VerdictReader(project, qv.k), system)
     if recs:
         console.print(f"Recommendations for {markup_escaped(system)} (access first):", highlight=False)
     for i, rec in enumerate(recs, 1):

@@ -61,9 +61,9 @@ def print_distractor_split(qv, root: Path) -> None:
 
 def print_insight(project, tiers, qv, query_ids=None) -> None:
     """What `diagnose` adds: the effective sizes, then the near-miss split per system."""
-    from workbench.diagnosis.collect import Collector
+    from workbench.diagnosis.verdicts import VerdictReader
 
-    print_effective_sizes(project, tiers, Collector(project, qv.k), query_ids)
+    print_effective_sizes(project, tiers, VerdictReader(project, qv.k), query_ids)
     print_distractor_split(qv, project.root)
 
 

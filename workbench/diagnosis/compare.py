@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import msgspec
 
-from workbench.diagnosis.collect import Collector, collect, level_of
+from workbench.diagnosis.verdicts import VerdictReader, read_verdicts, level_of
 from workbench.inspection.movement import RankMovement, movement
 from workbench.diagnosis.rules import PENDING
 from workbench.errors import BadInput
@@ -49,7 +49,7 @@ def _split(side: str) -> tuple[str, str | None]:
     return split_level(side)
 
 
-def _outcomes(project: Project, tiers: list[Tier], side: str, collector: Collector, query_ids: set[str] | None) -> tuple[dict[tuple[str, str], float], str]:
+def _outcomes(project: Project, tiers: list[Tier], side: str, collector: VerdictReader, query_ids: set[str] | None) -> tuple[dict[tuple[str, str], float], str]:
     system, level = _split(side)
     chosen = [t for t in tiers if level is None or level_of(t) == level or t.name == level]
     if not chosen:
@@ -67,7 +67,7 @@ def _outcomes(project: Project, tiers: list[Tier], side: str, collector: Collect
     specs = {s.name: s for s in collector.systems(chosen)}
     if system not in specs:
         raise CompareError(f"unknown system {system!r}; known: {sorted(rankers | set(specs))}")
-    qv = collect(project, chosen, query_ids, collector=collector)
+    qv = read_verdicts(project, chosen, query_ids, collector=collector)
     for v in qv.of(system):
         if v.verdict not in PENDING:  # ACCESS?, UNDECIDED, NOT-YET: not decided, left out of the pairs
             out[(v.query_id, v.level)] = float(v.verdict == "PASS")
@@ -78,10 +78,10 @@ def compare(project: Project, tiers: list[Tier], a: str, b: str, query_ids: set[
             seed: int = DEFAULT_SEED, k: int | None = None, project_b: Project | None = None) -> Comparison:
     """With project_b (the same project under another query-set version), side B is scored under
     that version's labels; the tiers and stored rankings are the same, so only the labels differ."""
-    collector = Collector(project, k)
+    collector = VerdictReader(project, k)
     oa, ma = _outcomes(project, tiers, a, collector, query_ids)
     if project_b is not None:
-        ob, mb = _outcomes(project_b, tiers, b, Collector(project_b, collector.k), query_ids)
+        ob, mb = _outcomes(project_b, tiers, b, VerdictReader(project_b, collector.k), query_ids)
     else:
         ob, mb = _outcomes(project, tiers, b, collector, query_ids)
     if ma != mb:
@@ -106,7 +106,7 @@ def compare(project: Project, tiers: list[Tier], a: str, b: str, query_ids: set[
     return Comparison(a, b, ma, mean([p.a for p in pairs]), mean([p.b for p in pairs]), test, pairs, moved)
 
 
-def _movement(project: Project, tiers: list[Tier], a: str, b: str, level: str | None, collector: Collector,
+def _movement(project: Project, tiers: list[Tier], a: str, b: str, level: str | None, collector: VerdictReader,
               query_ids: set[str] | None) -> RankMovement:
     sa, sb = _split(a)[0], _split(b)[0]
     pairs = []

@@ -11,7 +11,7 @@ from typing import Literal
 
 import msgspec
 
-from workbench.diagnosis.collect import Collector, level_of
+from workbench.diagnosis.verdicts import VerdictReader, level_of
 from workbench.diagnosis.overview import ACCESS_FIXES
 from workbench.display import fmt
 from workbench.names import RERANK_MARK, TUNED_SUFFIX
@@ -51,7 +51,7 @@ class RunnableFix(msgspec.Struct, frozen=True):
         return self.kind in ("rerank", "tune") and not self.note and not self.skipped
 
 
-def _effect(project: Project, tiers: list[Tier], base: str, system: str, collector: Collector) -> str | None:
+def _effect(project: Project, tiers: list[Tier], base: str, system: str, collector: VerdictReader) -> str | None:
     """The measured effect, as the report states it (workbench/diagnosis/fix_effect.py): FR@K on the largest
     level's multi-source queries (SR@K where it has none), the paired test, n and the rank movement."""
     from workbench.diagnosis.fix_effect import fix_effect  # the report's one computation of a fix's effect
@@ -99,9 +99,9 @@ def _tune_blocker(project: Project) -> str:
     return ""
 
 
-def runnable_fixes(project: Project, system: str, tiers: list[Tier], collector: Collector | None = None) -> list[RunnableFix]:
+def runnable_fixes(project: Project, system: str, tiers: list[Tier], collector: VerdictReader | None = None) -> list[RunnableFix]:
     """The access fixes for ranking system ``system``, in ACCESS_FIXES order (hybrid left out when it is hybrid)."""
-    collector = collector or Collector(project)
+    collector = collector or VerdictReader(project)
     root = project.root
     judged = [t.name for t in tiers if level_of(t) == level_of(tiers[-1])] if tiers else []
     on = ",".join(judged) or None  # --tiers: the level the fix is judged on

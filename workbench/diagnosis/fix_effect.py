@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import msgspec
 
-from workbench.diagnosis.collect import Collector, level_of
+from workbench.diagnosis.verdicts import VerdictReader, level_of
 from workbench.inspection.movement import MovementCounts, fix_base, movement
 from workbench.display import fmt
 from workbench.names import untuned
@@ -57,7 +57,7 @@ def effect_line(f: FixEffect) -> str:
     return line + (f"; {f.split}" if f.split else "")
 
 
-def fix_effects(project: Project, tiers: list[Tier], collector: Collector, seed: int = DEFAULT_SEED) -> list[FixEffect]:
+def fix_effects(project: Project, tiers: list[Tier], collector: VerdictReader, seed: int = DEFAULT_SEED) -> list[FixEffect]:
     if not tiers:
         return []
     level = level_of(tiers[-1])  # the ladder's largest rung (tiers come in ladder order)
@@ -74,7 +74,7 @@ def fix_effects(project: Project, tiers: list[Tier], collector: Collector, seed:
     return out
 
 
-def fix_effect(project: Project, chosen: list[Tier], collector: Collector, base: str, system: str,
+def fix_effect(project: Project, chosen: list[Tier], collector: VerdictReader, base: str, system: str,
                seed: int = DEFAULT_SEED) -> FixEffect | None:
     """``system`` against ``base`` on the tiers of one level (None: no query both ranked)."""
     level = level_of(chosen[-1])

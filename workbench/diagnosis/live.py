@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
-from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, collect
+from workbench.diagnosis.verdicts import VerdictReader, QueryVerdict, QueryVerdicts, read_verdicts
 from workbench.diagnosis.funnel import Funnel, funnels, level_funnels
 from workbench.diagnosis.overview import Reading, system_readings
 from workbench.diagnosis.rules import PENDING, VERDICT_SHORT
@@ -35,8 +35,8 @@ FILTER_WORDS: dict[str, tuple[str, ...]] = {
 class LiveDiagnosis:
     def __init__(self, project: Project, tiers: list[Tier], k: int | None = None, oracle_model: str | None = None):
         self.project, self.tiers = project, tiers
-        self.collector = Collector(project, k, oracle_model)
-        self.qv: QueryVerdicts = collect(project, tiers, collector=self.collector)
+        self.collector = VerdictReader(project, k, oracle_model)
+        self.qv: QueryVerdicts = read_verdicts(project, tiers, collector=self.collector)
         self.chosen: str | None = None  # the user's choice of verdict system (None: the default, qv.primary)
         self._index()
 
@@ -64,7 +64,7 @@ class LiveDiagnosis:
 
     def refresh(self) -> None:
         self.collector.forget()
-        self.qv = collect(self.project, self.tiers, collector=self.collector)
+        self.qv = read_verdicts(self.project, self.tiers, collector=self.collector)
         self._index()
 
     def update_query(self, query_id: str) -> None:
@@ -74,7 +74,7 @@ class LiveDiagnosis:
         if [s.name for s in systems] != [s.name for s in self.qv.systems]:
             self.refresh()
             return
-        mine = collect(self.project, self.tiers, {query_id}, collector=self.collector)
+        mine = read_verdicts(self.project, self.tiers, {query_id}, collector=self.collector)
         kept = [v for v in self.qv.verdicts if v.query_id != query_id]
         if mine.levels != self.qv.levels:  # a tier got its first result
             self.refresh()

@@ -1,7 +1,7 @@
 """What the diagnosis reads, loaded once per tier: the stored rankings, the model answers that
 count for the loaded labels (in the one order of workbench.llm.sources), production's imported
 answers, the judges' calibrations and whether a task fits a model's window there. Nothing is
-recomputed; the verdicts over it are diagnosis/collect.py."""
+recomputed; the verdicts over it are diagnosis/verdicts.py."""
 
 from __future__ import annotations
 

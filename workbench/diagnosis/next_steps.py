@@ -15,8 +15,8 @@ from workbench.project.files import ORIGINAL_VERSION, Project
 from workbench.records import Query, Tier
 from workbench.project.suggest import command
 
-class Collector(Protocol):
-    """What a next step reads of the diagnosis' loaded results (diagnosis.collect.Collector)."""
+class LoadedResults(Protocol):
+    """What a next step reads of the diagnosis' loaded results (diagnosis.verdicts.VerdictReader)."""
 
     project: Project
     oracle_model: str
@@ -26,7 +26,7 @@ class Collector(Protocol):
     def fitting_tiers(self, model: str, task: str) -> list[str]: ...
 
 
-def how_to_fill(c: Collector, v: Verdict, spec: SystemSpec, tier: Tier, query: Query) -> tuple[str, str]:
+def how_to_fill(c: LoadedResults, v: Verdict, spec: SystemSpec, tier: Tier, query: Query) -> tuple[str, str]:
     """The command and inspector key that fill what the verdict misses ("", "": nothing missing)."""
     if not v.missing:
         return "", ""
@@ -61,7 +61,7 @@ def how_to_fill(c: Collector, v: Verdict, spec: SystemSpec, tier: Tier, query: Q
     return run_line(c, model, tasks, tier, where, spec.access if "rag" in tasks else None)
 
 
-def run_line(c: Collector, model: str, tasks: list[str], tier: Tier, where: dict[str, str | None],
+def run_line(c: LoadedResults, model: str, tasks: list[str], tier: Tier, where: dict[str, str | None],
              retriever: str | None) -> tuple[str, str]:
     """`workbench run` for these tasks where they fit; the tasks that do not fit named with the tiers where they do."""
     if not _is_model(c, model):
@@ -78,7 +78,7 @@ def run_line(c: Collector, model: str, tasks: list[str], tier: Tier, where: dict
                    **where), keys
 
 
-def _is_model(c: Collector, model: str) -> bool:
+def _is_model(c: LoadedResults, model: str) -> bool:
     from workbench.llm.providers import resolve_model
 
     try:

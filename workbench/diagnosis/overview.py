@@ -33,7 +33,7 @@ import msgspec
 
 from workbench.llm.answers import ARM_LABELS
 from workbench.names import TASKS
-from workbench.diagnosis.collect import Collector, QueryVerdicts, SystemSpec, level_of
+from workbench.diagnosis.verdicts import VerdictReader, QueryVerdicts, SystemSpec, level_of
 from workbench.diagnosis.rules import PENDING
 from workbench.stats import DEFAULT_SEED, TURN_THRESHOLD, Estimate, Turn, bootstrap_ci, turning_point
 from workbench.project.files import Project
@@ -251,7 +251,7 @@ def reading_of(counts: Counter, system: str, level: str, rag: bool) -> Reading:
                    certainty=sure, could_change=change, to_settle=settle)
 
 
-def overview(project: Project, tiers: list[Tier], qv: QueryVerdicts, collector: Collector,
+def overview(project: Project, tiers: list[Tier], qv: QueryVerdicts, collector: VerdictReader,
              query_ids: set[str] | None = None, seed: int = DEFAULT_SEED) -> Overview:
     by_level: dict[str, list[Tier]] = {}
     for t in tiers:

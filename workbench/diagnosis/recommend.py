@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import msgspec
 
-from workbench.diagnosis.collect import Collector, QueryVerdicts
+from workbench.diagnosis.verdicts import VerdictReader, QueryVerdicts
 from workbench.diagnosis.fix_commands import RunnableFix, fix_lines, runnable_fixes
 from workbench.diagnosis.overview import ACCESS_FIXES, Reading, system_readings
 from workbench.project.files import Project
@@ -25,7 +25,7 @@ class Recommendation(msgspec.Struct, frozen=True):
 
 
 def recommendations(project: Project, reading: Reading, access: str | None, tiers: list[Tier],
-                    collector: Collector | None = None) -> list[Recommendation]:
+                    collector: VerdictReader | None = None) -> list[Recommendation]:
     """``reading``'s recommendations in order; ``access`` is the ranking system its verdicts read."""
     fixes = {f.fix: f for f in runnable_fixes(project, access, tiers, collector)} if access else {}
     done = {ACCESS_FIXES[0]: f"done: {access} is hybrid already"} if access == "hybrid" else {}
@@ -42,7 +42,7 @@ def _say_what_runs_next(rec: Recommendation, later: list[Recommendation], number
     return msgspec.structs.replace(rec, fix=msgspec.structs.replace(rec.fix, skipped=rec.fix.skipped + then))
 
 
-def primary_recommendations(project: Project, qv: QueryVerdicts, tiers: list[Tier], collector: Collector,
+def primary_recommendations(project: Project, qv: QueryVerdicts, tiers: list[Tier], collector: VerdictReader,
                             system: str | None = None) -> list[Recommendation]:
     """The overall reading's recommendations of ``system`` (default: the diagnosis' primary)."""
     spec = next((s for s in qv.systems if s.name == (system or qv.primary)), None)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import msgspec
 
 from workbench.llm.answers import ARM_LABELS
-from workbench.diagnosis.collect import Collector, level_of
+from workbench.diagnosis.verdicts import VerdictReader, level_of
 from workbench.display import fmt
 from workbench.project.files import Project
 from workbench.names import TASKS
@@ -98,10 +98,10 @@ def _levels(project: Project, tiers: list[Tier]) -> list[tuple[str, list[Tier]]]
     return list(out.items())
 
 
-def effective_sizes(project: Project, tiers: list[Tier], collector: Collector | None = None, keep: float | None = None,
+def effective_sizes(project: Project, tiers: list[Tier], collector: VerdictReader | None = None, keep: float | None = None,
                     seed: int = DEFAULT_SEED, query_ids: set[str] | None = None) -> list[EffectiveSize]:
     """Every ranking system's SR@K and FR@K, and every model arm's share correct, from stored results."""
-    c = collector or Collector(project)
+    c = collector or VerdictReader(project)
     keep = project.config.insight.keep if keep is None else keep
     levels = _levels(project, tiers)
     wanted = [(lv, ts, [(t, q) for t in ts for q in project.tier_query_ids(t)

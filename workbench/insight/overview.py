@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.diagnosis.collect import Collector
+from workbench.diagnosis.verdicts import VerdictReader
 from workbench.insight.effective_size import EffectiveSize, effective_sizes
 from workbench.insight.position import PositionTable, position_tables
 from workbench.project.files import Project
@@ -36,7 +36,7 @@ def position_line(t: PositionTable) -> str:
 def overview_lines(project: Project, tiers: list[Tier]) -> list[str]:
     if not tiers:
         return []
-    c = Collector(project)
+    c = VerdictReader(project)
     lines = [e.sentence for e in headline_sizes(effective_sizes(project, tiers, c))]
     positions = position_tables(project, tiers, c)
     # a level's summary where there is one, else the tiers themselves

@@ -19,7 +19,7 @@ from __future__ import annotations
 import msgspec
 
 from workbench.llm.answers import check_answer
-from workbench.diagnosis.collect import Collector, level_of
+from workbench.diagnosis.verdicts import VerdictReader, level_of
 from workbench.llm.records import TierRun
 from workbench.llm.store import LLMRunStore
 from workbench.llm.tasks import tier_order
@@ -82,7 +82,7 @@ def _tier_runs(project: Project, tier: Tier) -> dict[str, list[TierRun]]:
     return out
 
 
-def _tally(project: Project, tier: Tier, runs: list[TierRun], collector: Collector,
+def _tally(project: Project, tier: Tier, runs: list[TierRun], collector: VerdictReader,
            query_ids: set[str] | None) -> list[list[int]]:
     """[loc_n, loc_found, qa_n, qa_correct] per decile for one model's runs on one tier."""
     cells = [[0, 0, 0, 0] for _ in range(DECILES)]
@@ -122,10 +122,10 @@ def _tally(project: Project, tier: Tier, runs: list[TierRun], collector: Collect
     return cells
 
 
-def position_tables(project: Project, tiers: list[Tier], collector: Collector | None = None,
+def position_tables(project: Project, tiers: list[Tier], collector: VerdictReader | None = None,
                     query_ids: set[str] | None = None) -> list[PositionTable]:
     """Per model: one table per tier with a stored long-context run, then one per level of several tiers."""
-    c = collector or Collector(project)
+    c = collector or VerdictReader(project)
     per_tier: list[tuple[str, Tier, list[list[int]]]] = []
     for tier in tiers:
         for model, runs in sorted(_tier_runs(project, tier).items()):

@@ -11,7 +11,7 @@ import msgspec
 
 from workbench.llm.answers import ARM_LABELS
 from workbench.correctness import ANSWER_RULE
-from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, SystemSpec, collect
+from workbench.diagnosis.verdicts import VerdictReader, QueryVerdict, QueryVerdicts, SystemSpec, read_verdicts
 from workbench.diagnosis.funnel import Funnel
 from workbench.diagnosis.nearmiss import Distractor, distractors
 from workbench.diagnosis.overview import READING_RULES, Overview, overview
@@ -134,8 +134,8 @@ def capped_answers(project: Project, tiers: list[Tier]) -> list[CappedAnswer]:
     return [CappedAnswer(*c) for c in sorted(out)]
 
 
-def _provenance(project: Project, tiers: list[Tier], collector: Collector, seed: int) -> Provenance:
-    from workbench.diagnosis.collect import level_of
+def _provenance(project: Project, tiers: list[Tier], collector: VerdictReader, seed: int) -> Provenance:
+    from workbench.diagnosis.verdicts import level_of
     from workbench.llm.providers import resolve_model
 
     manifests = [m for t in tiers for m in (read_manifest(sparse_dir(project, t)), read_manifest(dense_dir(project, t))) if m]
@@ -179,7 +179,7 @@ def _provenance(project: Project, tiers: list[Tier], collector: Collector, seed:
     )
 
 
-def query_report(project: Project, qv: QueryVerdicts, collector: Collector, tiers: list[Tier], query_id: str) -> QueryReport:
+def query_report(project: Project, qv: QueryVerdicts, collector: VerdictReader, tiers: list[Tier], query_id: str) -> QueryReport:
     q = project.query(query_id)
     verdicts: dict[str, list[QueryVerdict]] = {}
     for v in qv.verdicts:
@@ -220,10 +220,10 @@ def _own_stealers(project: Project, tiers: list[Tier], qv: QueryVerdicts, query_
 
 
 def build_report(project: Project, tiers: list[Tier], query_ids: set[str] | None = None, seed: int = DEFAULT_SEED,
-                 k: int | None = None, collector: Collector | None = None, focus: str = "") -> Report:
+                 k: int | None = None, collector: VerdictReader | None = None, focus: str = "") -> Report:
     """``focus`` "production": production's system leads (`report --since`: a collection window)."""
-    collector = collector or Collector(project, k)
-    qv = collect(project, tiers, query_ids, collector=collector)
+    collector = collector or VerdictReader(project, k)
+    qv = read_verdicts(project, tiers, query_ids, collector=collector)
     if focus == "production":
         qv = production_first(qv)
     ov = overview(project, tiers, qv, collector, query_ids, seed)

@@ -13,7 +13,7 @@ from typing import Callable
 
 import msgspec
 
-from workbench.diagnosis.collect import Collector, QueryVerdicts
+from workbench.diagnosis.verdicts import VerdictReader, QueryVerdicts
 from workbench.display import MISSING, fmt
 from workbench.insight.effective_size import EffectiveSize, effective_sizes
 from workbench.insight.overview import headline_sizes
@@ -67,7 +67,7 @@ def _figures(rows: list[UnjudgedRow]) -> list[UnjudgedFigure]:
     return [UnjudgedFigure(r.system, r.tier, r.queries, r.slots, r.unjudged, r.share, r.answer_bearing) for r in rows]
 
 
-def insight_section(project: Project, tiers: list[Tier], collector: Collector, qv: QueryVerdicts,
+def insight_section(project: Project, tiers: list[Tier], collector: VerdictReader, qv: QueryVerdicts,
                     query_ids: set[str] | None, seed: int) -> Insight:
     rows = unjudged(project, tiers, qv.k, query_ids)
     bearing = list({(d.query_id, d.doc_id): d for r in rows for d in r.docs if d.answer_bearing}.values())

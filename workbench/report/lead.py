@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import msgspec
 
-from workbench.diagnosis.collect import Collector, QueryVerdicts
+from workbench.diagnosis.verdicts import VerdictReader, QueryVerdicts
 from workbench.project.files import Project
 from workbench.project.suggest import command
 from workbench.records import Tier
@@ -54,7 +54,7 @@ def _time(seconds: float | None, model: str) -> str:
     return f"about {seconds / 60:.0f} min on {model}" if seconds >= 90 else f"about {seconds:.0f} s on {model}"
 
 
-def next_action(project: Project, qv: QueryVerdicts, collector: Collector, tiers: list[Tier]) -> NextAction | None:
+def next_action(project: Project, qv: QueryVerdicts, collector: VerdictReader, tiers: list[Tier]) -> NextAction | None:
     """The one thing to run next for the shown system: every ACCESS? confirmed by the oracle in one
     batch; else the command most of its pending verdicts wait for."""
     spec = next((s for s in qv.systems if s.name == qv.primary), None)

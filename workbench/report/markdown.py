@@ -3,7 +3,7 @@ visible; Markdown and HTML specials backslash-escaped or entity-encoded), never 
 
 from __future__ import annotations
 
-from workbench.diagnosis.collect import QueryVerdict
+from workbench.diagnosis.verdicts import QueryVerdict
 from workbench.stats import Estimate
 from workbench.display import MISSING, fmt
 

@@ -8,7 +8,7 @@ MIN_ANSWERS answers is a count ("2 of 3 right"), never a rate, a curve or a turn
 fewer than MIN_DECIDED decided verdicts is not given.
 
 The system whose verdicts the report shows is the diagnosis's own choice (`QueryVerdicts.primary`,
-diagnosis/collect.py `verdict_system`): the best system that has what a verdict needs on most
+diagnosis/verdicts.py `verdict_system`): the best system that has what a verdict needs on most
 tiers, never a reader that does not fit most of them.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 import msgspec
 
 from workbench.access.retrievers import preferred
-from workbench.diagnosis.collect import Collector, QueryVerdict, QueryVerdicts, level_of
+from workbench.diagnosis.verdicts import VerdictReader, QueryVerdict, QueryVerdicts, level_of
 from workbench.diagnosis.nearmiss import Distractor, distractors
 from workbench.diagnosis.rules import PROVISIONAL_OF
 from workbench.project.files import Project
@@ -74,7 +74,7 @@ def first_decided_failure(qv: QueryVerdicts, system: str, query_id: str) -> Quer
     return next((v for v in qv.of(system) if v.query_id == query_id and v.verdict in FAILURES), None)
 
 
-def access_system(qv: QueryVerdicts, collector: Collector, tiers: list[Tier], own: bool = False) -> str | None:
+def access_system(qv: QueryVerdicts, collector: VerdictReader, tiers: list[Tier], own: bool = False) -> str | None:
     """The ranking the access-first section reads: the chosen system's access source when it ranks
     most tiers, else the best retriever that does. ``own``: the chosen system's own ranking
     wherever it has one, else none (production's report: never another system's figures)."""
@@ -98,7 +98,7 @@ def _loses_gold(ranks: dict[int, int | None], k: int) -> bool:
     return any(r is None or r > k for r in ranks.values())
 
 
-def access_first(project: Project, tiers: list[Tier], qv: QueryVerdicts, collector: Collector,
+def access_first(project: Project, tiers: list[Tier], qv: QueryVerdicts, collector: VerdictReader,
                  query_ids: set[str] | None = None, answers: int = 0, own: bool = False) -> AccessFirst | None:
     system = access_system(qv, collector, tiers, own)
     if system is None:

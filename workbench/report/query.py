@@ -9,7 +9,7 @@ from __future__ import annotations
 import msgspec
 
 from workbench.llm.answers import AnswerCheck
-from workbench.diagnosis.collect import Collector, QueryVerdict, level_of
+from workbench.diagnosis.verdicts import VerdictReader, QueryVerdict, level_of
 from workbench.diagnosis.nearmiss import around_changes
 from workbench.inspection.rankings import SystemRanking, inspect_stored
 from workbench.inspection.worddiff import salient_changes
@@ -90,7 +90,7 @@ def _unjudged_production(tier: str, query_id: str, shown: list[AnswerCheck], lef
 
 
 def build_query_page(project: Project, tiers: list[Tier], query_id: str, seed: int = 0, k: int | None = None) -> QueryPage:
-    collector = Collector(project, k)
+    collector = VerdictReader(project, k)
     report = build_report(project, tiers, {query_id}, seed=seed, collector=collector)
     q = project.query(query_id)
     mine = next((x for x in report.queries if x.query_id == query_id), None)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from workbench.access.evaluate import SystemResult
     from workbench.access.indexing import index_status
     from workbench.access.retrievers import preferred
-    from workbench.diagnosis.collect import QueryVerdict
+    from workbench.diagnosis.verdicts import QueryVerdict
     from workbench.diagnosis.fix_commands import RunnableFix
     from workbench.diagnosis.live import FILTER_WORDS, UNJUDGED_WORD, LiveDiagnosis
     from workbench.diagnosis.recommend import Recommendation
@@ -77,7 +77,7 @@ _HOME = {
     'SystemResult': 'workbench.access.evaluate',
     'index_status': 'workbench.access.indexing',
     'preferred': 'workbench.access.retrievers',
-    'QueryVerdict': 'workbench.diagnosis.collect',
+    'QueryVerdict': 'workbench.diagnosis.verdicts',
     'RunnableFix': 'workbench.diagnosis.fix_commands',
     'FILTER_WORDS': 'workbench.diagnosis.live',
     'UNJUDGED_WORD': 'workbench.diagnosis.live',

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from workbench.project.files import Project
-    from workbench.triage.live.collector import Collector, Imported, Status
+    from workbench.triage.live.import_loop import ImportLoop, Imported, Status
     from workbench.triage.live.feedback import QueryFeedback
     from workbench.triage.live.server import Receiver
     from workbench.triage.live.worker import Failure, ImportProcess
@@ -34,7 +34,7 @@ def is_loopback(host: str) -> bool:
 class LiveCollect:
     """A running collection: `url`, `status()`, `stop()` (drains: every complete trace imported)."""
 
-    def __init__(self, receiver: Receiver, collector: Collector, spool: Path, lock: CollectorLock,
+    def __init__(self, receiver: Receiver, collector: ImportLoop, spool: Path, lock: CollectorLock,
                  importer: ImportProcess) -> None:
         self.receiver, self.collector, self.spool, self.lock, self.importer = receiver, collector, spool, lock, importer
         self._stopped = False
@@ -82,7 +82,7 @@ def start_collect(root: Path, name: str = DEFAULT_NAME, host: str = "127.0.0.1",
     One collector per project and name: a second is refused, naming the first's pid and port."""
     from workbench.errors import BadInput, FileSystemError, os_error
     from workbench.project.load import load_project
-    from workbench.triage.live.collector import Collector
+    from workbench.triage.live.import_loop import ImportLoop
     from workbench.triage.live.server import Receiver
     from workbench.triage.live.spool import Spool, SpoolError, collect_dir, spool_path
     from workbench.triage.live.worker import ImportProcess
@@ -111,7 +111,7 @@ def start_collect(root: Path, name: str = DEFAULT_NAME, host: str = "127.0.0.1",
         except OSError as exc:
             raise os_error(exc) from None
         importer = ImportProcess(import_in_process, job)
-        collector = Collector(spool, importer, settle_s, max_pending, on_change, on_imported=on_imported)
+        collector = ImportLoop(spool, importer, settle_s, max_pending, on_change, on_imported=on_imported)
         try:
             receiver = Receiver(host, port, collector, token, max_body_bytes, read_deadline_s,
                                 retry_after_s=max(1, round(settle_s)))
@@ -166,7 +166,7 @@ def import_in_process(job: ImportJob, payload: bytes | None) -> Imported | Failu
     from workbench.errors import WorkbenchError
     from workbench.fsutil import project_lock
     from workbench.session.production import import_traces
-    from workbench.triage.live.collector import Imported
+    from workbench.triage.live.import_loop import Imported
     from workbench.triage.live.feedback import write_feedback
     from workbench.triage.live.worker import Failure
     from workbench.triage.traces import importer  # noqa: F401 (loaded by the warm-up, not at the first trace)

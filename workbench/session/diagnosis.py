@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.diagnosis.collect import Collector
+from workbench.diagnosis.verdicts import VerdictReader
 from workbench.diagnosis.fix_commands import RunnableFix
 from workbench.diagnosis.recommend import Recommendation, first_runnable, primary_recommendations
 from workbench.diagnosis.live import LiveDiagnosis
@@ -73,7 +73,7 @@ def load_recommendations(session: Session) -> list[Recommendation]:
     if session.diagnosis is None:
         return []
     qv = session.diagnosis.qv
-    recs = primary_recommendations(session.project, qv, session.tiers, Collector(session.project, qv.k), system) if system else []
+    recs = primary_recommendations(session.project, qv, session.tiers, VerdictReader(session.project, qv.k), system) if system else []
     session.recommended = (system or "", recs)
     return recs
 

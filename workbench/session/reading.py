@@ -11,7 +11,7 @@ from workbench.session.selection import Selection
 from workbench.project.settings import access_k
 
 if TYPE_CHECKING:
-    from workbench.diagnosis.collect import QueryVerdicts
+    from workbench.diagnosis.verdicts import QueryVerdicts
     from workbench.diagnosis.compare import Comparison
     from workbench.insight.stealers import Steal
     from workbench.insight.unjudged import UnjudgedRow
@@ -19,12 +19,12 @@ if TYPE_CHECKING:
 
 def verdicts(sel: Selection, oracle_model: str | None = None) -> "QueryVerdicts":
     """Every verdict of the selection; ``oracle_model`` settles production's (an unknown one: BadInput first)."""
-    from workbench.diagnosis.collect import Collector, collect
+    from workbench.diagnosis.verdicts import VerdictReader, read_verdicts
     from workbench.llm.providers import resolve_model
 
     if oracle_model is not None:
         resolve_model(sel.project, oracle_model)  # an unknown model is a usage error before anything is read
-    return collect(sel.project, sel.tiers, sel.query_ids, collector=Collector(sel.project, oracle_model=oracle_model))
+    return read_verdicts(sel.project, sel.tiers, sel.query_ids, collector=VerdictReader(sel.project, oracle_model=oracle_model))
 
 
 def shown_system(qv: "QueryVerdicts", system: str | None = None, sel: Selection | None = None) -> str:

@@ -28,7 +28,7 @@ from typing import Any
 import msgspec
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from workbench.triage.live.collector import Collector, Full
+from workbench.triage.live.import_loop import ImportLoop, Full
 from workbench.triage.live.decode import JSON, PROTOBUF, BadRequest, TooLarge, Unsupported, decode_spans, inflate, media_type
 from workbench.triage.live.spool import SpoolError
 
@@ -84,7 +84,7 @@ class Receiver:
     """The ASGI app and the uvicorn server under it, on a socket bound at construction (so a busy
     port fails here, before anything else starts); `start()` serves on a thread, `stop()` ends it."""
 
-    def __init__(self, host: str, port: int, collector: Collector, token: str | None = None,
+    def __init__(self, host: str, port: int, collector: ImportLoop, token: str | None = None,
                  max_body_bytes: int = 16 << 20, read_deadline_s: float = 10.0, retry_after_s: int = 2) -> None:
         self.collector, self.token = collector, token
         self.max_body_bytes, self.read_deadline_s, self.retry_after_s = max_body_bytes, read_deadline_s, retry_after_s

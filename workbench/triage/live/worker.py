@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import msgspec
 
-from workbench.triage.live.collector import Imported, ImportFailed
+from workbench.triage.live.import_loop import Imported, ImportFailed
 from workbench.triage.traces.spans import Span
 
 

@@ -67,7 +67,7 @@ class QueryVerdict(msgspec.Struct, frozen=True):
     stage: str = "undecided"  # the loss funnel's stage (diagnosis/funnel.py)
 
 
-class Collector(StoredResults):
+class VerdictReader(StoredResults):
     """The verdicts over what StoredResults loaded (diagnosis/loading.py): the systems, each
     query's access and answers, the verdict and its next step (diagnosis/next_steps.py)."""
 
@@ -201,9 +201,9 @@ class QueryVerdicts(msgspec.Struct, frozen=True):
         return None
 
 
-def collect(project: Project, tiers: list[Tier], query_ids: set[str] | None = None, k: int | None = None,
-            collector: Collector | None = None) -> QueryVerdicts:
-    c = collector or Collector(project, k)
+def read_verdicts(project: Project, tiers: list[Tier], query_ids: set[str] | None = None, k: int | None = None,
+            collector: VerdictReader | None = None) -> QueryVerdicts:
+    c = collector or VerdictReader(project, k)
     c.tiers = list(tiers)
     # A tier with nothing stored (no ranking, no answer) has nothing to diagnose: it is named, not listed.
     empty = [t.name for t in tiers if not c.tier_store(t).rankings and not c.tier_store(t).answers]
@@ -239,7 +239,7 @@ def _preference(spec: SystemSpec) -> tuple[int, str]:
             spec.name)
 
 
-def verdict_system(systems: list[SystemSpec], verdicts: list[QueryVerdict], tiers: list[Tier], c: Collector) -> str | None:
+def verdict_system(systems: list[SystemSpec], verdicts: list[QueryVerdict], tiers: list[Tier], c: VerdictReader) -> str | None:
     """The default system whose verdicts are shown: among the systems whose reader fits most levels
     of the ladder and that have what a verdict needs (a ranking, or answers) on most of them, the preferred
     retriever's (hybrid, then dense, bm25; a long-context reader after them, production last); then

@@ -67,7 +67,7 @@ class ImportFailed(Exception):
         self.title, self.permanent = title, permanent
 
 
-class Collector:
+class ImportLoop:
     def __init__(self, spool: Spool, import_fn: ImportFn, settle_s: float = 2.0, max_pending: int = 10_000,
                  on_change: Callable[[Status], None] | None = None, clock: Callable[[], float] = time.monotonic,
                  on_imported: Callable[[list[str]], None] | None = None) -> None:

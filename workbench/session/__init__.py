@@ -66,6 +66,27 @@ if TYPE_CHECKING:
     from workbench.session.production import production_since, since_ns, ProductionWindow
     from workbench.session.production import import_answers, import_traces, judge_answers, AnswersImport, TracesImport
     from workbench.session.collect import start_collect, collected_feedback, LiveCollect
+    from workbench.session.diagnosis_view import diagnosis_view
+    from workbench.session.diagnosis_view import DiagnosisView
+    from workbench.session.reading import stealers_view
+    from workbench.session.reading import unjudged_view
+    from workbench.session.reading import positions_view
+    from workbench.session.reading import StealersView
+    from workbench.session.reading import UnjudgedView
+    from workbench.session.reading import PositionsView
+    from workbench.session.evaluation import eval_report
+    from workbench.session.evaluation import EvalReport
+    from workbench.session.fixes import fix_selection
+    from workbench.session.runs import run_summary
+    from workbench.session.runs import RunSummary
+    from workbench.session.runs import serve_model
+    from workbench.session.explain import named_doc_ids
+    from workbench.session.exports import trec_export
+    from workbench.session.exports import TrecExport
+    from workbench.names import split_level
+    from workbench.inspection.movement import movement_line
+    from workbench.access.retrievers import retriever_names
+    from workbench.tune.train import TuneOptions
 
 _HOME = {
     'verdicts': 'workbench.session.reading',
@@ -208,6 +229,27 @@ _HOME = {
     'reload_production': 'workbench.session.follow',
     'install_reload': 'workbench.session.follow',
     'Reloaded': 'workbench.session.follow',
+    'diagnosis_view': 'workbench.session.diagnosis_view',
+    'DiagnosisView': 'workbench.session.diagnosis_view',
+    'stealers_view': 'workbench.session.reading',
+    'unjudged_view': 'workbench.session.reading',
+    'positions_view': 'workbench.session.reading',
+    'StealersView': 'workbench.session.reading',
+    'UnjudgedView': 'workbench.session.reading',
+    'PositionsView': 'workbench.session.reading',
+    'eval_report': 'workbench.session.evaluation',
+    'EvalReport': 'workbench.session.evaluation',
+    'fix_selection': 'workbench.session.fixes',
+    'run_summary': 'workbench.session.runs',
+    'RunSummary': 'workbench.session.runs',
+    'serve_model': 'workbench.session.runs',
+    'named_doc_ids': 'workbench.session.explain',
+    'trec_export': 'workbench.session.exports',
+    'TrecExport': 'workbench.session.exports',
+    'split_level': 'workbench.names',
+    'movement_line': 'workbench.inspection.movement',
+    'retriever_names': 'workbench.access.retrievers',
+    'TuneOptions': 'workbench.tune.train',
 }
 
 __all__ = [
@@ -223,6 +265,8 @@ __all__ = [
     "evaluate_systems", "plan_eval", "run_eval", "add_query", "rank_added", "import_answers", "import_traces", "judge_answers", "production_since", "since_ns",
     "parse_filter", "filter_problems", "query_matches", "reading_given", "plan_run", "run_models", "tune", "rerank", "collide", "production_stamp", "production_feedback", "production_arrivals", "reload_production", "install_reload",
     "start_collect", "collected_feedback",
+    "diagnosis_view", "stealers_view", "unjudged_view", "positions_view", "eval_report", "fix_selection", "run_summary", "serve_model",
+    "named_doc_ids", "trec_export", "split_level", "movement_line", "retriever_names",
     # names and registries
     "TASKS", "MARKS", "VERDICTS", "explain_on", "explained", "Explanation", "lost_gold", "STAGES", "STAGE_LABELS", "Funnel", "FILTER_WORDS", "FLAGS", "MIN_DECIDED", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
     # records a front end shows
@@ -231,6 +275,7 @@ __all__ = [
     "Recommendation", "RunnableFix", "StepperDoc", "Selection", "ImportedFigures", "Filter", "FilterFacts",
     "EvalPlan", "Evaluation", "RankedQuery", "AnswersImport", "TracesImport", "RunPlan", "ModelRuns", "Tuned", "Reranked", "Collided", "Reloaded",
     "LiveCollect", "ProductionWindow",
+    "DiagnosisView", "StealersView", "UnjudgedView", "PositionsView", "EvalReport", "RunSummary", "TrecExport", "TuneOptions",
     # errors and progress
     "WorkbenchError", "NotIndexed", "os_error", "Cancelled", "Progress",
 ]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from workbench.access.evaluate import SystemResult
     from workbench.access.retrievers import Retriever
+    from workbench.insight.effective_size import EffectiveSize
     from workbench.llm.figures import UseTable
     from workbench.progress import Progress
     from workbench.project.files import Project
@@ -159,3 +160,37 @@ def run_eval(plan: EvalPlan, *, include_models: bool = True, progress: Progress 
 
         use = use_table(project, tiers)
     return Evaluation(project, tiers, results, k, use)
+
+
+class EvalReport(msgspec.Struct, frozen=True):
+    """What `eval` prints: the evaluation, and either its stable JSON document (``--json``) or the
+    tables' companions (the effective corpus sizes, the tuned systems' split caption)."""
+
+    evaluation: Evaluation
+    document: dict | None  # `eval --json` (workbench.access.evaluate.results_json); None for the tables
+    effective_sizes: list[EffectiveSize]
+    tuned_caption: str  # "" when no tuned system is among the results
+
+
+def eval_report(plan: EvalPlan, *, include_models: bool = True, progress: Progress | None = None,
+                as_json: bool = False) -> EvalReport:
+    """The plan's evaluation (run_eval) with what the front end shows beside it."""
+    done = run_eval(plan, include_models=include_models, progress=progress)
+    if as_json:  # the JSON document only: a repeat `eval --json` loads no heavy library
+        from workbench.access.evaluate import results_json
+
+        return EvalReport(done, results_json(done.results, done.k, done.use, done.project.queries_version), [], "")
+    from workbench.diagnosis.verdicts import VerdictReader
+    from workbench.session.diagnosis_view import shown_effective_sizes
+
+    sizes = shown_effective_sizes(done.project, done.tiers, VerdictReader(done.project, done.k))
+    return EvalReport(done, None, sizes, tuned_caption(done.project, [r.system for r in done.results]))
+
+
+def tuned_caption(project: Project, systems: list[str]) -> str:
+    """Beside every figure of a tuned system: its split and seeds (held-out queries only); "" without one."""
+    from workbench.names import TUNED_SUFFIX
+    from workbench.tune.train import load_record
+
+    record = load_record(project) if any(s.endswith(TUNED_SUFFIX) for s in systems) else None
+    return f"*{TUNED_SUFFIX}: {record.split.caption()}" if record is not None else ""

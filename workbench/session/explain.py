@@ -9,6 +9,8 @@ from workbench.errors import BadInput
 from workbench.project.settings import access_k
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from workbench.inspection.explain import Explanation
     from workbench.project.files import Project
     from workbench.records import Tier
@@ -52,3 +54,10 @@ def explain_on(project: "Project", tier: "Tier", query_id: str, doc_ids: list[in
     if query_id not in {q.query_id for q in project.queries}:
         raise BadInput(f"unknown query id {query_id!r}")
     return explain(project, tier, project.query(query_id), doc_ids, access_k(project), system)
+
+
+def named_doc_ids(root: "Path", values: list[str], queries_version: str | None = None) -> list[int]:
+    """``resolved_doc_ids`` of the project at ``root`` (`explain`: before any ranking is computed)."""
+    from workbench.project.load import load_project
+
+    return resolved_doc_ids(load_project(root, queries_version), values)

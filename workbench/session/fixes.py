@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import msgspec
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.stats import DEFAULT_SEED
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from workbench.project.files import Project
     from workbench.records import Tier
     from workbench.rerank.stage import RerankStats
+    from workbench.session.selection import Selection
     from workbench.tune.train import TuneOptions, TuneRecord
 
 
@@ -74,3 +76,13 @@ def rerank(project: Project, tiers: list[Tier], systems: list[str], k: int | Non
             summary, per_query = score_run(project, r, k)
             results.append(SystemResult(r.system, r.tier, summary, per_query, True, unlabelled_count(project, by_tier[r.tier])))
     return Reranked(stats, results, k)
+
+
+def fix_selection(root: Path, tier_spec: str = "all") -> Selection:
+    """The project and the tiers a fix runs on (`tune`, `rerank`): the ladder made first if it is not."""
+    from workbench.access.ladder import ensure_tiers, select_tiers
+    from workbench.project.load import load_project
+    from workbench.session.selection import Selection
+
+    project = load_project(root)
+    return Selection(project, select_tiers(ensure_tiers(project), tier_spec), None)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from workbench.errors import BadInput
 from workbench.session.selection import Selection
 from workbench.project.settings import access_k
@@ -13,18 +15,39 @@ from workbench.project.settings import access_k
 if TYPE_CHECKING:
     from workbench.diagnosis.verdicts import QueryVerdicts
     from workbench.diagnosis.compare import Comparison
-    from workbench.insight.stealers import Steal
+    from workbench.insight.position import PositionTable
+    from workbench.insight.stealers import Steal, Stealer
     from workbench.insight.unjudged import UnjudgedRow
+
+
+class StealersView(msgspec.Struct, frozen=True):
+    """`stealers`: every steal in the top ``k``, and the most frequent stealers (none for one query's steals)."""
+
+    k: int
+    steals: list[Steal]
+    stealers: list[Stealer]
+
+
+class UnjudgedView(msgspec.Struct, frozen=True):
+    """`unjudged`: per system x tier, the top K's documents nobody judged, and where to label them."""
+
+    rows: list[UnjudgedRow]
+    label_command: str
+
+
+class PositionsView(msgspec.Struct, frozen=True):
+    """`positions`: long-context recall and correctness by the gold's depth, and what makes the runs when none is stored."""
+
+    tables: list[PositionTable]
+    run_command: str
 
 
 def verdicts(sel: Selection, oracle_model: str | None = None) -> "QueryVerdicts":
     """Every verdict of the selection; ``oracle_model`` settles production's (an unknown one: BadInput first)."""
-    from workbench.diagnosis.verdicts import VerdictReader, read_verdicts
-    from workbench.llm.providers import resolve_model
+    from workbench.diagnosis.verdicts import read_verdicts
+    from workbench.session.diagnosis_view import verdict_reader
 
-    if oracle_model is not None:
-        resolve_model(sel.project, oracle_model)  # an unknown model is a usage error before anything is read
-    return read_verdicts(sel.project, sel.tiers, sel.query_ids, collector=VerdictReader(sel.project, oracle_model=oracle_model))
+    return read_verdicts(sel.project, sel.tiers, sel.query_ids, collector=verdict_reader(sel, oracle_model))
 
 
 def shown_system(qv: "QueryVerdicts", system: str | None = None, sel: Selection | None = None) -> str:
@@ -62,6 +85,30 @@ def unjudged_rows(sel: Selection, k: int | None = None) -> "list[UnjudgedRow]":
     from workbench.insight.unjudged import unjudged
 
     return unjudged(sel.project, sel.tiers, k or access_k(sel.project), sel.query_ids)
+
+
+def stealers_view(sel: Selection, k: int | None = None, limit: int = 5, one_query: bool = False) -> StealersView:
+    """The steals in the top K (default: the project's) and, unless ``one_query``, the ``limit`` most frequent stealers."""
+    from workbench.insight.stealers import top_stealers
+
+    found = stolen(sel, k)
+    return StealersView(k or access_k(sel.project), found, [] if one_query else top_stealers(sel.project, found, limit))
+
+
+def unjudged_view(sel: Selection, k: int | None = None) -> UnjudgedView:
+    """``unjudged_rows`` and the command that opens the TUI to label them."""
+    from workbench.project.suggest import command
+
+    return UnjudgedView(unjudged_rows(sel, k), command("open", sel.project.root))
+
+
+def positions_view(sel: Selection) -> PositionsView:
+    """Localization recall and answer correctness by the gold's depth, from the stored long-context runs."""
+    from workbench.insight.position import position_tables
+    from workbench.project.suggest import command
+
+    return PositionsView(position_tables(sel.project, sel.tiers, query_ids=sel.query_ids),
+                         command("run", sel.project.root, task="localize,qa"))
 
 
 def diagnosis_report(sel: Selection, seed: int = 0, focus: str = ""):

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from workbench.llm.figures import UseRow
     from workbench.llm.records import TierRun
     from workbench.progress import Progress
     from workbench.project.files import Project
-    from workbench.records import ModelConfig, Tier
+    from workbench.records import AccessSummary, ModelConfig, Tier
 
 
 class RunPlan(msgspec.Struct, frozen=True):
@@ -138,3 +139,50 @@ async def _run_all(plan: RunPlan, progress: Progress, use_cache: bool) -> ModelR
     return ModelRuns(runs, sum(c.stats.calls for c in clients), sum(c.stats.cache_hits for c in clients),
                      sum(c.stats.failures for c in clients), calibration, calibrated,
                      [n for n in map(invalidation_note, runs) if n])
+
+
+class RunSummaryRow(msgspec.Struct, frozen=True):
+    """One run of a `run`, with the figures its summary row shows: a localization run's access
+    figures at the K asked for; an answer run's use figures as `eval` shows them (every stored
+    answer the verdicts count: llm/figures.py use_rows; None when nothing of it counted); and this
+    run's own call figures (latency, tokens, failures)."""
+
+    run: TierRun
+    localizes: bool
+    calls: dict  # llm.figures.call_figures
+    access: AccessSummary | None = None  # localization: its ranking scored (None: nothing localized)
+    localized: int | None = None  # localization: queries it answered
+    use: UseRow | None = None  # answers: the row `eval` shows for the tier and system
+
+
+class RunSummary(msgspec.Struct, frozen=True):
+    rows: list[RunSummaryRow]
+    distrusted: bool  # some row is scored by a judge that failed its calibration
+
+
+def run_summary(project: Project, runs: list[TierRun], tiers: list[Tier]) -> RunSummary:
+    """The runs just made, each with the figures `run`'s summary shows (see RunSummaryRow)."""
+    from workbench.access.metrics import query_access, summarize
+    from workbench.llm.figures import call_figures, localize_figures, use_rows
+    from workbench.names import TASKS
+
+    counted = use_rows(project, [t for t in tiers if t.name in {r.tier for r in runs}])
+    rows = []
+    for r in runs:
+        if not r.fits:
+            rows.append(RunSummaryRow(r, TASKS[r.task].localizes, {}))
+            continue
+        c = call_figures(r)
+        if TASKS[r.task].localizes:
+            per = [query_access(x.query_id, x.doc_ids, project.query(x.query_id).gold_doc_ids, r.k) for x in r.localize]
+            rows.append(RunSummaryRow(r, True, c, summarize(per, r.k) if per else None, localize_figures(r)["n"]))
+        else:
+            rows.append(RunSummaryRow(r, False, c, use=counted.get(r.tier, {}).get(r.system)))
+    return RunSummary(rows, any(row.use is not None and row.use.distrusted for row in rows))
+
+
+def serve_model(host: str, port: int | None, n_ctx: int, n_threads: int | None, echo) -> int:
+    """`workbench serve`: the embedded model (OpenAI-compatible /v1) in the foreground until Ctrl-C; its exit code."""
+    from workbench.llm.server import serve_foreground
+
+    return serve_foreground(host=host, port=port, n_ctx=n_ctx, n_threads=n_threads, echo=echo)

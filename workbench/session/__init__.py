@@ -87,6 +87,7 @@ if TYPE_CHECKING:
     from workbench.inspection.movement import movement_line
     from workbench.access.retrievers import retriever_names
     from workbench.tune.train import TuneOptions
+    from workbench.insight.effective_size import EffectiveSize
 
 _HOME = {
     'verdicts': 'workbench.session.reading',
@@ -250,6 +251,7 @@ _HOME = {
     'movement_line': 'workbench.inspection.movement',
     'retriever_names': 'workbench.access.retrievers',
     'TuneOptions': 'workbench.tune.train',
+    'EffectiveSize': 'workbench.insight.effective_size',
 }
 
 __all__ = [
@@ -275,7 +277,7 @@ __all__ = [
     "Recommendation", "RunnableFix", "StepperDoc", "Selection", "ImportedFigures", "Filter", "FilterFacts",
     "EvalPlan", "Evaluation", "RankedQuery", "AnswersImport", "TracesImport", "RunPlan", "ModelRuns", "Tuned", "Reranked", "Collided", "Reloaded",
     "LiveCollect", "ProductionWindow",
-    "DiagnosisView", "StealersView", "UnjudgedView", "PositionsView", "EvalReport", "RunSummary", "TrecExport", "TuneOptions",
+    "DiagnosisView", "StealersView", "UnjudgedView", "PositionsView", "EvalReport", "RunSummary", "TrecExport", "TuneOptions", "EffectiveSize",
     # errors and progress
     "WorkbenchError", "NotIndexed", "os_error", "Cancelled", "Progress",
 ]

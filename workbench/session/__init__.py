@@ -88,6 +88,7 @@ if TYPE_CHECKING:
     from workbench.access.retrievers import retriever_names
     from workbench.tune.train import TuneOptions
     from workbench.insight.effective_size import EffectiveSize
+    from workbench.inspection.explain import DocExplain
 
 _HOME = {
     'verdicts': 'workbench.session.reading',
@@ -252,6 +253,7 @@ _HOME = {
     'retriever_names': 'workbench.access.retrievers',
     'TuneOptions': 'workbench.tune.train',
     'EffectiveSize': 'workbench.insight.effective_size',
+    'DocExplain': 'workbench.inspection.explain',
 }
 
 __all__ = [
@@ -277,7 +279,7 @@ __all__ = [
     "Recommendation", "RunnableFix", "StepperDoc", "Selection", "ImportedFigures", "Filter", "FilterFacts",
     "EvalPlan", "Evaluation", "RankedQuery", "AnswersImport", "TracesImport", "RunPlan", "ModelRuns", "Tuned", "Reranked", "Collided", "Reloaded",
     "LiveCollect", "ProductionWindow",
-    "DiagnosisView", "StealersView", "UnjudgedView", "PositionsView", "EvalReport", "RunSummary", "TrecExport", "TuneOptions", "EffectiveSize",
+    "DiagnosisView", "StealersView", "UnjudgedView", "PositionsView", "EvalReport", "RunSummary", "TrecExport", "TuneOptions", "EffectiveSize", "DocExplain",
     # errors and progress
     "WorkbenchError", "NotIndexed", "os_error", "Cancelled", "Progress",
 ]

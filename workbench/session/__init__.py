@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from workbench.session.production import production_since, since_ns, ProductionWindow
     from workbench.session.production import import_answers, import_traces, judge_answers, AnswersImport, TracesImport
     from workbench.session.collect import start_collect, collected_feedback, LiveCollect
+    from workbench.session.gold import doc_id_resolver, resolve_doc_ids, DocIdResolver
     from workbench.session.diagnosis_view import diagnosis_view
     from workbench.session.diagnosis_view import DiagnosisView
     from workbench.session.reading import stealers_view
@@ -231,6 +232,9 @@ _HOME = {
     'reload_production': 'workbench.session.follow',
     'install_reload': 'workbench.session.follow',
     'Reloaded': 'workbench.session.follow',
+    'doc_id_resolver': 'workbench.session.gold',
+    'resolve_doc_ids': 'workbench.session.gold',
+    'DocIdResolver': 'workbench.session.gold',
     'diagnosis_view': 'workbench.session.diagnosis_view',
     'DiagnosisView': 'workbench.session.diagnosis_view',
     'stealers_view': 'workbench.session.reading',
@@ -269,6 +273,7 @@ __all__ = [
     "evaluate_systems", "plan_eval", "run_eval", "add_query", "rank_added", "import_answers", "import_traces", "judge_answers", "production_since", "since_ns",
     "parse_filter", "filter_problems", "query_matches", "reading_given", "plan_run", "run_models", "tune", "rerank", "collide", "production_stamp", "production_feedback", "production_arrivals", "reload_production", "install_reload",
     "start_collect", "collected_feedback",
+    "doc_id_resolver", "resolve_doc_ids", "DocIdResolver",
     "diagnosis_view", "stealers_view", "unjudged_view", "positions_view", "eval_report", "fix_selection", "run_summary", "serve_model",
     "named_doc_ids", "trec_export", "split_level", "movement_line", "retriever_names",
     # names and registries

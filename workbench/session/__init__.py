@@ -90,6 +90,17 @@ if TYPE_CHECKING:
     from workbench.tune.train import TuneOptions
     from workbench.insight.effective_size import EffectiveSize
     from workbench.inspection.explain import DocExplain
+    from workbench.session.sweeps import plan_sweep, run_sweep, list_sweeps, show_sweeps, SweepRequest, SweepPlan, PlanRow, SweepRun, SweepOpened, SweepList, StoredSweep, SweepError
+    from workbench.session.collide import collide_score, export_eval_set, CollideScore, EvalSetWritten
+    from workbench.session.projects import init_project, import_into_project, build_ladder, tier_table, index_tiers, index_project, query_sets, check_project, demo_project, TierTable, TierRow, IndexesBuilt, QuerySet
+    from workbench.session.imported import run_imported, answers_imported, traces_imported, answers_summary, RunImported, AnswersImported, AnswersSummary, TracesImported
+    from workbench.session.labelling import export_labels, LabelsExported
+    from workbench.session.queries import add_and_rank, top_ranks, AddedQuery, TopRanks
+    from workbench.session.options import set_lock_timeout, atomic_write_bytes, LOCK_TIMEOUT_ENV, DEFAULT_LOCK_TIMEOUT_S
+    from workbench.project.suggest import command
+    from workbench.access.indexing import stage_unit
+    from workbench.project.files import ProjectError
+
 
 _HOME = {
     'verdicts': 'workbench.session.reading',
@@ -258,6 +269,57 @@ _HOME = {
     'TuneOptions': 'workbench.tune.train',
     'EffectiveSize': 'workbench.insight.effective_size',
     'DocExplain': 'workbench.inspection.explain',
+    # the CLI's remaining commands (issue 41, C2): sweeps, collide-score, the project's and production's imports
+    'plan_sweep': 'workbench.session.sweeps',
+    'run_sweep': 'workbench.session.sweeps',
+    'list_sweeps': 'workbench.session.sweeps',
+    'show_sweeps': 'workbench.session.sweeps',
+    'SweepRequest': 'workbench.session.sweeps',
+    'SweepPlan': 'workbench.session.sweeps',
+    'PlanRow': 'workbench.session.sweeps',
+    'SweepRun': 'workbench.session.sweeps',
+    'SweepOpened': 'workbench.session.sweeps',
+    'SweepList': 'workbench.session.sweeps',
+    'StoredSweep': 'workbench.session.sweeps',
+    'SweepError': 'workbench.session.sweeps',
+    'collide_score': 'workbench.session.collide',
+    'export_eval_set': 'workbench.session.collide',
+    'CollideScore': 'workbench.session.collide',
+    'EvalSetWritten': 'workbench.session.collide',
+    'init_project': 'workbench.session.projects',
+    'import_into_project': 'workbench.session.projects',
+    'build_ladder': 'workbench.session.projects',
+    'tier_table': 'workbench.session.projects',
+    'index_tiers': 'workbench.session.projects',
+    'index_project': 'workbench.session.projects',
+    'query_sets': 'workbench.session.projects',
+    'check_project': 'workbench.session.projects',
+    'demo_project': 'workbench.session.projects',
+    'TierTable': 'workbench.session.projects',
+    'TierRow': 'workbench.session.projects',
+    'IndexesBuilt': 'workbench.session.projects',
+    'QuerySet': 'workbench.session.projects',
+    'run_imported': 'workbench.session.imported',
+    'answers_imported': 'workbench.session.imported',
+    'traces_imported': 'workbench.session.imported',
+    'answers_summary': 'workbench.session.imported',
+    'RunImported': 'workbench.session.imported',
+    'AnswersImported': 'workbench.session.imported',
+    'AnswersSummary': 'workbench.session.imported',
+    'TracesImported': 'workbench.session.imported',
+    'export_labels': 'workbench.session.labelling',
+    'LabelsExported': 'workbench.session.labelling',
+    'add_and_rank': 'workbench.session.queries',
+    'top_ranks': 'workbench.session.queries',
+    'AddedQuery': 'workbench.session.queries',
+    'TopRanks': 'workbench.session.queries',
+    'set_lock_timeout': 'workbench.session.options',
+    'atomic_write_bytes': 'workbench.session.options',
+    'LOCK_TIMEOUT_ENV': 'workbench.session.options',
+    'DEFAULT_LOCK_TIMEOUT_S': 'workbench.session.options',
+    'command': 'workbench.project.suggest',
+    'stage_unit': 'workbench.access.indexing',
+    'ProjectError': 'workbench.project.files',
 }
 
 __all__ = [
@@ -285,6 +347,8 @@ __all__ = [
     "EvalPlan", "Evaluation", "RankedQuery", "AnswersImport", "TracesImport", "RunPlan", "ModelRuns", "Tuned", "Reranked", "Collided", "Reloaded",
     "LiveCollect", "ProductionWindow",
     "DiagnosisView", "StealersView", "UnjudgedView", "PositionsView", "EvalReport", "RunSummary", "TrecExport", "TuneOptions", "EffectiveSize", "DocExplain",
+    # the CLI's remaining commands (C2)
+    "plan_sweep", "run_sweep", "list_sweeps", "show_sweeps", "SweepRequest", "SweepPlan", "PlanRow", "SweepRun", "SweepOpened", "SweepList", "StoredSweep", "SweepError", "collide_score", "export_eval_set", "CollideScore", "EvalSetWritten", "init_project", "import_into_project", "build_ladder", "tier_table", "index_tiers", "index_project", "query_sets", "check_project", "demo_project", "TierTable", "TierRow", "IndexesBuilt", "QuerySet", "run_imported", "answers_imported", "traces_imported", "answers_summary", "RunImported", "AnswersImported", "AnswersSummary", "TracesImported", "export_labels", "LabelsExported", "add_and_rank", "top_ranks", "AddedQuery", "TopRanks", "set_lock_timeout", "atomic_write_bytes", "LOCK_TIMEOUT_ENV", "DEFAULT_LOCK_TIMEOUT_S", "command", "stage_unit", "ProjectError",
     # errors and progress
     "WorkbenchError", "NotIndexed", "os_error", "Cancelled", "Progress",
 ]

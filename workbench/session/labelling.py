@@ -267,3 +267,22 @@ def access_line(session: Session, query_id: str, tier: str) -> str:
         f"  (queries {version_shown(session)})"
 
 
+
+
+# ---------------------------------------------------------------- the labels exported
+
+
+class LabelsExported(msgspec.Struct, frozen=True):
+    """`export-labels`: the files written and the query-set version they hold."""
+
+    paths: list[str]
+    version: str
+
+
+def export_labels(root: Path, out: Path, version: str | None = None) -> LabelsExported:
+    """A query set's labels (default: the newest version) as BEIR qrels (out/qrels/test.tsv) and
+    as the project's queries JSONL (out/queries.jsonl)."""
+    from workbench.project.labels import export_labels as write
+
+    written, name = write(root, out, version)
+    return LabelsExported([str(p) for p in written], name)

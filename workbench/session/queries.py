@@ -67,3 +67,47 @@ def rank_added(root: Path, query_id: str, progress: Progress | None = None) -> R
     """Tiers, indexes and every retriever's rankings brought up to date for the added query."""
     project, tierset, results = rank_queries(root, progress=progress)
     return RankedQuery(project, tierset, query_id, results)
+
+
+class TopRanks(msgspec.Struct, frozen=True):
+    """One system's ranking of the added query on one tier: its top documents (DocID, title) and
+    where each gold document landed (None: not ranked)."""
+
+    tier: str
+    system: str
+    top: list[tuple[int, str]]
+    gold_ranks: dict[int, int | None]
+
+
+class AddedQuery(msgspec.Struct, frozen=True):
+    """`add-query`: the query written, and (unless it was only added) its top documents per tier
+    and system."""
+
+    query: Query
+    ranks: list[TopRanks] | None
+
+
+def top_ranks(project: Project, tiers: list[Tier], query_id: str, shown: int = 3) -> list[TopRanks]:
+    """The query's ``shown`` top documents per tier (where it is in the tier) and system."""
+    from workbench.inspection.rankings import inspect_stored
+
+    q = project.query(query_id)
+    out = []
+    for t in tiers:
+        if query_id not in t.query_ids:
+            continue
+        for s in inspect_stored(project, t, q).systems:
+            out.append(TopRanks(t.name, s.system, [(r.doc_id, r.title) for r in s.rows[:shown]], dict(s.gold_ranks)))
+    return out
+
+
+def add_and_rank(root: Path, text: str, answer: str = "", gold: list[str] | None = None, negatives: list[str] | None = None,
+                 domain: str | None = None, query_id: str | None = None, *, rank: bool = True,
+                 progress: Progress | None = None) -> AddedQuery:
+    """`add-query`: the query added (as the TUI's add writes it), then run through every retriever
+    on every tier (``rank``), with its top documents."""
+    q = add_query(root, text, answer, gold, negatives, domain, query_id)
+    if not rank:
+        return AddedQuery(q, None)
+    ranked = rank_added(root, q.query_id, progress=progress)
+    return AddedQuery(q, top_ranks(ranked.project, ranked.tiers, ranked.query_id))

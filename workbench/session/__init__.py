@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from workbench.session.fixes import tune, rerank, Tuned, Reranked
     from workbench.session.collide import collide, Collided
     from workbench.session.follow import production_feedback, production_stamp, production_arrivals, reload_production, install_reload, Reloaded
+    from workbench.session.follow import project_stamp, changes_said
     from workbench.session.production import production_since, since_ns, ProductionWindow
     from workbench.session.production import import_answers, import_traces, judge_answers, AnswersImport, TracesImport
     from workbench.session.collect import start_collect, collected_feedback, LiveCollect
@@ -243,6 +244,8 @@ _HOME = {
     'reload_production': 'workbench.session.follow',
     'install_reload': 'workbench.session.follow',
     'Reloaded': 'workbench.session.follow',
+    'project_stamp': 'workbench.session.follow',
+    'changes_said': 'workbench.session.follow',
     'doc_id_resolver': 'workbench.session.gold',
     'resolve_doc_ids': 'workbench.session.gold',
     'DocIdResolver': 'workbench.session.gold',
@@ -336,6 +339,7 @@ __all__ = [
     "parse_filter", "filter_problems", "query_matches", "reading_given", "plan_run", "run_models", "tune", "rerank", "collide", "production_stamp", "production_feedback", "production_arrivals", "reload_production", "install_reload",
     "start_collect", "collected_feedback",
     "doc_id_resolver", "resolve_doc_ids", "DocIdResolver",
+    "project_stamp", "changes_said",
     "diagnosis_view", "stealers_view", "unjudged_view", "positions_view", "eval_report", "fix_selection", "run_summary", "serve_model",
     "named_doc_ids", "trec_export", "split_level", "movement_line", "retriever_names",
     # names and registries

@@ -1,9 +1,12 @@
-"""Following production live: the TUI notices a trace import made by another process
-(`workbench import-traces`, or `workbench collect` receiving from production) and shows the
-queries it brought. The stamp is the production ledger's (triage/ledger.py), written whole per batch."""
+"""Following the project live: the TUI notices what another process changed — a trace import
+(`workbench import-traces`, `workbench collect` receiving from production), a query added or edited
+(`workbench add-query`), labels (a query-set version), model answers (`workbench run`,
+`import-answers`) — reads the project again and says what changed. The production stamp is the
+ledger's (triage/ledger.py), written whole per batch; the project stamp adds the project's own files."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -34,6 +37,36 @@ def production_stamp(project: Project) -> Stamp:
         return ()
 
 
+def project_stamp(project: Project) -> Stamp:
+    """What any change to the project moves: the production stamp, the query files (queries.jsonl,
+    its edit log, documents.jsonl, workbench.toml), every file of the query-set versions (labels),
+    and the model answers' folders (a stored answer is written by rename: its folder's time moves).
+    Stats only (tens of files and folders): cheap enough to poll each second, off the UI thread."""
+    import os
+
+    from workbench.llm.store import LLM_DIR
+    from workbench.project.files import QUERIES_FILE
+    from workbench.project.versions import VERSIONS_DIR
+    from workbench.triage.queries import EDITS_FILE
+
+    root = project.root
+    paths = [root / name for name in (QUERIES_FILE, EDITS_FILE, "documents.jsonl", "workbench.toml")]
+    for top, kind in ((root / VERSIONS_DIR, "files"), (project.state_dir / LLM_DIR, "folders")):
+        for folder, dirs, files in os.walk(top):
+            dirs.sort()
+            paths.append(Path(folder))
+            if kind == "files":
+                paths += [Path(folder) / f for f in sorted(files)]
+    out = []
+    for p in paths:
+        try:
+            st = p.stat()
+        except OSError:
+            continue  # absent (no edits yet), or replaced between the listing and its stat: the next poll sees it
+        out.append((str(p), st.st_mtime_ns, st.st_size))
+    return production_stamp(project) + tuple(out)
+
+
 def production_arrivals(before: Session | None, after: Session) -> list[str]:
     """The production queries ``after`` has that ``before`` had not (in the project's order)."""
     from workbench.triage.traces.store import cached_query_sources
@@ -45,21 +78,61 @@ def production_arrivals(before: Session | None, after: Session) -> list[str]:
 
 class Reloaded(msgspec.Struct, frozen=True):
     """The project as another process left it: its tiers (None: stale, a build is needed), why
-    stale, and the production queries that arrived."""
+    stale, the production queries that arrived, and what else changed."""
 
     project: Project
     tierset: TierSet | None
     stale: list[str]
     arrived: list[str]
+    added: list[str] = []  # queries added (other than production's arrivals), in the project's order
+    edited: list[str] = []  # queries whose text, answer, gold or negatives changed
+    removed: list[str] = []
+    labels: bool = False  # a query-set version (labels) was written
+    answers: bool = False  # stored model answers or production imports changed
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.arrived or self.added or self.edited or self.removed or self.labels or self.answers)
 
 
-def reload_production(session: Session, queries_version: str | None = None) -> Reloaded:
-    """The project read again after an import elsewhere (call from a worker; install with
-    install_reload on the front end's thread)."""
+def changes_said(r: Reloaded) -> str:
+    """What another process changed, in one notice ("" when nothing the user sees did)."""
+    def ids(what: list[str]) -> str:
+        return ", ".join(what[:3]) + (", …" if len(what) > 3 else "")
+
+    parts = [f"{len(qs)} quer{'y' if len(qs) == 1 else 'ies'} {verb} ({ids(qs)})"
+             for verb, qs in (("added", r.added), ("edited", r.edited), ("removed", r.removed)) if qs]
+    if r.arrived:
+        parts.append(f"{len(r.arrived)} production quer{'y' if len(r.arrived) == 1 else 'ies'} arrived from traces "
+                     f"({ids(r.arrived)}): marked new; from:traces lists them")
+    if r.labels:
+        parts.append("labels changed (a query-set version was written)")
+    if r.answers:
+        parts.append("model answers or production imports changed: verdicts are read again")
+    return "; ".join(parts)
+
+
+def reload_production(session: Session, queries_version: str | None = None, before: Stamp = (),
+                      after: Stamp = ()) -> Reloaded:
+    """The project read again after a change elsewhere (call from a worker; install with
+    install_reload on the front end's thread). ``before`` and ``after`` (project_stamp) say whether
+    labels or answers changed; the queries are compared record by record."""
+    from workbench.llm.store import LLM_DIR
+    from workbench.project.versions import VERSIONS_DIR
     from workbench.session.state import open_session
+    from workbench.triage.ledger import LEDGER_FILE
 
     fresh, stale = open_session(session.root, queries_version)
-    return Reloaded(fresh.project, fresh.tierset, stale, production_arrivals(session, fresh))
+    arrived = production_arrivals(session, fresh)
+    old = {q.query_id: q for q in session.project.queries}
+    new_ids = [q.query_id for q in fresh.project.queries]
+    added = [qid for qid in new_ids if qid not in old and qid not in arrived]
+    edited = [q.query_id for q in fresh.project.queries if q.query_id in old and q != old[q.query_id]]
+    removed = [qid for qid in old if qid not in set(new_ids)]
+    moved = {x[0] for x in set(before) ^ set(after)}  # the paths whose time or size changed (or that came or went)
+    labels = any(f"/{VERSIONS_DIR}" in p for p in moved)
+    answers = any(f"/{LLM_DIR}" in p or LEDGER_FILE in p for p in moved)
+    return Reloaded(fresh.project, fresh.tierset, stale, arrived, added, edited, removed, labels, answers)
 
 
 def install_reload(session: Session, r: Reloaded) -> None:

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from workbench.access.retrievers import retriever_names
 from workbench.cli.common import PROJECT_ARG, QUERIES_VERSION, console, err_console, version_caption, Table
 from workbench.cli.project import ensure_indexes
 from workbench.display import fmt
-from workbench.safe_text import as_text
+from workbench.safe_text import as_text, markup_escaped
+from workbench.session import retriever_names
 
 if TYPE_CHECKING:
-    from workbench.llm.figures import UseTable
+    from workbench.session import UseTable
 
 
 def print_eval(results, k: int, use: UseTable | None, caption: str = "") -> None:
@@ -79,16 +79,6 @@ def print_use(use: UseTable) -> None:
         console.print("* scored by a judge that failed its calibration: read EM / contains / F1 instead", highlight=False)
 
 
-def print_tuned_caption(project, systems: list[str]) -> None:
-    """Beside every figure of a tuned system: its split and seeds (held-out queries only)."""
-    from workbench.names import TUNED_SUFFIX
-    from workbench.tune.train import load_record
-
-    record = load_record(project) if any(s.endswith(TUNED_SUFFIX) for s in systems) else None
-    if record is not None:
-        console.print(f"*{TUNED_SUFFIX}: {as_text(record.split.caption())}", highlight=False)
-
-
 @click.command("eval")
 @PROJECT_ARG
 @click.option("--retrievers", default=",".join(retriever_names()), show_default=True,
@@ -102,23 +92,22 @@ def print_tuned_caption(project, systems: list[str]) -> None:
 def eval_(root: Path, retrievers: str, tier_spec: str, k: int | None, as_json: bool, no_models: bool, queries_version: str) -> None:
     """Access metrics (R@1, SR@K, FR@K, MRR@K, nDCG@10) per tier × system, plus stored model results."""
     from workbench.progress import stage_progress
-    from workbench.session.evaluation import plan_eval, run_eval
+    from workbench.session import eval_report, plan_eval
 
     plan = plan_eval(root, [n.strip() for n in retrievers.split(",") if n.strip()], tier_spec, k, queries_version)
     ensure_indexes(plan.project, plan.tiers, kinds=plan.kinds)
     with stage_progress(err_console, unit="queries") as progress:
-        done = run_eval(plan, include_models=not no_models, progress=progress)
+        report = eval_report(plan, include_models=not no_models, progress=progress, as_json=as_json)
     if as_json:
-        from workbench.access.evaluate import results_json
-
-        click.echo(json.dumps(results_json(done.results, done.k, done.use, done.project.queries_version), indent=1))
+        click.echo(json.dumps(report.document, indent=1))
     else:
         from workbench.cli.insight import print_effective_sizes
-        from workbench.diagnosis.verdicts import VerdictReader
 
+        done = report.evaluation
         print_eval(done.results, done.k, done.use, version_caption(done.project))
-        print_effective_sizes(done.project, done.tiers, VerdictReader(done.project, done.k))  # workbench/cli/insight.py
-        print_tuned_caption(done.project, [r.system for r in done.results])
+        print_effective_sizes(report.effective_sizes)  # workbench/cli/insight.py
+        if report.tuned_caption:  # beside every figure of a tuned system: its split and seeds
+            console.print(as_text(report.tuned_caption), highlight=False)
 
 
 @click.command("export-trec")
@@ -127,13 +116,10 @@ def eval_(root: Path, retrievers: str, tier_spec: str, k: int | None, as_json: b
 @click.option("--tiers", "tier_spec", default="all", show_default=True)
 def export_trec(root: Path, out: Path | None, tier_spec: str) -> None:
     """Write TREC qrels and run files (for trec_eval, ranx, ir_measures) of every stored run."""
-    from workbench.session.imports import export_trec as do_export
+    from workbench.session import trec_export
 
-    written = do_export(root, tier_spec, out or root / "trec")
-    for path in written:
+    done = trec_export(root, tier_spec, out or root / "trec")
+    for path in done.written:
         console.print(as_text(str(path)))
-    if len(written) <= 1:
-        from workbench.safe_text import markup_escaped
-        from workbench.project.suggest import command
-
-        err_console.print(f"no stored runs yet: run `{markup_escaped(command('eval', root))}` first", highlight=False)
+    if done.hint:
+        err_console.print(f"no stored runs yet: run `{markup_escaped(done.hint)}` first", highlight=False)

@@ -16,9 +16,7 @@ from workbench.display import fmt
 from workbench.safe_text import markup_escaped
 
 if TYPE_CHECKING:
-    from workbench.diagnosis.verdicts import QueryVerdicts
-    from workbench.project.files import Project
-    from workbench.records import Tier
+    from workbench.session import DiagnosisView
 
 
 @click.command("diagnose")
@@ -34,76 +32,56 @@ if TYPE_CHECKING:
 def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | None, oracle_model: str | None, as_json: bool,
                      queries_version: str) -> None:
     """A verdict per query and tier (PASS, ACCESS, ACCESS?, USE, USE-UNDER-DISTRACTORS, BOTH, UNDECIDED, NOT-YET) and a reading per tier."""
-    from workbench.diagnosis.overview import system_readings
-    from workbench.diagnosis.rules import PENDING
-    from workbench.session.reading import shown_system, verdicts
+    from workbench.session import diagnosis_view, verdicts
 
     sel = load_selection(root, tier_spec, queries, queries_version)
-    project, tiers, qids = sel
-    qv = verdicts(sel, oracle_model)
     if as_json:
-        click.echo(msgspec.json.format(msgspec.json.encode(qv), indent=1).decode())
+        click.echo(msgspec.json.format(msgspec.json.encode(verdicts(sel, oracle_model)), indent=1).decode())
         return
-    chosen = shown_system(qv, system, sel)
-    lost = [v for v in qv.of(chosen) if v.verdict in ("ACCESS", "ACCESS?", "BOTH")]
-    if lost:  # access needs no model: what it shows leads
-        per_level = {lv: len({v.query_id for v in lost if v.level == lv}) for lv in qv.levels}
-        console.print(f"access first: {len({v.query_id for v in lost})} quer(ies) whose gold does not reach the reader "
-                      f"(ACCESS {sum(v.verdict == 'ACCESS' for v in lost)}, BOTH {sum(v.verdict == 'BOTH' for v in lost)}, "
-                      f"ACCESS? {sum(v.verdict == 'ACCESS?' for v in lost)} provisional); per level: "
-                      + ", ".join(f"{markup_escaped(lv)} {n}" for lv, n in per_level.items() if n), highlight=False)
-    table = Table(title=f"Verdicts of {markup_escaped(chosen or '')} (K={qv.k}, queries {markup_escaped(project.queries_version)}); "
+    view = diagnosis_view(sel, oracle_model, system)  # session/diagnosis_view.py: every part from one reading
+    qv, chosen = view.verdicts, view.system
+    a = view.access_first
+    if a is not None:  # access needs no model: what it shows leads
+        console.print(f"access first: {a.queries} quer(ies) whose gold does not reach the reader "
+                      f"(ACCESS {a.access}, BOTH {a.both}, ACCESS? {a.provisional} provisional); per level: "
+                      + ", ".join(f"{markup_escaped(lv)} {n}" for lv, n in a.per_level.items()), highlight=False)
+    table = Table(title=f"Verdicts of {markup_escaped(chosen)} (K={qv.k}, queries {markup_escaped(view.queries_version)}); "
                         "rule and facts at the first failing tier",
                   title_justify="left")
     table.add_column("query", no_wrap=True)
     for lv in qv.levels:
         table.add_column(lv, no_wrap=True)
     table.add_column("because (first failing tier)")
-    by_query: dict[str, dict[str, str]] = {}
-    for v in qv.of(chosen):
-        by_query.setdefault(v.query_id, {})[v.level] = v.verdict + (" (parametric)" if v.parametric else "")
-    for qid, row in by_query.items():
-        first = qv.first_failing(chosen, qid)
-        table.add_row(markup_escaped(qid), *(row.get(lv, "") for lv in qv.levels),
-                      markup_escaped(f"{first.rule}: {first.because}") if first else "")
+    for row in view.rows:
+        table.add_row(markup_escaped(row.query_id), *(row.cells.get(lv, "") for lv in qv.levels), markup_escaped(row.because))
     console.print(table)
-    print_funnel(qv, chosen)
-    for spec in qv.systems:
-        r = system_readings(qv, spec)[-1]
-        console.print(f"[bold]{markup_escaped(spec.name)}[/]: {r.said} — {markup_escaped(r.rule)}", highlight=False)
-    print_recommendations(project, tiers, qv, chosen)
-    print_insight(project, tiers, qv, qids)  # effective corpus size, the near-miss split (workbench/cli/insight.py)
-    for word in PENDING:
-        pending = [v for v in qv.of(chosen) if v.verdict == word]
-        if pending:
-            console.print(f"{len(pending)} {word}; e.g. {markup_escaped(pending[0].query_id)} at {markup_escaped(pending[0].tier)}: "
-                          f"missing {markup_escaped(pending[0].missing)}: {markup_escaped(pending[0].command)}", highlight=False,
-                          soft_wrap=True)  # a suggested command is never broken across lines: it is pasted
+    print_funnel(view)
+    for r in view.readings:
+        console.print(f"[bold]{markup_escaped(r.system)}[/]: {r.said} — {markup_escaped(r.rule)}", highlight=False)
+    print_recommendations(view)
+    print_insight(view)  # effective corpus size, the near-miss split (workbench/cli/insight.py)
+    for p in view.pending:
+        e = p.example
+        console.print(f"{p.count} {p.word}; e.g. {markup_escaped(e.query_id)} at {markup_escaped(e.tier)}: "
+                      f"missing {markup_escaped(e.missing)}: {markup_escaped(e.command)}", highlight=False,
+                      soft_wrap=True)  # a suggested command is never broken across lines: it is pasted
 
 
-def print_funnel(qv: "QueryVerdicts", system: str) -> None:
+def print_funnel(view: "DiagnosisView") -> None:
     """Where the gold is lost, per level: a bar and the counts (workbench/diagnosis/funnel.py)."""
-    from workbench.diagnosis.funnel import bar, bar_legend, counts_line, level_funnels
-
-    rows = level_funnels(qv.funnels, system)
-    if not rows:
+    if not view.funnel:
         return
-    console.print(f"Where the gold is lost ({markup_escaped(system)}; {bar_legend()}):", highlight=False)
-    width = max(len(f.level) for f in rows)
-    for f in rows:
-        console.print(f"  {markup_escaped(f.level):<{width}} {bar(f.funnel, 30):<30} n={f.n}: {markup_escaped(counts_line(f.funnel))}",
-                      highlight=False)
+    console.print(f"Where the gold is lost ({markup_escaped(view.system)}; {view.funnel_legend}):", highlight=False)
+    width = max(len(f.level) for f in view.funnel)
+    for f in view.funnel:
+        console.print(f"  {markup_escaped(f.level):<{width}} {f.bar:<30} n={f.n}: {markup_escaped(f.counts)}", highlight=False)
 
 
-def print_recommendations(project: "Project", tiers: "list[Tier]", qv: "QueryVerdicts", system: str) -> None:
+def print_recommendations(view: "DiagnosisView") -> None:
     """The system's overall recommendations, each access fix with its command, judge and effect."""
-    from workbench.diagnosis.verdicts import VerdictReader
-    from workbench.diagnosis.recommend import primary_recommendations
-
-    recs = primary_recommendations(project, qv, tiers, VerdictReader(project, qv.k), system)
-    if recs:
-        console.print(f"Recommendations for {markup_escaped(system)} (access first):", highlight=False)
-    for i, rec in enumerate(recs, 1):
+    if view.recommendations:
+        console.print(f"Recommendations for {markup_escaped(view.system)} (access first):", highlight=False)
+    for i, rec in enumerate(view.recommendations, 1):
         console.print(f"  {i}. {markup_escaped(rec.text)}", highlight=False)
         for line in rec.lines:
             console.print(f"     {markup_escaped(line)}", highlight=False, soft_wrap=True)
@@ -124,8 +102,7 @@ def compare_command(root: Path, a: str, b: str, tier_spec: str, queries: str, se
                     queries_version: str, against_version: str | None) -> None:
     """Two systems (A B), one system on two tiers (SYSTEM@LEVEL SYSTEM@LEVEL), or one system under two
     query-set versions (SYSTEM SYSTEM --against-version NAME), on the queries both sides share."""
-    from workbench.names import split_level
-    from workbench.session.reading import compared
+    from workbench.session import compared, split_level
 
     # the two sides' built-in retrievers are ranked first if they are not yet (no model needed)
     sel = load_selection(root, tier_spec, queries, queries_version, systems=[split_level(side)[0] for side in (a, b)])
@@ -140,6 +117,6 @@ def compare_command(root: Path, a: str, b: str, tier_spec: str, queries: str, se
     console.print(f"  {markup_escaped(c.a)} wins {t.wins}, loses {t.losses}, ties {t.ties}", highlight=False)
     console.print(f"  p = {fmt(t.p_value, 4)} two-sided ({t.method})", highlight=False)
     if c.movement is not None:
-        from workbench.inspection.movement import movement_line
+        from workbench.session import movement_line
 
         console.print(f"  rank movement: {markup_escaped(movement_line(c.movement.counts, c.b))}", highlight=False)

@@ -16,7 +16,7 @@ from workbench.display import MISSING
 from workbench.safe_text import as_text, markup_escaped
 
 if TYPE_CHECKING:
-    from workbench.inspection.explain import DocExplain, Explanation
+    from workbench.session import DocExplain, Explanation
 
 
 @click.command("explain")
@@ -33,10 +33,9 @@ def explain_command(root: Path, query_id: str, doc_ids: tuple[str, ...], tier: s
     """Why DOC ranks where it does for QUERY: BM25 per query term (idf, tf, length norm, share), the dense best chunk and its
     cosine, the fusion's parts (each retriever's rank and RRF share), and what separates each DOC from the first. A DOC is
     a document's source id (its ID in the imported data, as `add-query --gold` takes) or its DocID."""
-    from workbench.project.load import load_project
-    from workbench.session.explain import explained, resolved_doc_ids
+    from workbench.session import explained, named_doc_ids
 
-    ids = resolved_doc_ids(load_project(root, queries_version), list(doc_ids))  # before any ranking is computed
+    ids = named_doc_ids(root, list(doc_ids), queries_version)  # before any ranking is computed
     sel = load_selection(root, tier or "all", query_id, queries_version)
     e = explained(sel, query_id, ids, system)
     if as_json:

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-
-from workbench.project.settings import access_k
 import msgspec
 
 from workbench.cli.common import PROJECT_ARG, QUERIES_OPT, QUERIES_VERSION, TIERS_OPT, console, load_selection, Table
 from workbench.display import MISSING, fmt
 from workbench.safe_text import as_text, markup_escaped
-from workbench.project.suggest import command
+
+if TYPE_CHECKING:
+    from workbench.session import DiagnosisView, EffectiveSize
 
 K_OPT = click.option("--k", type=click.IntRange(1, 1000), default=None, help="Cut-off K (default: `[retrievers] k`).")
 JSON_OPT = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
@@ -25,11 +26,8 @@ def _json(value) -> None:
     click.echo(json.dumps(msgspec.to_builtins(value), indent=1))
 
 
-def print_effective_sizes(project, tiers, collector=None, query_ids=None) -> None:
+def print_effective_sizes(sizes: "list[EffectiveSize]") -> None:
     """Per system and metric: up to which level it keeps `[insight] keep` of its smallest level's figure."""
-    from workbench.insight.effective_size import effective_sizes
-
-    sizes = [e for e in effective_sizes(project, tiers, collector, query_ids=query_ids) if e.levels]
     if not sizes:
         return
     keep = sizes[0].keep
@@ -46,25 +44,19 @@ def print_effective_sizes(project, tiers, collector=None, query_ids=None) -> Non
     console.print(table)
 
 
-def print_distractor_split(qv, root: Path) -> None:
+def print_distractor_split(view: "DiagnosisView") -> None:
     """USE-UNDER-DISTRACTORS per system: interference (D2), volume (D3), not split yet (D1)."""
-    from workbench.diagnosis.rules import DISTRACTOR_CAUSES
-
-    for spec in qv.systems:
-        mine = [v for v in qv.of(spec.name) if v.verdict == "USE-UNDER-DISTRACTORS"]
-        if mine:
-            parts = [f"{cause} {sum(v.rule == row for v in mine)} ({row})" for row, cause in DISTRACTOR_CAUSES.items()]
-            console.print(f"[bold]{markup_escaped(spec.name)}[/]: USE-UNDER-DISTRACTORS {len(mine)} = " + ", ".join(parts)
-                          + f", not split yet {sum(v.rule == 'D1' for v in mine)} (D1: no near-miss answer; "
-                          f"`{markup_escaped(command('run', root, task='nearmiss'))}`)", highlight=False)
+    for d in view.distractors:
+        parts = [f"{cause} {n} ({row})" for cause, n, row in d.causes]
+        console.print(f"[bold]{markup_escaped(d.system)}[/]: USE-UNDER-DISTRACTORS {d.total} = " + ", ".join(parts)
+                      + f", not split yet {d.not_split} (D1: no near-miss answer; "
+                      f"`{markup_escaped(d.command)}`)", highlight=False)
 
 
-def print_insight(project, tiers, qv, query_ids=None) -> None:
+def print_insight(view: "DiagnosisView") -> None:
     """What `diagnose` adds: the effective sizes, then the near-miss split per system."""
-    from workbench.diagnosis.verdicts import VerdictReader
-
-    print_effective_sizes(project, tiers, VerdictReader(project, qv.k), query_ids)
-    print_distractor_split(qv, project.root)
+    print_effective_sizes(view.effective_sizes)
+    print_distractor_split(view)
 
 
 @click.command("stealers")
@@ -79,26 +71,25 @@ def print_insight(project, tiers, qv, query_ids=None) -> None:
 def stealers_command(root: Path, tier_spec: str, queries: str, k: int | None, limit: int, one_query: str | None,
                      as_json: bool, queries_version: str) -> None:
     """The documents ranked above an outranked gold document, most frequent first, with their diff against it."""
-    from workbench.insight.stealers import top_stealers
-    from workbench.session.reading import stolen
+    from workbench.session import stealers_view
 
     sel = load_selection(root, tier_spec, one_query or queries, queries_version)
-    project, tiers, qids = sel
-    found = stolen(sel, k)
+    view = stealers_view(sel, k, limit, one_query=bool(one_query))
+    found = view.steals
     if one_query:
         if as_json:
             return _json(found)
-        table = Table(title=f"Steals of {markup_escaped(one_query)} (K={k or access_k(project)})", title_justify="left")
+        table = Table(title=f"Steals of {markup_escaped(one_query)} (K={view.k})", title_justify="left")
         for c in ("tier", "system", "gold (rank)", "stealer (rank)", "label", "score gap", "word overlap", "embedding sim"):
             table.add_column(c, no_wrap=True)
         for s in found:
             table.add_row(as_text(s.tier), as_text(s.system), gold_cell(s.gold, s.gold_rank),
                           f"{s.stealer} (#{s.stealer_rank})", s.kind, fmt(s.score_gap), fmt(s.overlap, 2), fmt(s.embedding_similarity, 2))
         return console.print(table)
-    top = top_stealers(project, found, limit)
+    top = view.stealers
     if as_json:
         return _json({"steals": len(found), "stealers": top})
-    console.print(f"{len(found)} steals over {len(tiers)} tier(s); the {len(top)} most frequent stealers "
+    console.print(f"{len(found)} steals over {len(sel.tiers)} tier(s); the {len(top)} most frequent stealers "
                   "(each counted once per (query, gold document) it outranks):", highlight=False)
     for n, st in enumerate(top, 1):
         print_stealer(n, st)
@@ -131,14 +122,14 @@ def print_stealer(n: int, s) -> None:
 @QUERIES_VERSION
 def unjudged_command(root: Path, tier_spec: str, queries: str, k: int | None, listing: bool, as_json: bool, queries_version: str) -> None:
     """Per system × tier: the share of the top K nobody judged, and those documents that contain the answer (likely missing gold)."""
-    from workbench.session.reading import unjudged_rows
+    from workbench.session import unjudged_view
 
     sel = load_selection(root, tier_spec, queries, queries_version)
-    project, tiers, qids = sel
-    rows = unjudged_rows(sel, k)
+    view = unjudged_view(sel, k)
+    rows = view.rows
     if as_json:
         return _json([{**msgspec.to_builtins(r), "share": r.share} for r in rows])
-    table = Table(title=f"Unjudged documents in the top K (queries {markup_escaped(project.queries_version)}): neither gold, "
+    table = Table(title=f"Unjudged documents in the top K (queries {markup_escaped(sel.project.queries_version)}): neither gold, "
                         "hard negative nor otherwise labelled", title_justify="left")
     for c in ("tier", "system", "queries", "top-K slots", "unjudged", "share", "answer-bearing"):
         table.add_column(c, justify="left" if c in ("tier", "system") else "right", no_wrap=True)
@@ -154,7 +145,7 @@ def unjudged_command(root: Path, tier_spec: str, queries: str, k: int | None, li
                 console.print(f"{markup_escaped(d.query_id)}: {d.doc_id} {markup_escaped(d.title)} "
                               f"({markup_escaped(r.system)} #{d.rank} at {markup_escaped(r.tier)}){mark}", highlight=False)
     if seen:
-        console.print(f"[dim]label them in the TUI (`{markup_escaped(command('open', root))}`, the query's inspector: G / H / N)[/]",
+        console.print(f"[dim]label them in the TUI (`{markup_escaped(view.label_command)}`, the query's inspector: G / H / N)[/]",
                       highlight=False)
 
 
@@ -166,16 +157,16 @@ def unjudged_command(root: Path, tier_spec: str, queries: str, k: int | None, li
 @QUERIES_VERSION
 def positions_command(root: Path, tier_spec: str, queries: str, as_json: bool, queries_version: str) -> None:
     """Long-context localization recall and answer correctness by the gold's depth in the input (deciles), from stored runs."""
-    from workbench.insight.position import position_tables
+    from workbench.session import positions_view
 
     # long-context runs only: no retriever's ranking is read
-    project, tiers, qids = load_selection(root, tier_spec, queries, queries_version, rankings=False)
-    tables = position_tables(project, tiers, query_ids=qids)
+    view = positions_view(load_selection(root, tier_spec, queries, queries_version, rankings=False))
+    tables = view.tables
     if as_json:
         return _json([{**msgspec.to_builtins(t), "cells": [{**msgspec.to_builtins(c), "recall": c.recall, "correct": c.correct}
                                                            for c in t.cells]} for t in tables])
     if not tables:
-        console.print(f"no stored long-context run on these tiers: `{markup_escaped(command('run', root, task='localize,qa'))}`",
+        console.print(f"no stored long-context run on these tiers: `{markup_escaped(view.run_command)}`",
                       highlight=False)
     for t in tables:
         console.print(position_table(t))

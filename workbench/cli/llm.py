@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from workbench.cli.common import EXISTING_PROJECT_ARG, QUERIES_VERSION, err_console, wide_console, Table
 from workbench.display import MISSING, fmt
-from workbench.names import TASKS
 from workbench.safe_text import as_text, markup_escaped
+from workbench.session import TASKS
+
+if TYPE_CHECKING:
+    from workbench.session import RunSummary
 
 
 @click.command("run")
@@ -37,7 +41,7 @@ def run_command(root: Path, model_name, tasks, tiers, queries, variant, k, retri
     With --queries-version, the version's queries are run; oracle and rag (whose context comes from
     the labels) are stored apart for that version and never replace the original's."""
     from workbench.progress import stage_progress
-    from workbench.session.runs import plan_run, run_models
+    from workbench.session import plan_run, run_models
 
     task_list = [t.strip() for spec in tasks for t in spec.split(",") if t.strip()]
     bad = [t for t in task_list if t not in TASKS]
@@ -60,7 +64,9 @@ def run_command(root: Path, model_name, tasks, tiers, queries, variant, k, retri
     wall = time.perf_counter() - started
     if done.calibration is not None:
         err_console.print(as_text(done.calibration, "green" if done.calibrated else "yellow"))
-    _print_summary(plan.project, done.runs, plan.tiers)
+    from workbench.session import run_summary
+
+    _print_summary(run_summary(plan.project, done.runs, plan.tiers))
     for note in done.invalidated:  # an edit that really changed a prompt: said, never silent
         err_console.print(f"[yellow]{markup_escaped(note, one_line=True)}[/]", highlight=False, soft_wrap=True)
     err_console.print(f"wall time {wall:.1f} s; model calls {done.calls} (cache hits {done.cache_hits}, failed {done.failures})")
@@ -73,44 +79,33 @@ def run_command(root: Path, model_name, tasks, tiers, queries, variant, k, retri
         raise SystemExit(1)
 
 
-def _print_summary(project, runs, tiers) -> None:
+def _print_summary(summary: "RunSummary") -> None:
     """The runs just made. A QA-type row shows the figures `eval` shows for the same tier and system
     (llm/figures.py use_rows: every stored answer the verdicts count, the judge's calibration
-    marked "*"), so the two tables never disagree; the latency and token columns are this run's calls."""
-    from workbench.llm.figures import call_figures, localize_figures, use_rows
-    from workbench.access.metrics import query_access, summarize
-
-    counted = use_rows(project, [t for t in tiers if t.name in {r.tier for r in runs}])
-    distrusted = False
+    marked "*"), so the two tables never disagree; the latency and token columns are this run's calls
+    (session/runs.py run_summary)."""
     table = Table(title="Model runs (SR/FR at the K asked for; QA: mean median judge score 0–5 over every stored answer, "
                         "as `eval` shows it; p50s–fail: this run's calls)", title_justify="left")
     for col in ("tier", "system", "fits", "R@1", "SR@K", "FR@K", "QA", "n", "jfail", "refus", "EM", "cont", "F1", "p50s", "p95s", "ptok", "fail"):
         table.add_column(col, justify="left" if col in ("tier", "system") else "right", no_wrap=col in ("tier", "system", "fits"))
-    for r in runs:
+    for row in summary.rows:
+        r, c = row.run, row.calls
         if not r.fits:
             table.add_row(as_text(r.tier), as_text(r.system), f"no ({r.input_tokens}>{r.budget_tokens})", *[MISSING] * 14)
             continue
-        c = call_figures(r)
-        if TASKS[r.task].localizes:
-            per = [query_access(x.query_id, x.doc_ids, project.query(x.query_id).gold_doc_ids, r.k) for x in r.localize]
-            s = summarize(per, r.k) if per else None
-            lf = localize_figures(r)
+        calls = (fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
+        if row.localizes:
+            s = row.access
             table.add_row(as_text(r.tier), as_text(r.system), "yes", fmt(s.r_at_1 if s else None), fmt(s.sr_at_k if s else None),
-                          fmt(s.fr_at_k if s else None), MISSING, fmt(lf["n"]), MISSING, MISSING, MISSING, MISSING, MISSING,
-                          fmt(c["p50_s"], 2), fmt(c["p95_s"], 2), fmt(c["prompt_tokens"]), fmt(c["failures"]))
+                          fmt(s.fr_at_k if s else None), MISSING, fmt(row.localized), MISSING, MISSING, MISSING, MISSING, MISSING, *calls)
+        elif (u := row.use) is None:  # nothing of it counted (every answer failed): this run's own call figures only
+            table.add_row(as_text(r.tier), as_text(r.system), "yes", *[MISSING] * 10, *calls)
         else:
-            u = counted.get(r.tier, {}).get(r.system)
-            if u is None:  # nothing of it counted (every answer failed): this run's own call figures only
-                table.add_row(as_text(r.tier), as_text(r.system), "yes", *[MISSING] * 10, fmt(c["p50_s"], 2), fmt(c["p95_s"], 2),
-                              fmt(c["prompt_tokens"]), fmt(c["failures"]))
-                continue
-            distrusted = distrusted or u.distrusted
             qa = fmt(u.QA, 2) + ("*" if u.distrusted and u.QA is not None else "")
             table.add_row(as_text(r.tier), as_text(r.system), "yes", MISSING, MISSING, MISSING, qa, fmt(u.n), fmt(u.judge_failures),
-                          fmt(u.refusals), fmt(u.EM, 2), fmt(u.contains, 2), fmt(u.F1, 2), fmt(c["p50_s"], 2), fmt(c["p95_s"], 2),
-                          fmt(c["prompt_tokens"]), fmt(c["failures"]))
+                          fmt(u.refusals), fmt(u.EM, 2), fmt(u.contains, 2), fmt(u.F1, 2), *calls)
     wide_console.print(table)
-    if distrusted:
+    if summary.distrusted:
         wide_console.print("* scored by a judge that failed its calibration: read EM / contains / F1 instead", highlight=False)
 
 
@@ -121,7 +116,7 @@ def _print_summary(project, runs, tiers) -> None:
 @click.option("--n-threads", type=click.IntRange(1, 256), default=None, help="CPU threads (default: all cores, up to 8).")
 def serve_command(host, port, n_ctx, n_threads):
     """Serve the embedded SmolLM2 model (OpenAI-compatible /v1) in the foreground until Ctrl-C."""
-    from workbench.llm.server import serve_foreground
+    from workbench.session import serve_model
 
-    code = serve_foreground(host=host, port=port or None, n_ctx=n_ctx, n_threads=n_threads, echo=lambda s: err_console.print(as_text(s)))
+    code = serve_model(host, port or None, n_ctx, n_threads, echo=lambda s: err_console.print(as_text(s)))
     raise SystemExit(code)

@@ -21,15 +21,12 @@ def rerank_command(root: Path, systems: tuple[str, ...], tier_spec: str, k: int 
 
     Scores are cached by (reranker, query, document content): a bigger tier reuses a smaller one's,
     and an interrupted rerank resumes where it stopped."""
-    from workbench.access.ladder import ensure_tiers, select_tiers
     from workbench.cli.access import print_eval
     from workbench.cli.project import ensure_indexes
     from workbench.progress import stage_progress
-    from workbench.project.load import load_project
-    from workbench.session.fixes import rerank
+    from workbench.session import fix_selection, rerank
 
-    project = load_project(root)
-    tiers = select_tiers(ensure_tiers(project), tier_spec)
+    project, tiers, _ = fix_selection(root, tier_spec)
     ensure_indexes(project, tiers)
     with stage_progress(err_console, unit="queries") as progress:
         done = rerank(project, tiers, list(systems), k, progress)

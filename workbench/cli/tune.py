@@ -34,15 +34,11 @@ def tune_command(root: Path, tier_spec: str, train_share: float, split_seed: int
 
     A finished training is kept (a rerun with the same settings goes straight to indexing) and the
     tuned chunk vectors are cached: an interrupted tune resumes."""
-    from workbench.access.ladder import ensure_tiers, select_tiers
     from workbench.cli.project import ensure_indexes
     from workbench.progress import stage_progress
-    from workbench.project.load import load_project
-    from workbench.session.fixes import tune
-    from workbench.tune.train import TuneOptions
+    from workbench.session import TuneOptions, fix_selection, tune
 
-    project = load_project(root)
-    tiers = select_tiers(ensure_tiers(project), tier_spec)
+    project, tiers, _ = fix_selection(root, tier_spec)
     ensure_indexes(project, tiers)
     options = TuneOptions(train_share, split_seed, epochs, batch_size, negatives_per_gold=negatives,
                           max_seq_length=max_seq_length)
@@ -60,6 +56,6 @@ def tune_command(root: Path, tier_spec: str, train_share: float, split_seed: int
                 f"p = {fmt(t.p_value, 4)}")
         console.print(markup_escaped(line), highlight=False)
         if c.movement is not None:
-            from workbench.inspection.movement import movement_line
+            from workbench.session import movement_line
 
             console.print("  " + markup_escaped(movement_line(c.movement.counts, tuned)), highlight=False)

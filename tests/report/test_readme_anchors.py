@@ -1,8 +1,9 @@
 """Every README section the code points a user to exists (issue 40: the rerank error named a
 section "Rerankers" that the README does not have). A citation is `README: Section` or
-`README "Section"` in any module of workbench/, screens/ or index/; the section is a README
-heading that starts with those words. A backticked citation (`README: \\`eval --json\\``) names text
-the README must hold."""
+`README "Section"` in any module of workbench/, screens/ or index/; the section is a heading of
+the documentation — README.md or a page of the site under docs/ (issue 41 moved the manual there,
+each old README section a page of the same heading) — that starts with those words. A backticked
+citation (`README: \\`eval --json\\``) names text the documentation must hold."""
 
 from __future__ import annotations
 
@@ -22,15 +23,25 @@ def citations() -> list[tuple[str, int, str]]:
     return out
 
 
+def pages() -> list[Path]:
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
 def headings() -> list[str]:
-    return [line.lstrip("#").strip() for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
-            if line.startswith("#") and not line.startswith("#!")]
+    out, fenced = [], False
+    for page in pages():
+        for line in page.read_text(encoding="utf-8").splitlines():
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+            elif not fenced and line.startswith("#") and not line.startswith("#!"):
+                out.append(line.lstrip("#").strip())
+    return out
 
 
 def test_every_readme_section_the_code_cites_exists():
     found = citations()
     assert any(name == "Trying a fix" for _, _, name in found)  # the scan sees the citations it must check
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = "\n".join(page.read_text(encoding="utf-8") for page in pages())
     heads = [h.lower() for h in headings()]
     missing = []
     for where, line, name in found:

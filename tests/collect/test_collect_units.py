@@ -269,3 +269,48 @@ def test_traces_the_import_cannot_read_are_counted_not_retried(tmp_path):
         c.stop()
     assert s.traces_not_understood == 1 and s.pending_traces == 0 and fake.calls == [["a"]]
     assert "no trace with a retriever or LLM span was understood" in s.last_error
+
+
+def test_protobuf_read_straight_into_spans_equals_the_json_reading_on_edge_values():
+    """proto_spans (the receiver's fast path) against the OTLP JSON reader on what the SDK rarely
+    makes: nested kv-lists and arrays past the nesting bound, bytes, non-finite doubles, empty
+    values, missing and all-zero ids (skipped the same way, with the same words)."""
+    from pathlib import Path
+
+    import msgspec
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+    from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+
+    from workbench.triage.live.decode import MAX_NESTING, proto_document, proto_spans
+    from workbench.triage.traces.otlp import read_otlp
+
+    def nested(depth: int) -> AnyValue:
+        v = AnyValue(string_value="bottom")
+        for i in range(depth):
+            v = AnyValue(kvlist_value={"values": [KeyValue(key=f"k{i}", value=v)]}) if i % 2 else \
+                AnyValue(array_value={"values": [v, AnyValue(int_value=i)]})
+        return v
+
+    request = ExportTraceServiceRequest()
+    spans = request.resource_spans.add().scope_spans.add().spans
+    good = spans.add(trace_id=bytes(range(1, 17)), span_id=bytes(range(1, 9)), name="r", start_time_unix_nano=5)
+    for key, value in [("deep", nested(MAX_NESTING + 4)), ("ok", nested(3)), ("b", AnyValue(bytes_value=b"\x00\xff")),
+                       ("nan", AnyValue(double_value=float("nan"))), ("inf", AnyValue(double_value=float("inf"))),
+                       ("d", AnyValue(double_value=-0.5)), ("empty", AnyValue()), ("t", AnyValue(bool_value=False)),
+                       ("dup", AnyValue(int_value=1)), ("dup", AnyValue(int_value=2))]:
+        good.attributes.append(KeyValue(key=key, value=value))
+    good.events.add(name="gen_ai.content.completion").attributes.append(KeyValue(key="gen_ai.completion", value=AnyValue(string_value="c")))
+    spans.add(trace_id=b"", span_id=bytes(range(1, 9)), name="no trace")
+    spans.add(trace_id=bytes(range(1, 17)), span_id=bytes(8), name="zero span")
+    spans.add(trace_id=bytes(range(1, 17)), span_id=bytes(range(2, 10)), parent_span_id=bytes(range(1, 9)), name="child")
+
+    mine_skipped: list = []
+    mine = proto_spans(request, "req", mine_skipped)
+    problems: list = []
+    theirs_skipped: list = []
+    theirs = read_otlp(Path("req"), msgspec.json.encode(proto_document(request)), problems, theirs_skipped)
+    assert not problems
+    assert len(mine) == 2 and len(mine_skipped) == 2
+    assert msgspec.json.encode(mine) == msgspec.json.encode(theirs)  # NaN-safe equality, key order included
+    assert mine_skipped == theirs_skipped
+    assert mine[0].attributes["gen_ai.completion"] == "c" and mine[0].attributes["nan"] is None

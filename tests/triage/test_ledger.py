@@ -180,3 +180,69 @@ def test_diagnose_after_a_live_import_reads_the_new_ranking(evaluated_copy, tmp_
     assert {q: read[q] for q in read} == want
     stored = RunStore(project).load("run:live", full.name)  # stored again, from the ledger
     assert {r.query_id: [h.doc_id for h in r.hits] for r in stored.rankings} == want
+
+
+def read_only(folder: Path) -> None:
+    """The folder read-only as a mount makes it (root ignores file modes): a read-only bind mount."""
+    import os
+    import subprocess
+
+    import pytest
+
+    if os.geteuid() != 0:
+        for p in [folder, *folder.iterdir()]:
+            p.chmod(0o555 if p.is_dir() else 0o444)
+        return
+    if subprocess.run(["mount", "--bind", str(folder), str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("cannot bind-mount here: the read-only reading is covered where mounts are allowed (CI runs as root)")
+    subprocess.run(["mount", "-o", "remount,ro,bind", str(folder)], check=True)
+
+
+def writable(folder: Path) -> None:
+    import os
+    import subprocess
+
+    if os.geteuid() != 0:
+        for p in [folder, *folder.iterdir()]:
+            p.chmod(0o755 if p.is_dir() else 0o644)
+    else:
+        subprocess.run(["umount", "-l", str(folder)], check=True)  # lazily: a file still open does not hold it
+
+
+def test_a_ledger_of_before_the_view_index_reads_the_same_writable_or_not(evaluated_copy, tmp_path):
+    """The view's index (the `latest` table: per query and slot, the row that fills it) is built once
+    for a ledger written before it — in a read-only project, for the reading connection only — and
+    the view, the batch's latest rows and the served queries read exactly as the index-less rows say."""
+    from workbench.session.production import import_traces
+    from workbench.triage import ledger
+
+    queries = load_project(evaluated_copy).queries
+    import_traces(evaluated_copy, str(write_traces(evaluated_copy, tmp_path / "a.jsonl", queries[:5], with_ids=True)), "prod",
+                  judge=False)
+    import_traces(evaluated_copy, str(write_traces(evaluated_copy, tmp_path / "b.jsonl", queries[3:8], with_ids=True,
+                                                   rerank=False)), "prod", judge=False)  # 3, 4 served again: the later rows
+    project = load_project(evaluated_copy)
+
+    def read() -> tuple:
+        ledger._VIEWS.clear()
+        v = ledger.view(project, "prod")
+        flat = {(slot, part, q): row.id for slot, parts in v.slots.items() for part, qs in parts.items() for q, row in qs.items()}
+        latest = {k: r.id for k, r in ledger.latest_rows(project, "prod", [q.query_id for q in queries[:8]]).items()}
+        return flat, latest, ledger.served_ids(project, "prod")
+
+    before = read()
+    assert before[1][(queries[3].query_id, "ranking")] > before[1][(queries[0].query_id, "ranking")]
+    with sqlite3.connect(ledger_file(evaluated_copy)) as db:  # as a release before the index wrote it
+        db.execute("DROP TABLE latest")
+        db.execute("DELETE FROM meta WHERE key = 'latest'")
+    state = evaluated_copy / ".workbench"
+    read_only(state)
+    try:
+        assert read() == before  # read-only: built for the connection, nothing written
+    finally:
+        writable(state)
+    with sqlite3.connect(ledger_file(evaluated_copy)) as db:
+        assert not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'latest'").fetchone()
+    assert read() == before  # writable: built once, kept
+    with sqlite3.connect(ledger_file(evaluated_copy)) as db:
+        assert db.execute("SELECT value FROM meta WHERE key = 'latest'").fetchone() == ("1",)

@@ -441,10 +441,11 @@ def document_problems(documents: list[tuple[int, Document]], doc_file: str) -> t
 
 
 def query_problems(queries: list[tuple[int, Query]], query_file: str, known: Container[int],
-                   docs_complete: bool = True) -> list[Problem]:
-    """The queries' checks; their gold and negative DocIDs against ``known`` (the corpus's DocIDs)."""
+                   docs_complete: bool = True, seen_q: dict[str, int] | None = None) -> list[Problem]:
+    """The queries' checks; their gold and negative DocIDs against ``known`` (the corpus's DocIDs).
+    ``seen_q``: query id → line of the queries checked before these (updated in place)."""
     problems: list[Problem] = []
-    seen_q: dict[str, int] = {}
+    seen_q = {} if seen_q is None else seen_q
     for lineno, q in queries:
         if q.query_id in seen_q:
             problems.append(Problem(query_file, lineno, "query_id", f"duplicate query_id {q.query_id!r} (first on line {seen_q[q.query_id]})"))

@@ -9,8 +9,12 @@ its queries and stored runs cost, not what the corpus does."""
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 from pathlib import Path
+from typing import Container
+
+import msgspec
 
 from workbench.fsutil import remove_leftovers, sha256_bytes
 from workbench.project.corpus_store import (
@@ -37,12 +41,13 @@ def read_records(doc_path: Path, query_path: Path) -> tuple[list[tuple[int, Docu
     return docs, queries
 
 
-def _corpus_hash(doc_bytes: bytes, query_bytes: bytes) -> str:
-    """Project.corpus_hash() of these bytes (without concatenating them)."""
+def _hasher(doc_bytes: bytes, query_bytes: bytes) -> "hashlib._Hash":
+    """Project.corpus_hash()'s state over these bytes (without concatenating them): a queries file
+    grown by appended lines extends it."""
     h = hashlib.sha256(doc_bytes)
     h.update(b"\0")
     h.update(query_bytes)
-    return h.hexdigest()
+    return h
 
 
 def _read_validated(root: Path, config: ProjectConfig) -> Project:
@@ -70,13 +75,78 @@ def _read_validated(root: Path, config: ProjectConfig) -> Project:
     if problems:
         raise ProjectError(problems)
     documents = {d.doc_id: d for _, d in docs}
+    hasher = _hasher(doc_bytes, query_bytes)
     project = Project(root=root, config=config, documents=documents, queries=[q for _, q in queries],
-                      _corpus_hash=_corpus_hash(doc_bytes, query_bytes), _documents_hash=sha256_bytes(doc_bytes),
+                      _corpus_hash=hasher.hexdigest(), _documents_hash=sha256_bytes(doc_bytes),
                       _domains=domains_of(documents))
+    seen: dict[str, int] = {}
+    for n, q in queries:
+        seen.setdefault(q.query_id, n)
+    _PARSED[str(query_path)] = _ParsedQueries(query_bytes, queries, seen, project.documents_hash(), hasher)
     assert doc_stamp is not None and query_stamp is not None
     write_record(project.state_dir, CorpusRecord(FORMAT, doc_stamp, query_stamp, project.documents_hash(),
                                                  project.corpus_hash(), len(documents), project.domains), Spans.from_file_order(spans))
     return project
+
+
+class _ParsedQueries:
+    """queries.jsonl as this process last parsed and checked it. A later load of the same file grown
+    by lines appended at its end (add-query; a live collection adding production's queries, batch
+    after batch) parses and checks only those lines, and hashes only them into the corpus hash: a
+    batch costs its own queries, not every query of the project again. Any other change (an edit, a
+    rewrite, another corpus) parses the file whole."""
+
+    __slots__ = ("raw", "lines", "queries", "seen", "documents_hash", "hasher")
+
+    def __init__(self, raw: bytes, queries: list[tuple[int, Query]], seen: dict[str, int], documents_hash: str,
+                 hasher: "hashlib._Hash | None") -> None:
+        self.raw, self.lines, self.queries, self.seen = raw, raw.count(b"\n"), queries, seen
+        self.documents_hash, self.hasher = documents_hash, hasher
+
+    def grown_by(self, raw: bytes, documents_hash: str) -> bytes | None:
+        """The lines appended since, or None when the file changed otherwise."""
+        if (documents_hash != self.documents_hash or not self.raw.endswith(b"\n") or len(raw) < len(self.raw)
+                or not raw.startswith(self.raw)):
+            return None
+        tail = raw[len(self.raw):]
+        return None if tail.startswith(codecs.BOM_UTF8) else tail
+
+
+_PARSED: dict[str, _ParsedQueries] = {}
+
+
+def _parse_queries(query_path: Path, raw: bytes, changed: bool, documents: Container[int], documents_hash: str,
+                   problems: list[Problem]) -> tuple[list[tuple[int, Query]], "hashlib._Hash | None"]:
+    """(line, query) of every query; checked against the corpus when ``changed`` (the file is not the
+    one last recorded); and the corpus hash's state over the file, when this process knows it."""
+    key = str(query_path)
+    cached = _PARSED.get(key)
+    tail = cached.grown_by(raw, documents_hash) if cached is not None else None
+    if cached is not None and tail is not None:
+        found: list[Problem] = []
+        new = [(n + cached.lines, q) for n, _, _, q in iter_jsonl_spans(tail, key, Query, found)]
+        found = [msgspec.structs.replace(p, line=p.line + cached.lines) if p.line is not None else p for p in found]
+        seen = dict(cached.seen)
+        if changed:
+            found += query_problems(new, key, documents, seen_q=seen)
+        problems.extend(found)
+        queries = cached.queries + new
+        hasher = None
+        if cached.hasher is not None:
+            hasher = cached.hasher.copy()
+            hasher.update(tail)
+    else:
+        queries = [(n, q) for n, _, _, q in iter_jsonl_spans(raw, key, Query, problems)]
+        seen = {}
+        if changed:
+            problems.extend(query_problems(queries, key, documents, seen_q=seen))
+        else:
+            for n, q in queries:
+                seen.setdefault(q.query_id, n)
+        hasher = None
+    if not problems:
+        _PARSED[key] = _ParsedQueries(raw, queries, seen, documents_hash, hasher)
+    return queries, hasher
 
 
 def _read_trusted(root: Path, config: ProjectConfig) -> Project | None:
@@ -96,15 +166,16 @@ def _read_trusted(root: Path, config: ProjectConfig) -> Project | None:
     except OSError as exc:
         raise ProjectError([Problem(str(query_path), None, None, f"cannot read: {exc.strerror or exc}")]) from None
     problems: list[Problem] = []
-    queries = [(n, q) for n, _, _, q in iter_jsonl_spans(query_bytes, str(query_path), Query, problems)]
+    changed = query_stamp != record.queries  # queries edited or imported: checked, hashed with the corpus
+    queries, hasher = _parse_queries(query_path, query_bytes, changed, documents, record.documents_hash, problems)
     corpus_hash = record.corpus_hash
-    if query_stamp != record.queries:  # queries edited or imported: checked, hashed with the corpus
-        problems.extend(query_problems(queries, str(query_path), documents))
-        if not problems:
-            doc_bytes, _ = read_whole(doc_path)
-            corpus_hash = _corpus_hash(doc_bytes, query_bytes)
-            write_record(state_dir, CorpusRecord(FORMAT, record.documents, query_stamp, record.documents_hash, corpus_hash,
-                                                 record.n_docs, record.domains), None)
+    if changed and not problems:
+        if hasher is None:
+            hasher = _hasher(read_whole(doc_path)[0], query_bytes)
+            _PARSED[str(query_path)].hasher = hasher
+        corpus_hash = hasher.hexdigest()
+        write_record(state_dir, CorpusRecord(FORMAT, record.documents, query_stamp, record.documents_hash, corpus_hash,
+                                             record.n_docs, record.domains), None)
     if problems:
         raise ProjectError(problems)
     return Project(root=root, config=config, documents=documents, queries=[q for _, q in queries],

@@ -156,6 +156,13 @@ class Added(msgspec.Struct, frozen=True):
 # ------------------------------------------------------------------ opening
 
 
+# The view's index: per (name, part, query, slot), the row that fills it now — kept in the batch's own
+# transaction, so a batch reads and updates the queries it touches, never every row of a query (a
+# query production served 1,000 times costs what one served once).
+LATEST_TABLE = ("CREATE TABLE IF NOT EXISTS {table} (name TEXT NOT NULL, part TEXT NOT NULL, query_id TEXT NOT NULL, "
+                "slot TEXT NOT NULL, entry_id INTEGER NOT NULL, door TEXT NOT NULL, source TEXT NOT NULL, "
+                "PRIMARY KEY (name, query_id, part, slot)) WITHOUT ROWID")
+
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS entries (id INTEGER PRIMARY KEY, name TEXT NOT NULL, door TEXT NOT NULL, "
     "part TEXT NOT NULL, query_id TEXT NOT NULL, source TEXT NOT NULL, added_at REAL NOT NULL, sha TEXT NOT NULL, "
@@ -165,6 +172,7 @@ _SCHEMA = (
     "source TEXT NOT NULL, part TEXT NOT NULL, added_at REAL NOT NULL, info BLOB NOT NULL, "
     "UNIQUE (name, door, source, part, info))",
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    LATEST_TABLE.format(table="latest"),  # filled and marked by _ensure_latest (a ledger of before has rows to read in)
 )
 
 
@@ -208,7 +216,39 @@ def _connect(path: Path, root: Path, create: bool) -> sqlite3.Connection | None:
         db.close()
         raise LedgerError(f"{path}: not a ledger of this release (schema {version[0] if version else 'none'}, "
                           f"expected {SCHEMA_VERSION})")
+    try:
+        _ensure_latest(db)
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise LedgerError(f"{path}: {exc}") from None
     return db
+
+
+def _ensure_latest(db: sqlite3.Connection) -> None:
+    """A ledger written before the view's index had one: built once from its rows (in a read-only
+    project, for this connection only)."""
+    if db.execute("SELECT 1 FROM meta WHERE key = 'latest'").fetchone():
+        return
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        if not db.execute("SELECT 1 FROM meta WHERE key = 'latest'").fetchone():
+            db.execute(LATEST_TABLE.format(table="latest"))
+            _fill_latest(db, "latest")
+            db.execute("INSERT INTO meta VALUES ('latest', '1')")
+        db.execute("COMMIT")
+    except sqlite3.OperationalError as exc:
+        _rollback(db)
+        if "readonly" not in str(exc).replace("-", "").replace(" ", ""):
+            raise
+        db.execute(LATEST_TABLE.format(table="temp.latest"))
+        _fill_latest(db, "temp.latest")
+
+
+def _fill_latest(db: sqlite3.Connection, table: str) -> None:
+    rows = db.execute("SELECT id, name, part, query_id, door, source, slots FROM entries ORDER BY id").fetchall()
+    db.executemany(f"INSERT OR REPLACE INTO {table} VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   [(name, part, qid, slot, rid, door, source) for rid, name, part, qid, door, source, slots in rows
+                    for slot in slots.split()])
 
 
 # ------------------------------------------------------------------ writing
@@ -242,6 +282,8 @@ def add(project: Project, name: str, rows: list[NewRow], info: list[tuple[Door, 
                 kept += 1
                 continue
             added += 1
+            db.executemany("INSERT OR REPLACE INTO latest VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           [(name, r.part, r.entry.query_id, slot, cur.lastrowid, r.door, r.source) for slot in r.entry.slots()])
             for slot in r.entry.slots():
                 old = before.get((r.entry.query_id, r.part, slot))
                 if old is not None and old != new:
@@ -282,11 +324,10 @@ def _latest_doors(db: sqlite3.Connection, name: str, query_ids: list[str]) -> di
     out: dict[tuple[str, str, str], tuple[str, str]] = {}
     for i in range(0, len(query_ids), 500):
         part = query_ids[i:i + 500]
-        for door, source, tier_part, qid, slots in db.execute(
-                f"SELECT door, source, part, query_id, slots FROM entries WHERE name = ? AND query_id IN ({','.join('?' * len(part))}) "
-                "ORDER BY id", [name, *part]):
-            for slot in slots.split():
-                out[(qid, tier_part, slot)] = (door, source)
+        for door, source, tier_part, qid, slot in db.execute(
+                f"SELECT door, source, part, query_id, slot FROM latest WHERE name = ? AND query_id IN ({','.join('?' * len(part))})",
+                [name, *part]):
+            out[(qid, tier_part, slot)] = (door, source)
     return out
 
 
@@ -350,23 +391,30 @@ def view(project: Project, name: str) -> RunView:
     if db is None:
         return RunView(name, 0)
     try:
-        newest = int(db.execute("SELECT COALESCE(MAX(id), 0) FROM entries WHERE name = ?", (name,)).fetchone()[0])
+        newest = int(db.execute("SELECT COALESCE(MAX(entry_id), 0) FROM latest WHERE name = ?", (name,)).fetchone()[0])
         with _VIEWS_LOCK:
             hit = _VIEWS.get(key)
         if hit is not None and hit.last_id == newest:
             return hit
-        # rows are only ever added: a view read before is brought up to date with the rows added since
-        since = hit.last_id if hit is not None and hit.last_id < newest else 0
-        out = RunView(name, newest, {slot: {part: dict(rows) for part, rows in parts.items()} for slot, parts in hit.slots.items()}
-                      if hit is not None and since else {})
         dec = msgspec.json.Decoder(Entry)
-        for rid, door, part, source, at, body in db.execute(
-                "SELECT id, door, part, source, added_at, body FROM entries WHERE name = ? AND id > ? AND id <= ? ORDER BY id",
-                (name, since, newest)):
-            entry = dec.decode(body)
-            row = Row(rid, door, part, source, at, entry)
-            for slot in entry.slots():
-                out.slots.setdefault(slot, {}).setdefault(part, {})[entry.query_id] = row
+        if hit is not None and hit.last_id < newest:
+            # rows are only ever added: a view read before is brought up to date with the rows added since
+            out = RunView(name, newest, {slot: {part: dict(rows) for part, rows in parts.items()} for slot, parts in hit.slots.items()})
+            for rid, door, part, source, at, body in db.execute(
+                    "SELECT id, door, part, source, added_at, body FROM entries WHERE id > ? AND id <= ? AND name = ? ORDER BY id",
+                    (hit.last_id, newest, name)):
+                entry = dec.decode(body)
+                row = Row(rid, door, part, source, at, entry)
+                for slot in entry.slots():
+                    out.slots.setdefault(slot, {}).setdefault(part, {})[entry.query_id] = row
+        else:  # read afresh: only the rows that fill a slot now, each decoded once
+            out = RunView(name, newest)
+            rows: dict[int, Row] = {}
+            for rid, door, part, source, at, body, slot in db.execute(
+                    "SELECT e.id, e.door, e.part, e.source, e.added_at, e.body, l.slot FROM latest l "
+                    "JOIN entries e ON e.id = l.entry_id WHERE l.name = ?", (name,)):
+                row = rows.get(rid) or rows.setdefault(rid, Row(rid, door, part, source, at, dec.decode(body)))
+                out.slots.setdefault(slot, {}).setdefault(part, {})[row.entry.query_id] = row
         idec = msgspec.json.Decoder(ImportInfo)
         out.imports = [(d, s, p, at, idec.decode(i)) for d, s, p, at, i in
                        db.execute("SELECT door, source, part, added_at, info FROM imports WHERE name = ? ORDER BY id", (name,))]
@@ -381,8 +429,7 @@ def view(project: Project, name: str) -> RunView:
 
 def served_ids(project: Project, name: str) -> set[str]:
     """The queries run:NAME has a ranking for (known or not), read without decoding a row."""
-    return set(_select(project, "SELECT DISTINCT query_id FROM entries WHERE name = ? AND ' ' || slots || ' ' LIKE '% ranking %'",
-                       (name,)))
+    return set(_select(project, "SELECT DISTINCT query_id FROM latest WHERE name = ? AND slot = 'ranking'", (name,)))
 
 
 def latest_rows(project: Project, name: str, query_ids: list[str]) -> dict[tuple[str, str], Row]:
@@ -395,13 +442,11 @@ def latest_rows(project: Project, name: str, query_ids: list[str]) -> dict[tuple
     try:
         for i in range(0, len(query_ids), 500):
             part = query_ids[i:i + 500]
-            for rid, door, tier_part, source, at, body in db.execute(
-                    "SELECT id, door, part, source, added_at, body FROM entries WHERE name = ? "
-                    f"AND query_id IN ({','.join('?' * len(part))}) ORDER BY id", [name, *part]):
+            for rid, door, source, at, body, slot in db.execute(
+                    "SELECT e.id, e.door, e.source, e.added_at, e.body, l.slot FROM latest l JOIN entries e ON e.id = l.entry_id "
+                    f"WHERE l.name = ? AND l.part = ? AND l.query_id IN ({','.join('?' * len(part))})", [name, ALL_TIERS, *part]):
                 entry = dec.decode(body)
-                for slot in entry.slots():
-                    if tier_part == ALL_TIERS:
-                        out[(entry.query_id, slot)] = Row(rid, door, tier_part, source, at, entry)
+                out[(entry.query_id, slot)] = Row(rid, door, ALL_TIERS, source, at, entry)
     except sqlite3.DatabaseError as exc:
         raise LedgerError(f"{ledger_path(project)}: {exc}") from None
     finally:

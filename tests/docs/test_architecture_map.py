@@ -1,0 +1,80 @@
+"""docs/ARCHITECTURE.md's two maps stay true (issue 41: a newcomer's one guess finds the file):
+the feature → package table names modules that exist and every module of each package it describes,
+and the command → file table gives every command the file that defines it."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+
+import click
+
+from support.paths import REPO
+
+TEXT = (REPO / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+PROSE_ROWS = {"workbench/cli", "workbench/session", "screens", "workbench"}  # described in sections of their own
+
+
+def rows(heading: str) -> list[list[str]]:
+    section = TEXT[TEXT.index(heading):]
+    section = section[:section.index("\n## ", 1)]
+    return [[c.strip() for c in line.strip().strip("|").split("|")] for line in section.splitlines()
+            if line.startswith("| ") and not line.startswith("| ---")][1:]
+
+
+def top_level_items(text: str) -> list[str]:
+    """`a, b (x, y), c + d` -> a, b (x, y), c, d: commas and `+` outside parentheses separate."""
+    items, depth, current = [], 0, ""
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if ch in ",+" and depth == 0:
+            items.append(current)
+            current = ""
+        else:
+            current += ch
+    return [i.strip() for i in [*items, current] if i.strip()]
+
+
+def test_the_feature_table_names_every_module_of_each_package_and_no_other():
+    checked, wrong = 0, []
+    for feature, package, what in rows("## Feature → package"):
+        folder = REPO / re.findall(r"`([^`]+)`", package)[0]
+        if not folder.exists():
+            wrong.append(f"{feature}: {folder.relative_to(REPO)} does not exist")
+            continue
+        if folder.is_file() or folder.relative_to(REPO).as_posix().rstrip("/") in PROSE_ROWS:
+            continue
+        named = {item.split(" ")[0].strip("`") for item in top_level_items(what)}
+        there = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
+        there |= {p.name for p in folder.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+        if named - there:
+            wrong.append(f"{feature}: names {sorted(named - there)}, not in {folder.relative_to(REPO)}")
+        if there - named:
+            wrong.append(f"{feature}: {folder.relative_to(REPO)} has {sorted(there - named)}, not named")
+        checked += 1
+    assert checked >= 12 and not wrong, "\n".join(wrong)
+
+
+def commands(group: click.Group, prefix: str = "") -> dict[str, str]:
+    out = {}
+    for name, cmd in group.commands.items():
+        full = f"{prefix} {name}".strip()
+        if isinstance(cmd, click.Group):
+            out |= commands(cmd, full)
+        else:
+            out[full] = inspect.getsourcefile(inspect.unwrap(cmd.callback))  # type: ignore[arg-type]
+    return out
+
+
+def test_the_command_table_gives_every_command_its_file():
+    import workbench.cli
+
+    table = {}
+    for names, file, logic in rows("## Command → file"):
+        for name in re.findall(r"`([^`]+)`", names):
+            table[name] = file.strip("`")
+        for path in re.findall(r"`(workbench/[^`]+|screens/[^`]*|index/[^`]*)`", logic):
+            assert (REPO / path.split(" ")[0]).exists(), path
+    actual = {name: Path(f).relative_to(REPO).as_posix() for name, f in commands(workbench.cli.main).items()}
+    assert table == actual

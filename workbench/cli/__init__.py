@@ -14,8 +14,8 @@ import click
 
 from workbench.cli import access, collect, collide, diagnosis, explain, insight, llm, project, report, rerank, sweeps, triage, tui, tune
 from workbench.cli.common import err_console
-from workbench import fsutil
 from workbench.errors import WorkbenchError, os_error
+from workbench.session import options
 from workbench.safe_text import markup_escaped, visible
 
 
@@ -41,7 +41,7 @@ class WorkbenchGroup(click.Group):
             report_error(converted)
             ctx.exit(converted.exit_code)
         finally:
-            fsutil.lock_timeout_option = None  # --lock-timeout is the one command's
+            options.set_lock_timeout(None)  # --lock-timeout is the one command's
 
 
 def _seconds(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
@@ -54,10 +54,10 @@ def _seconds(ctx: click.Context, param: click.Parameter, value: float | None) ->
 @click.version_option(package_name="nearmiss-workbench")
 @click.option("--lock-timeout", type=float, default=None, callback=_seconds, metavar="SECONDS",
               help=f"How long a command that writes the project's files waits while another holds them "
-                   f"(default: ${fsutil.LOCK_TIMEOUT_ENV}, else {fsutil.DEFAULT_LOCK_TIMEOUT_S:g}); 0: give up at once.")
+                   f"(default: ${options.LOCK_TIMEOUT_ENV}, else {options.DEFAULT_LOCK_TIMEOUT_S:g}); 0: give up at once.")
 def main(lock_timeout: float | None) -> None:
     """Nearmiss Workbench: is a wrong answer an evidence-access or an evidence-use failure?"""
-    fsutil.lock_timeout_option = lock_timeout
+    options.set_lock_timeout(lock_timeout)
     _show_recoveries()
 
 

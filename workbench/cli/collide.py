@@ -9,21 +9,7 @@ from pathlib import Path
 import click
 
 from workbench.cli.common import PROJECT_ARG, QUERIES_VERSION, console, err_console, Table
-from workbench.project.versions import LabelRecord
 from workbench.safe_text import as_text
-from workbench.project.suggest import command
-
-
-def _full_tier(project):
-    """The tier mining searches: the whole pool (the original set's `full` tier), indexed."""
-    from workbench.access.ladder import ensure_tiers, select_tiers
-    from workbench.progress import stage_progress
-    from workbench.access.indexing import build_indexes
-
-    tier = select_tiers(ensure_tiers(project), "full")[0]
-    with stage_progress(err_console, unit="docs") as progress:
-        build_indexes(project, [tier], progress=progress)
-    return tier
 
 
 def print_summary(s, root: Path) -> None:
@@ -43,6 +29,8 @@ def print_summary(s, root: Path) -> None:
     for line in lines:
         console.print(as_text(line))
     if s.version:
+        from workbench.session import command
+
         console.print(as_text(f"written as query-set version {s.version!r}: "
                               f"{command('eval', root, queries_version=s.version)}"))
 
@@ -96,6 +84,8 @@ def collide_command(root: Path, queries_version, candidates, floor, margin, pool
             console.print(as_text(f"from the unjudged: {summary.queries_in} queries with answer-bearing unjudged documents on "
                                   f"{tier.name}; the other {len(project.queries) - summary.queries_in} carried over unchanged"))
     if summary.version is None and summary.candidates == 0 and not summary.failed_calls:
+        from workbench.session import command
+
         err_console.print(f"nothing to verify: no answer-bearing unjudged document in a stored ranking's top K on {tier.name} "
                           f"(`{command('unjudged', root)}` lists them); no version written", highlight=False, markup=False)
         return
@@ -132,69 +122,38 @@ def collide_score_command(root: Path, queries_version: str, truth: Path, depths:
     verifier should call them FALSE_NEGATIVE)."""
     import msgspec
 
-    from workbench.collide.mining import MiningOptions, mine
     from workbench.errors import BadInput
-    from workbench.collide.truth import TRUTH_ROWS, VERDICT_COLS, recall_at, score_against_truth
-    from workbench.project.files import ProjectError, iter_jsonl
-    from workbench.project.load import load_project
-    from workbench.project.versions import ORIGINAL, read_labels
-    from workbench.records import Query
+    from workbench.progress import stage_progress
+    from workbench.session import collide_score
 
-    project = load_project(root, queries_version)
-    problems: list = []
-    truth_queries = [q for _, q in iter_jsonl(truth, Query, problems)]
-    if problems:
-        raise ProjectError(problems)
-    ours = {x.query_id for x in project.original_queries}
-    truth_queries = [q for q in truth_queries if q.query_id in ours]  # the truth of this project's queries only
-    hidden = {q.query_id: sorted(set(q.gold_doc_ids) - set(project.original_query(q.query_id).gold_doc_ids)) for q in truth_queries}
-    labels: list[LabelRecord] | None
-    if partial:
-        from workbench.collide.run import saved_verdicts
-
-        labels = saved_verdicts(project)
-        queries_version = f"the newest collide run so far ({len(labels)} verdicts)"
-    else:
-        labels = read_labels(root, queries_version) if queries_version != ORIGINAL else None
-    report = score_against_truth(labels, truth_queries, hidden) if labels is not None else None
     try:
-        ks = sorted({int(k) for k in depths.split(",") if k.strip()})
+        ks = [int(k) for k in depths.split(",") if k.strip()]
     except ValueError:
         raise BadInput(f"--recall-at: {depths!r} is not a comma list of depths") from None
-    if not ks or ks[0] < 1:
-        raise BadInput("--recall-at: give depths of at least 1")
-    base = load_project(root)  # mining recall is measured from the original labels, as collide started
-    tier = _full_tier(base)
-    dense = {m.query_id: [c.doc_id for c in m.candidates] for m in mine(base, tier, MiningOptions(candidates=max(ks), floor=-1.0))}
-    bm25 = {m.query_id: [c.doc_id for c in m.candidates if c.source == "bm25"]
-            for m in mine(base, tier, MiningOptions(candidates=0, floor=-1.0, bm25=max(ks)))}
-    recall = {
-        "dense": recall_at(dense, truth_queries, ks),
-        "bm25": recall_at(bm25, truth_queries, ks),
-        "dense+bm25": {k: recall_at({q: dense[q][:k] + bm25.get(q, [])[:k] for q in dense}, truth_queries, [2 * k])[2 * k]
-                       for k in ks},
-    }
+    with stage_progress(err_console, unit="docs") as progress:
+        score = collide_score(root, queries_version, truth, ks, partial=partial, progress=progress)
     if as_json:
-        click.echo(json.dumps({"recall_at": recall, "report": msgspec.to_builtins(report) if report else None}, indent=1))
+        report = msgspec.to_builtins(score.report) if score.report else None
+        click.echo(json.dumps({"recall_at": msgspec.to_builtins(score.recall_at), "report": report}, indent=1))
         return
     console.print(as_text("mining recall of the true hard negatives (micro; no model call):"))
-    for source, values in recall.items():
+    for source, values in score.recall_at.items():
         each = "k from each" if source == "dense+bm25" else "top k"
         console.print(as_text(f"  {source:<11} ({each}) " + ", ".join(f"@{k} {('–' if v is None else f'{v:.3f}')}" for k, v in values.items())))
-    if report is None:
+    if score.report is None:
         return
-    r = report
+    r = score.report
     fmt3 = lambda x: "–" if x is None else f"{x:.3f}"  # noqa: E731
     console.print(as_text(f"mined candidates {r.candidates}; true hard negatives {r.true_hard_negatives} over {r.queries} queries; "
                           f"among the candidates {r.mined_true_hard_negatives} (mining recall micro {fmt3(r.mining_recall_micro)}, "
                           f"macro {fmt3(r.mining_recall_macro)})"))
-    table = Table(title=as_text(f"Verdicts of {queries_version} against the truth (rows: truth; n = candidates)"), title_justify="left")
+    table = Table(title=as_text(f"Verdicts of {score.scored} against the truth (rows: truth; n = candidates)"), title_justify="left")
     table.add_column("truth")
-    for c in (*VERDICT_COLS, "n"):
+    columns = list(next(iter(r.confusion.values())))  # the verdicts, in the report's order
+    for c in (*columns, "n"):
         table.add_column(c, justify="right")
-    for row in TRUTH_ROWS:
-        cells = r.confusion[row]
-        table.add_row(row, *(str(cells[c]) for c in VERDICT_COLS), str(sum(cells.values())))
+    for row, cells in r.confusion.items():
+        table.add_row(row, *(str(cells[c]) for c in columns), str(sum(cells.values())))
     console.print(table)
     console.print(as_text(f"verified HARD_NEGATIVE on true hard negatives (recall) {fmt3(r.hn_recall)}; "
                           f"true among verified HARD_NEGATIVE (precision, a lower bound) {fmt3(r.hn_precision)}; "
@@ -208,11 +167,7 @@ def collide_score_command(root: Path, queries_version: str, truth: Path, depths:
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Default PROJECT/exports/eval_set-VERSION.jsonl.")
 def export_eval_set_command(root: Path, queries_version: str, tier_spec: str, out: Path | None) -> None:
     """Write eval_set.jsonl: {query, answer, gold_doc_ids, hard_negative_ids, tier, corpus_doc_ids} per query and tier."""
-    from workbench.collide.export import write_eval_set
-    from workbench.access.ladder import load_tiers, select_tiers
-    from workbench.project.load import load_project
+    from workbench.session import export_eval_set
 
-    project = load_project(root, queries_version)
-    out = out or root / "exports" / f"eval_set-{queries_version}.jsonl"
-    n = write_eval_set(project, select_tiers(load_tiers(project), tier_spec), out)
-    console.print(as_text(f"{n} rows (queries × tiers) of version {queries_version} → {out}"))
+    done = export_eval_set(root, queries_version, tier_spec, out)
+    console.print(as_text(f"{done.rows} rows (queries × tiers) of version {done.queries_version} → {done.path}"))

@@ -8,8 +8,6 @@ from pathlib import Path
 import click
 
 from workbench.cli.common import PROJECT_ARG, console, err_console, Table
-from workbench.project.files import init_project
-from workbench.project.load import load_project
 from workbench.safe_text import as_text, markup_escaped, visible
 
 
@@ -18,6 +16,8 @@ from workbench.safe_text import as_text, markup_escaped, visible
 @click.option("--name", help="Project name (default: the folder's name).")
 def init(root: Path, name: str | None) -> None:
     """Make an empty project folder."""
+    from workbench.session import init_project
+
     init_project(root, name)
     console.print(f"initialised [bold]{markup_escaped(str(root))}[/]")
 
@@ -33,9 +33,9 @@ def import_(root: Path, documents: Path, queries: Path | None, fmt: str, split: 
     """Fill a project (creating it if absent) from documents and queries. Into a project that has
     some already, it adds the input's new documents and queries and keeps every record the project
     holds (queries added in the workbench, edited answers, labels and their query-set versions)."""
-    from workbench.project.importers import merge_import
+    from workbench.session import import_into_project
 
-    r = merge_import(root, documents, queries, fmt, split)
+    r = import_into_project(root, documents, queries, fmt, split)
     where = f"[bold]{markup_escaped(str(root))}[/]"
     if r.documents_total == r.documents_added and r.queries_total == r.queries_added:  # a new or empty project
         console.print(f"imported {r.documents_added} documents and {r.queries_added} queries into {where}")
@@ -67,26 +67,25 @@ def import_notes(r) -> list[str]:
     return out
 
 
-def print_tiers(tierset, project) -> None:
-    table = Table(title=f"Tiers of {markup_escaped(project.config.name)}; queries = all (single/multi-source)", title_justify="left")
+def print_tiers(table) -> None:
+    shown = Table(title=f"Tiers of {markup_escaped(table.project)}; queries = all (single/multi-source)", title_justify="left")
     for col in ("tier", "budget", "docs", "tokens", "domains", "queries"):
-        table.add_column(col, justify="left" if col in ("tier", "domains") else "right", no_wrap=True)
-    for t in tierset.tiers:
-        multi = sum(project.query(q).is_multi_source for q in t.query_ids)
+        shown.add_column(col, justify="left" if col in ("tier", "domains") else "right", no_wrap=True)
+    for t in table.tiers:
+        multi = t.multi_source_queries
         domains = t.domains[0] if len(t.domains) == 1 else f"{len(t.domains)} domains"
-        table.add_row(as_text(t.name), f"{t.budget:,}", f"{len(t.doc_ids):,}", f"{t.tokens:,}", as_text(domains),
-                      f"{len(t.query_ids)} ({len(t.query_ids) - multi}/{multi})")
-    console.print(table)
+        shown.add_row(as_text(t.name), f"{t.budget:,}", f"{t.docs:,}", f"{t.tokens:,}", as_text(domains),
+                      f"{t.queries} ({t.queries - multi}/{multi})")
+    console.print(shown)
 
 
 @click.command()
 @PROJECT_ARG
 def ladder(root: Path) -> None:
     """Build the reference-corpus ladder (tiers) from the spec in workbench.toml."""
-    from workbench.access.ladder import write_ladder
+    from workbench.session import build_ladder
 
-    project = load_project(root)
-    print_tiers(write_ladder(project), project)
+    print_tiers(build_ladder(root))
 
 
 @click.command()
@@ -94,25 +93,25 @@ def ladder(root: Path) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def tiers(root: Path, as_json: bool) -> None:
     """Print each tier's documents, tokens, domains and queries."""
-    from workbench.access.ladder import ensure_tiers
+    from workbench.session import tier_table
 
-    project = load_project(root)
-    tierset = ensure_tiers(project)
+    table = tier_table(root)
     if as_json:
         click.echo(json.dumps([
-            {"name": t.name, "kind": t.kind, "budget": t.budget, "docs": len(t.doc_ids), "tokens": t.tokens,
-             "domains": t.domains, "queries": len(t.query_ids)} for t in tierset.tiers], indent=2))
+            {"name": t.name, "kind": t.kind, "budget": t.budget, "docs": t.docs, "tokens": t.tokens,
+             "domains": t.domains, "queries": t.queries} for t in table.tiers], indent=2))
     else:
-        print_tiers(tierset, project)
+        print_tiers(table)
 
 
 def ensure_indexes(project, tiers, force: bool = False, kinds=("sparse", "dense")) -> dict:
-    from workbench.access.indexing import stage_unit
+    """Build the tiers' missing indexes with progress on stderr ({"built": [...], "kept": [...]})."""
     from workbench.progress import stage_progress
-    from workbench.access.indexing import build_indexes
+    from workbench.session import index_tiers, stage_unit
 
     with stage_progress(err_console, unit=stage_unit) as progress:
-        return build_indexes(project, tiers, kinds=kinds, force=force, progress=progress)
+        done = index_tiers(project, tiers, kinds=tuple(kinds), force=force, progress=progress)
+    return {"built": done.built, "kept": done.kept}
 
 
 @click.command()
@@ -121,12 +120,12 @@ def ensure_indexes(project, tiers, force: bool = False, kinds=("sparse", "dense"
 @click.option("--only", type=click.Choice(["sparse", "dense"]), help="Build one kind of index only.")
 def index(root: Path, force: bool, only: str | None) -> None:
     """Build the BM25 and dense indexes of every tier (building the ladder first if needed)."""
-    from workbench.access.ladder import ensure_tiers
+    from workbench.progress import stage_progress
+    from workbench.session import index_project, stage_unit
 
-    project = load_project(root)
-    tierset = ensure_tiers(project)
-    done = ensure_indexes(project, tierset.tiers, force, (only,) if only else ("sparse", "dense"))
-    console.print(f"built {len(done['built'])} index(es), {len(done['kept'])} already current")
+    with stage_progress(err_console, unit=stage_unit) as progress:
+        done = index_project(root, kinds=(only,) if only else ("sparse", "dense"), force=force, progress=progress)
+    console.print(f"built {len(done.built)} index(es), {len(done.kept)} already current")
 
 
 @click.command("query-sets")
@@ -134,21 +133,20 @@ def index(root: Path, force: bool, only: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def query_sets_command(root: Path, as_json: bool) -> None:
     """List the project's query-set versions (original first) with their parent and provenance."""
-    from workbench.project.files import load_config
-    from workbench.project.versions import last_changed, list_versions
+    from workbench.session import query_sets
 
-    load_config(root)  # a readable error if this is not a project
-    versions = list_versions(root)
+    versions = query_sets(root)
     if as_json:
         import msgspec
 
-        click.echo(json.dumps([{**msgspec.to_builtins(v), "changed": last_changed(v)} for v in versions], indent=1))
+        click.echo(json.dumps([{**msgspec.to_builtins(v.info), "changed": v.changed} for v in versions], indent=1))
         return
     table = Table(title=as_text(f"Query-set versions of {root}", one_line=True), title_justify="left")
     for col in ("version", "parent", "queries", "excluded", "made by", "created", "last changed", "description"):
         table.add_column(col, justify="right" if col in ("queries", "excluded") else "left", no_wrap=col != "description")
-    for v in versions:
+    for shown in versions:
+        v = shown.info
         # the original's creation is not recorded (queries.jsonl's time is its last write): "–", not a wrong time
         table.add_row(*(as_text(x, one_line=True) for x in (v.name, v.parent, str(v.n_queries), str(len(v.excluded)),
-                                                             v.made_by, v.created or "–", last_changed(v), v.description)))
+                                                             v.made_by, v.created or "–", shown.changed, v.description)))
     console.print(table)

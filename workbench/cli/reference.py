@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from workbench.cli import main
-from workbench.fsutil import atomic_write_bytes
+from workbench.session.options import atomic_write_bytes
 
 WIDTH = 100
 PROG = "workbench"

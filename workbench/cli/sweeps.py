@@ -3,8 +3,8 @@ and nothing else. Progress and summaries go to stderr."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
-import time
 from pathlib import Path
 
 import click
@@ -60,13 +60,7 @@ def sweep() -> None:
 @click.option("--families", default="needle,single-hop,two-hop", show_default=True, help="needle (control), single-hop, two-hop.")
 def volume(root, families, repeats, cases, **kw):
     """Context rot: the same questions and gold at growing input lengths (docs/METHOD.md §2)."""
-    from workbench.sweeps.arms import family_name
-
-    try:
-        fams = list(dict.fromkeys(family_name(f) for f in _names(families)))
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--families") from None
-    _run("volume", root, kw, families=fams, repeats=repeats, cases=cases)
+    _run("volume", root, kw, families=_names(families), repeats=repeats, cases=cases)
 
 
 @sweep.command("depth")
@@ -82,7 +76,7 @@ def depth(root, depths, cases, variants, **kw):
         raise click.BadParameter(f"expected comma-separated depths in 0..1, got {depths!r}", param_hint="--depths") from None
     if not ds or any(not 0 <= d <= 1 for d in ds):
         raise click.BadParameter("depths must lie in 0..1", param_hint="--depths")
-    _run("depth", root, kw, depths=ds, cases=cases, variants=_variants(variants))
+    _run("depth", root, kw, depths=ds, cases=cases, variants=_names(variants))
 
 
 @sweep.command("distribution")
@@ -93,172 +87,86 @@ def depth(root, depths, cases, variants, **kw):
 @click.option("--variants", default="standard,strict", show_default=True)
 def distribution(root, distributions, n_facts, n_absent, variants, **kw):
     """Protocol B: ten facts placed by a density over 5% depth bins at full window, under both prompts."""
-    from workbench.sweeps.distributions import DISTRIBUTIONS
-
-    names = list(DISTRIBUTIONS) if distributions.strip() == "all" else _names(distributions)
-    bad = [n for n in names if n not in DISTRIBUTIONS]
-    if bad or not names:
-        raise click.BadParameter(f"unknown distribution(s) {bad}; known: {list(DISTRIBUTIONS)}", param_hint="--distributions")
-    if kw.get("lengths") and len(_ints(kw["lengths"], "--lengths") or []) != 1:
-        raise click.BadParameter("Protocol B runs at one length (the full window)", param_hint="--lengths")
-    _run("distribution", root, kw, distributions=names, n_facts=n_facts, n_absent=n_absent, variants=_variants(variants))
+    names = ["all"] if distributions.strip() == "all" else _names(distributions)
+    _run("distribution", root, kw, distributions=names, n_facts=n_facts, n_absent=n_absent, variants=_names(variants))
 
 
-def _variants(text: str) -> list[str]:
-    vs = list(dict.fromkeys(_names(text)))
-    bad = [v for v in vs if v not in ("standard", "strict")]
-    if bad or not vs:
-        raise click.BadParameter(f"unknown prompt variant(s) {bad}; known: standard, strict", param_hint="--variants")
-    return vs
-
-
-def _load(root: Path):
-    from workbench.project.files import ProjectError
-    from workbench.project.load import load_project
+@contextlib.contextmanager
+def _refusals():
+    """A sweep the session refuses: an option's value as click's usage error, anything else as its message."""
+    from workbench.session import ProjectError, SweepError
 
     try:
-        return load_project(root)
+        yield
+    except SweepError as exc:
+        if exc.option:
+            raise click.BadParameter(str(exc), param_hint=exc.option) from None
+        raise click.ClickException(str(exc)) from None
     except ProjectError as exc:
         click.echo(str(exc), err=True)
         raise SystemExit(2) from None
 
 
 def _run(kind: str, root: Path, kw: dict, **params) -> None:
-    from workbench.llm.providers import ModelNotFound, resolve_judge, resolve_model
-    from workbench.sweeps.arms import check_lengths, default_lengths
-    from workbench.sweeps.haystack import NotEnoughPadding
-    from workbench.sweeps.runner import make_spec, open_sweep
-    from workbench.sweeps.store import SweepStore
+    from workbench.progress import stage_progress
+    from workbench.session import SweepRequest, plan_sweep, run_sweep
 
-    project = _load(root)
-    try:
-        name, cfg = resolve_model(project, kw["model_name"])
-        judge_name, judge_cfg = resolve_judge(project, name, kw["judge"])
-    except ModelNotFound as exc:
-        raise click.ClickException(str(exc)) from None
-    max_tokens = kw["max_tokens"]
-    lengths = _ints(kw["lengths"], "--lengths") or default_lengths(cfg, max_tokens, kind)
-    try:
-        check_lengths(lengths, cfg, max_tokens)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--lengths") from None
-    seed = project.config.ladder.seed if kw["seed"] is None else kw["seed"]
-    spec = make_spec(project, kind, name, cfg, judge_name, judge_cfg, seed=seed, max_tokens=max_tokens, lengths=lengths,
-                     judge_samples=kw["judge_samples"], **params)
-    store = SweepStore(project)
-    try:
-        meta, arms, planner = open_sweep(project, spec, cfg, store) if not kw["dry_run"] else (None, *_plan(project, spec, cfg))
-    except NotEnoughPadding as exc:
-        raise click.ClickException(f"{exc}: use shorter --lengths") from None
-    if not arms:
-        from workbench.errors import BadInput  # a user error (exit 2), not a failed call
-
-        raise BadInput(f"no arms: the project has no queries of the kinds this sweep needs ({params.get('families', '')})",
-                       hint="add queries of those families (or pick others with --families), then rerun")
+    request = SweepRequest(kind=kind, model=kw["model_name"], judge=kw["judge"], judge_samples=kw["judge_samples"],  # type: ignore[arg-type]
+                           lengths=_ints(kw["lengths"], "--lengths"), max_tokens=kw["max_tokens"], seed=kw["seed"],
+                           concurrency=kw["concurrency"], use_cache=not kw["no_cache"], params=params)
     if kw["dry_run"]:
-        try:
-            _dry_run(project, spec, arms, planner, cfg, store)
-        except NotEnoughPadding as exc:  # found while building an arm's input
-            raise click.ClickException(f"{exc}: use shorter --lengths") from None
+        with _refusals():
+            plan = plan_sweep(root, request)
+        _print_plan(plan)
         return
-    done = len(store.results(meta.sweep_id))
-    err_console.print(f"sweep {meta.sweep_id}: {len(arms)} arms, {done} already done (stored under {store.dir(meta.sweep_id)})")
-    if not cfg.base_url or not judge_cfg.base_url:
-        from workbench.llm import server
-        from workbench.llm.server import LocalServerError
 
-        try:
+    def opened(o) -> None:
+        err_console.print(f"sweep {o.sweep_id}: {o.arms} arms, {o.done} already done (stored under {o.folder})")
+        if o.starts_local_server:
             err_console.print("[dim]starting the embedded model server…[/]")
-            server.default_server()
-        except LocalServerError as exc:
-            raise click.ClickException(str(exc)) from None
-    started = time.perf_counter()
-    try:
-        import asyncio
 
-        meta, failed = asyncio.run(_execute(project, spec, name, cfg, judge_name, judge_cfg, kw["concurrency"], not kw["no_cache"]))
+    try:
+        with _refusals(), stage_progress(err_console, unit="calls") as progress:
+            done = run_sweep(root, request, progress=progress, opened=opened)
     except KeyboardInterrupt:
         err_console.print("[yellow]interrupted: finished arms are saved; rerun the same command to continue[/]")
         raise SystemExit(130) from None
-    except NotEnoughPadding as exc:
-        raise click.ClickException(f"{exc}: use shorter --lengths") from None
-    _print(project, meta)
-    err_console.print(f"wall time {time.perf_counter() - started:.1f} s (all sessions of this sweep: {meta.wall_s:.0f} s)")
-    if failed:
-        err_console.print(f"[red]{failed} call(s) failed[/]: rerun the same command to retry them (finished arms are not recomputed)")
+    click.echo(done.summary_markdown)
+    err_console.print(f"wall time {done.wall_s:.1f} s (all sessions of this sweep: {done.total_wall_s:.0f} s)")
+    if done.failed_calls:
+        err_console.print(f"[red]{done.failed_calls} call(s) failed[/]: rerun the same command to retry them (finished arms are not recomputed)")
         raise SystemExit(1)
 
 
-def _plan(project, spec, cfg):
-    from workbench.sweeps.arms import Planner
-
-    planner = Planner(project, spec, cfg)
-    return planner.arms(), planner
-
-
-def _dry_run(project, spec, arms, planner, cfg, store) -> None:
+def _print_plan(plan) -> None:
     from rich.table import Table
 
-    from workbench.llm.calibration import DEFAULT_PAIRS
-    from workbench.llm.tasks import window_budget
-    from workbench.sweeps.store import sweep_id
-
-    sid = sweep_id(spec)
-    done = set(store.results(sid))
-    by: dict[tuple, list[int]] = {}
-    for a in arms:
-        i = planner.build(a)
-        key = (a.family or "-", a.length or "gold only", a.variant, a.distribution or "-")
-        by.setdefault(key, []).append(i.input_tokens)
-    table = Table(title=f"sweep {sid} (dry run: nothing is called)", title_justify="left")
+    table = Table(title=f"sweep {plan.sweep_id} (dry run: nothing is called)", title_justify="left")
     for c in ("family/question", "length", "prompt", "distribution", "arms", "input tokens min–max"):
         table.add_column(c)
-    for (fam, length, v, dist), toks in by.items():
-        table.add_row(fam, str(length), v, dist, str(len(toks)), f"{min(toks)}–{max(toks)}")
+    for row in plan.rows:
+        table.add_row(row.family, row.length, row.variant, row.distribution, str(row.arms), f"{row.min_tokens}–{row.max_tokens}")
     console.print(table)
-    todo = len([a for a in arms if a.arm_id not in done])
-    answerable = len([a for a in arms if a.gold])
     click.echo(
-        f"{len(arms)} arms ({len(done)} stored, {todo} to run): {todo} model calls of at most "
-        f"{max(max(v) for v in by.values())} input + {spec.max_tokens} answer tokens (usable window {window_budget(cfg)}); "
-        f"judge: {2 * DEFAULT_PAIRS} calibration calls, then up to {answerable * spec.judge_samples} judge calls if it passes."
+        f"{plan.arms} arms ({plan.stored} stored, {plan.to_run} to run): {plan.to_run} model calls of at most "
+        f"{plan.max_input_tokens} input + {plan.answer_tokens} answer tokens (usable window {plan.window}); "
+        f"judge: {plan.calibration_calls} calibration calls, then up to {plan.judge_calls} judge calls if it passes."
     )
-
-
-async def _execute(project, spec, name, cfg, judge_name, judge_cfg, concurrency, use_cache):
-    from workbench.llm.providers import open_model_and_judge
-    from workbench.progress import stage_progress
-    from workbench.sweeps.runner import run_sweep
-
-    async with open_model_and_judge(project, name, cfg, judge_name, judge_cfg, use_cache, concurrency) as (client, judge_client):
-        with stage_progress(err_console, unit="calls") as progress:
-            return await run_sweep(project, spec, client, judge_client, progress=progress, workers=concurrency)
-
-
-def _print(project, meta) -> None:
-    from workbench.report.sweeps import summary_markdown
-    from workbench.sweeps.summary import summarize
-
-    click.echo(summary_markdown(summarize(project, meta)))
 
 
 @sweep.command("list")
 @EXISTING_PROJECT_ARG
 def list_(root):
     """The project's stored sweeps."""
-    from workbench.sweeps.store import SweepStore
+    from workbench.session import list_sweeps
 
-    project = _load(root)
-    store = SweepStore(project)
-    metas = store.list()
-    if not metas:
-        from workbench.project.suggest import command
-
-        click.echo(f"no sweeps yet: run `{command('sweep volume', root)}` (add --dry-run to see the arms first)")
+    with _refusals():
+        listed = list_sweeps(root)
+    if not listed.sweeps:
+        click.echo(f"no sweeps yet: run `{listed.first_command}` (add --dry-run to see the arms first)")
         return
-    for m in metas:
-        n = len(store.results(m.sweep_id))
-        click.echo(f"{m.sweep_id}  {m.spec.kind:<12} model {m.spec.model}  {n}/{m.arms} arms  {m.wall_s:.0f} s")
+    for m in listed.sweeps:
+        click.echo(f"{m.sweep_id}  {m.kind:<12} model {m.model}  {m.done}/{m.arms} arms  {m.wall_s:.0f} s")
 
 
 @sweep.command("show")
@@ -266,17 +174,8 @@ def list_(root):
 @click.argument("sweep_id", required=False)
 def show(root, sweep_id):
     """A stored sweep's tables (default: the latest sweep of each kind)."""
-    from workbench.report.sweeps import sweeps_markdown
-    from workbench.sweeps.store import SweepStore
+    from workbench.session import show_sweeps
 
-    project = _load(root)
-    if sweep_id is None:
-        text = sweeps_markdown(project)
-        click.echo(text or "no sweeps yet")
-        return
-    meta = SweepStore(project).load_meta(sweep_id)
-    if meta is None:
-        from workbench.project.suggest import command
-
-        raise click.ClickException(f"no sweep {sweep_id!r}: see `{command('sweep list', root)}`")
-    _print(project, meta)
+    with _refusals():
+        text = show_sweeps(root, sweep_id)
+    click.echo(text or "no sweeps yet")

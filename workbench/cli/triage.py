@@ -8,9 +8,7 @@ import click
 
 from workbench.cli.common import PROJECT_ARG, console, err_console, split_ids, Table
 from workbench.display import fmt
-from workbench.project.load import load_project
 from workbench.safe_text import as_text, markup_escaped, visible
-from workbench.project.suggest import command
 
 MAX_SHOWN_PROBLEMS = 20
 
@@ -46,17 +44,15 @@ def print_problems(problems, what: str, note: str = "not in the project; left ou
               help="Document IDs are source ids (your own) or DocIDs; auto: whichever more of them resolve as.")
 def import_run(root: Path, file: Path, name: str, fmt_: str, tier: str | None, ids: str) -> None:
     """Import a production retriever's rankings as system run:NAME, scored beside bm25/dense/hybrid."""
-    from workbench.session.imports import import_run as do_import
-    from workbench.project.settings import access_k
+    from workbench.session import run_imported
 
-    project = load_project(root)
-    report, figures = do_import(project, file, name, fmt_, tier, ids)
+    done = run_imported(root, file, name, fmt_, tier, ids)
+    report, figures, k = done.report, done.figures, done.k
     print_problems(report.problems, f"unknown ID(s): {report.unknown_doc_ids} document, {report.unknown_query_ids} query")
     console.print(f"imported [bold]run:{markup_escaped(name)}[/] ({markup_escaped(report.tier)}): {report.queries} queries, "
                   f"{report.hits} ranked IDs as {report.id_space} ids; {report.queries_without_ranking} project "
                   "quer(ies) without a ranking: not served, left out of its figures", highlight=False)
     print_changes(report.changes, report.kept, "ranking(s)")
-    k = access_k(project)
     table = Table(title=as_text(f"run:{name} per tier (K={k}; n = labelled queries it served)"), title_justify="left")
     for c in ("tier", "n", f"SR@{k}", f"FR@{k}", "R@1", f"MRR@{k}"):
         table.add_column(c, justify="left" if c == "tier" else "right", no_wrap=True)
@@ -79,13 +75,13 @@ def import_answers(root: Path, file: Path, name: str, judge_it: bool, judge_mode
     """Import production answers {query_id, answer, context_doc_ids?, latency_s?} as a use run, decided at once
     (right / wrong / undecided) and judged unless --no-judge; `diagnose` lists them as the system run:NAME:answers."""
     from workbench.errors import ExternalError
-    from workbench.session.production import import_answers as do_import
+    from workbench.session import answers_imported
 
-    done = do_import(root, file, name, judge_it, judge_model, judge_samples)
-    project, record, problems, run = done.project, done.record, done.problems, done.run
+    done = answers_imported(root, file, name, judge_it, judge_model, judge_samples)
+    record, problems, run = done.record, done.problems, done.run
     print_problems(problems, f"unknown ID(s): {record.unknown_doc_ids} document, {record.unknown_query_ids} query")
     print_changes(record.changes)
-    for line in answers_summary(project, record, run):
+    for line in answers_lines(done.summary):
         console.print(markup_escaped(line), highlight=False)
     failed = sorted({f.query_id for f in run.failures if f.stage == "judge"})
     if failed:
@@ -98,38 +94,20 @@ def import_answers(root: Path, file: Path, name: str, judge_it: bool, judge_mode
         err_console.print(f"[yellow]{markup_escaped(message)}[/] — rerun to judge them", highlight=False)
 
 
-def answers_summary(project, record, run) -> list[str]:
-    """The import's figures, each with the n it stands on."""
-    from workbench.correctness import decide
-    from workbench.llm.calibration import load_calibration
-    from workbench.llm.figures import qa_figures
-    from workbench.triage.answers import gold_in_context
-
-    cal = load_calibration(project, run.judge) if run.judge else None
-    trusted = cal.separates if cal else None
-    n = len(run.qa)
-    decisions = [decide(project.query(r.query_id), r.answer, r.refusal, r.judge_median if r.judged else None, trusted, run.judge).decision
-                 for r in run.qa]
-    lines = [f"imported {len(record.answers)} production answers as {record.system} (tier {run.tier}); "
-             f"{len(record.answers) - n} without a reference answer not decided"]
-
-    def rate(xs: list[bool]) -> str:
-        return fmt(sum(xs) / len(xs), 2) if xs else "–"
-
-    em = [bool(r.exact) for r in run.qa]
-    contains = [bool(r.contains) for r in run.qa]
-    lines.append(f"right {decisions.count('right')}, wrong {decisions.count('wrong')}, undecided {decisions.count('undecided')} "
-                 f"(n={n}; {'judge' if trusted else 'deterministic rule'}: workbench/correctness.py); EM {rate(em)} (n={n}); "
-                 f"contains {rate(contains)} (n={n}); refusals {sum(r.refusal for r in run.qa)} (n={n})")
-    if run.judge:
-        f = qa_figures(run)
-        failed = len({x.query_id for x in run.failures if x.stage == "judge"})
-        lines.append(f"judge {run.judge}: QA {fmt(f['QA'], 2)} (n={f['scored']} scored of {f['n']} judged; "
-                     f"judge failures {int(f['judge_failures'] or 0) + failed})")
-    read = [g for g in (gold_in_context(project, a) for a in record.answers) if g is not None]
-    if read:
-        lines.append(f"all gold in production's context: {sum(a == b for a, b in read)}/{len(read)} "
-                     f"(n={len(read)} labelled answers with context_doc_ids)")
+def answers_lines(s) -> list[str]:
+    """The import's figures (workbench.session.imported.AnswersSummary), each with the n it stands on."""
+    n = s.n
+    lines = [f"imported {s.imported} production answers as {s.system} (tier {s.tier}); "
+             f"{s.imported - n} without a reference answer not decided"]
+    lines.append(f"right {s.right}, wrong {s.wrong}, undecided {s.undecided} "
+                 f"(n={n}; {'judge' if s.decided_by_judge else 'deterministic rule'}: workbench/correctness.py); EM {fmt(s.exact, 2)} (n={n}); "
+                 f"contains {fmt(s.contains, 2)} (n={n}); refusals {s.refusals} (n={n})")
+    if s.judge:
+        lines.append(f"judge {s.judge}: QA {fmt(s.qa, 2)} (n={s.qa_scored} scored of {s.qa_judged} judged; "
+                     f"judge failures {s.judge_failures})")
+    if s.gold_in_context_n:
+        lines.append(f"all gold in production's context: {s.gold_in_context}/{s.gold_in_context_n} "
+                     f"(n={s.gold_in_context_n} labelled answers with context_doc_ids)")
     return lines
 
 
@@ -145,36 +123,29 @@ def answers_summary(project, record, run) -> list[str]:
 def add_query(root: Path, text: str, answer: str, gold, negative, domain, query_id, no_run: bool) -> None:
     """Add a query and run it through every retriever on every tier."""
     from workbench.progress import stage_progress
-    import workbench.session.queries as queries  # the TUI's add_query_from_log writes through it too
+    from workbench.session import add_and_rank
 
-    q = queries.add_query(root, text, answer, split_ids(gold), split_ids(negative), domain, query_id)
+    with stage_progress(err_console, unit="items") as progress:
+        added = add_and_rank(root, text, answer, split_ids(gold), split_ids(negative), domain, query_id, rank=not no_run,
+                             progress=progress)
+    q = added.query
     state = "unlabelled" if not q.is_labelled else f"gold {q.gold_doc_ids}"
     console.print(f"added query [bold]{markup_escaped(q.query_id)}[/] ({state}, domain {markup_escaped(q.domain) or '–'})", highlight=False)
-    if no_run:
-        return
-    with stage_progress(err_console, unit="items") as progress:
-        ranked = queries.rank_added(root, q.query_id, progress=progress)
-    print_query_ranks(ranked.project, ranked.tiers, ranked.query_id)
+    if added.ranks is not None:
+        print_query_ranks(q.query_id, q.is_labelled, added.ranks)
 
 
-def print_query_ranks(project, tiers, query_id: str) -> None:
+def print_query_ranks(query_id: str, labelled: bool, ranks) -> None:
     """The query's top documents per tier and system (and where its gold landed, if labelled)."""
-    from workbench.inspection.rankings import inspect_stored
-
-    q = project.query(query_id)
-    table = Table(title=as_text(f"{query_id}: top 3 per tier and system" + ("; gold ranks" if q.is_labelled else "")),
+    table = Table(title=as_text(f"{query_id}: top 3 per tier and system" + ("; gold ranks" if labelled else "")),
                   title_justify="left")
     for c in ("tier", "system", "top 3 (DocID title)", "gold ranks"):
         table.add_column(c, no_wrap=c != "top 3 (DocID title)")
-    for t in tiers:
-        if query_id not in t.query_ids:
-            continue
-        ins = inspect_stored(project, t, q)
-        for s in ins.systems:
-            # every cell from data is Text: never parsed as markup (a title "[link=…]" is no link)
-            top = "; ".join(f"{r.doc_id} {visible(r.title, one_line=True)[:30]}" for r in s.rows[:3]) or "(no ranking)"
-            ranks = ", ".join(f"{g}@{r if r is not None else '–'}" for g, r in s.gold_ranks.items()) or "unlabelled"
-            table.add_row(as_text(t.name, one_line=True), as_text(s.system, one_line=True), as_text(top), ranks)
+    for s in ranks:
+        # every cell from data is Text: never parsed as markup (a title "[link=…]" is no link)
+        top = "; ".join(f"{doc_id} {visible(title, one_line=True)[:30]}" for doc_id, title in s.top) or "(no ranking)"
+        gold = ", ".join(f"{g}@{r if r is not None else '–'}" for g, r in s.gold_ranks.items()) or "unlabelled"
+        table.add_row(as_text(s.tier, one_line=True), as_text(s.system, one_line=True), as_text(top), gold)
     console.print(table)
 
 
@@ -184,12 +155,12 @@ def print_query_ranks(project, tiers, query_id: str) -> None:
 @click.option("--version", "version", default=None, help="Query-set version (default: the newest).")
 def export_labels(root: Path, out: Path | None, version: str | None) -> None:
     """Write a query set's labels as BEIR qrels (qrels/test.tsv) and as the project's queries JSONL."""
-    from workbench.project.labels import export_labels as do_export
+    from workbench.session import export_labels as do_export
 
-    written, name = do_export(root, out or root / "labels", version)
-    for path in written:
-        console.print(str(path))
-    console.print(f"query-set version: {markup_escaped(name)}", highlight=False)
+    done = do_export(root, out or root / "labels", version)
+    for path in done.paths:
+        console.print(path)
+    console.print(f"query-set version: {markup_escaped(done.version)}", highlight=False)
 
 
 @click.command("import-traces")
@@ -215,11 +186,11 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
                   doc_id_key: str | None, add_unknown_documents: bool, ids: str, max_mb: int, judge_it: bool,
                   judge_model: str | None, judge_samples: int, dry_run: bool) -> None:
     """Import production traces (OTLP JSON, a Phoenix export or a Phoenix URL): one trace, one query."""
-    from workbench.safe_text import visible
-    from workbench.session import import_traces as do_import
+    from workbench.session import command, traces_imported
 
-    t = do_import(root, source, name, fmt_, phoenix_project, query_id_key, add_unknown_documents, ids, max_mb,
-                  judge_it, judge_model, judge_samples, doc_id_key=doc_id_key, dry_run=dry_run)
+    shown = traces_imported(root, source, name, fmt_, phoenix_project, query_id_key, add_unknown_documents, ids, max_mb,
+                            judge_it, judge_model, judge_samples, doc_id_key=doc_id_key, dry_run=dry_run)
+    t = shown.traces
     r = t.imported
     if r.dry_run:
         print_trace_plan(r)
@@ -249,7 +220,7 @@ def import_traces(root: Path, source: str, name: str, fmt_: str, phoenix_project
     if r.run is not None:
         console.print(f"{r.run.queries_without_ranking} project quer(ies) production never served under run:{markup_escaped(name)}: "
                       "not served, left out of its figures", highlight=False)
-        print_trace_runs(t.project, t.tiers, name, bool(r.reranked))
+        print_trace_runs(shown)
     if t.answers is not None:
         console.print(f"{r.answers} answers as [bold]{markup_escaped(t.answers.system)}[/] ({len(t.answers.qa)} with a reference answer"
                       + (f"; {r.answers_without_context} without the documents the LLM read" if r.answers_without_context else "")
@@ -273,8 +244,6 @@ def print_contract(r) -> None:
 
 def print_trace_plan(r) -> None:
     """--dry-run: one row per trace that would be imported."""
-    from workbench.safe_text import visible
-
     table = Table(title="would import", title_justify="left")
     for c in ("query", "matched", "trace", "documents", "answer"):
         table.add_column(c, no_wrap=c in ("matched",))
@@ -294,24 +263,19 @@ def print_trace_conventions(r) -> None:
                               one_line=True), highlight=False)
 
 
-def print_trace_runs(project, tiers, name: str, reranked: bool) -> None:
+def print_trace_runs(shown) -> None:
     """Production's ranking, and its reranked list beside it, on every tier (at the project's K)."""
     from rich.text import Text
 
-    from workbench.session.imports import imported_figures
-    from workbench.project.settings import access_k
-    from workbench.triage.traces.importer import RERANK_SUFFIX
-
-    names = [name] + ([name + RERANK_SUFFIX] if reranked else [])
-    k = access_k(project)
-    table = Table(title=Text(f"production per tier (K={k}; n = labelled queries it served): {', '.join('run:' + n for n in names)}"),
+    name, k = shown.runs[0], shown.k
+    table = Table(title=Text(f"production per tier (K={k}; n = labelled queries it served): {', '.join('run:' + n for n in shown.runs)}"),
                   title_justify="left")
     table.add_column("tier", no_wrap=True)
     table.add_column("n", justify="right")
-    for n in names:
+    for n in shown.runs:
         for c in (f"SR@{k}", f"FR@{k}", f"MRR@{k}"):
             table.add_column(Text(f"{c} {'rerank' if n != name else 'run'}"), justify="right", no_wrap=True)
-    for row in imported_figures(project, tiers, names):
+    for row in shown.figures:
         cells: list = []
         n_queries = 0
         for s in row.summaries:

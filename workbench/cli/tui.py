@@ -10,15 +10,14 @@ import click
 
 from workbench.cli.access import print_eval
 from workbench.cli.common import PROJECT_ARG, QUERIES_VERSION, err_console
-from workbench.project.load import load_project
 from workbench.safe_text import markup_escaped
 
 
 def demo_project_path() -> Path:
     """The demo's working copy (user data folder), refreshed from the bundled corpus."""
-    from workbench.project.demo import prepare_demo
+    from workbench.session import demo_project
 
-    return prepare_demo()  # from the corpus this installation ships
+    return demo_project()  # from the corpus this installation ships
 
 
 @click.command()
@@ -26,9 +25,7 @@ def demo_project_path() -> Path:
 def demo(no_tui: bool) -> None:
     """Open the bundled sample project (its indexes build on first run, in the user's data folder)."""
     from workbench.progress import stage_progress
-    from workbench.session import build, evaluate_all, open_session, use_table
-
-    from workbench.access.indexing import stage_unit
+    from workbench.session import build, evaluate_all, open_session, stage_unit, use_table
 
     root = demo_project_path()
     if not no_tui and tui_available():
@@ -71,7 +68,9 @@ def open_(root: Path, queries_version: str, collect_port: int | None, collect_na
 
     The TUI follows imports made while it is open (import-traces, collect): new production queries
     are counted in the header and marked * in the list."""
-    load_project(root, queries_version)  # fail here, readably, on a bad project
+    from workbench.session import check_project
+
+    check_project(root, queries_version)  # fail here, readably, on a bad project
     if collect_port is None:
         open_tui(root, queries_version=queries_version)
         return

@@ -15,6 +15,7 @@ from workbench.llm.figures import use_table
 from workbench.llm.records import TierRun
 from workbench.llm.store import LLMRunStore
 from workbench.project.load import load_project
+from workbench.session.runs import run_summary
 
 
 def _qa_cell(out: str, system: str) -> str:
@@ -40,7 +41,7 @@ def test_the_run_table_shows_the_figure_eval_shows(tmp_path, capsys):
     capsys.readouterr()
     print_use(use_table(p, [full]))
     eval_out = capsys.readouterr().out
-    _print_summary(p, [just_run], [full])
+    _print_summary(run_summary(p, [just_run], [full]))
     run_out = capsys.readouterr().out
     shown = _qa_cell(eval_out, "model:local:oracle")
     assert shown == "4.50*"  # the mean of the stored answers, the judge failed calibration

@@ -1,4 +1,4 @@
-"""The diagnosis report as one typed document; markdown.py and html_page.py render it, JSON is it.
+"""The diagnosis report's figures, gathered once; builder.py makes the document (sections in order) of them.
 
 It states what is needed to reproduce it: project, corpus hash, tiers and their index
 manifests, embedder, models, judge and calibration, seeds and response-cache hits.
@@ -247,4 +247,10 @@ def build_report(project: Project, tiers: list[Tier], query_ids: set[str] | None
 
 
 def report_json(report: Report) -> bytes:
-    return msgspec.json.format(msgspec.json.encode(report), indent=1) + b"\n"
+    """The figures (every key the Report has, for the programs that read them), then the document's
+    sections: the same keys, titles and words as the Markdown and HTML headings."""
+    from workbench.report.builder import build_document
+
+    doc = msgspec.to_builtins(report)
+    doc["sections"] = msgspec.to_builtins(build_document(report).sections)
+    return msgspec.json.format(msgspec.json.encode(doc), indent=1) + b"\n"

@@ -263,9 +263,14 @@ def sweeps_svg(project: Project) -> str:
     return svg_section(sweeps_dict(project))
 
 
+def sweep_figure(kind: str, summary: dict) -> str:
+    """One sweep's charts as an HTML <figure> ("" while no arm is finished)."""
+    return f'<figure class="sweep sweep-{kind}">\n{_SVG[kind](summary)}\n</figure>' if summary["done"] else ""
+
+
 def svg_section(data: dict) -> str:
     """The HTML <section> of inline SVG charts of sweeps_dict's output ("" when there are none)."""
     if not data:
         return ""
-    body = "\n".join(f'<figure class="sweep sweep-{k}">\n{_SVG[k](v)}\n</figure>' for k, v in data.items() if v["done"])
+    body = "\n".join(sweep_figure(k, v) for k, v in data.items() if v["done"])
     return f'<section class="sweeps">\n<h2>Sweeps</h2>\n{body}\n</section>\n'

@@ -38,7 +38,7 @@ def diagnose_command(root: Path, tier_spec: str, queries: str, system: str | Non
     if as_json:
         click.echo(msgspec.json.format(msgspec.json.encode(verdicts(sel, oracle_model)), indent=1).decode())
         return
-    view = diagnosis_view(sel, oracle_model, system)  # session/diagnosis_view.py: every part from one reading
+    view = diagnosis_view(sel, oracle_model, system)  # session/diagnosing.py: every part from one reading
     qv, chosen = view.verdicts, view.system
     a = view.access_first
     if a is not None:  # access needs no model: what it shows leads

@@ -68,8 +68,8 @@ if TYPE_CHECKING:
     from workbench.session.production import import_answers, import_traces, judge_answers, AnswersImport, TracesImport
     from workbench.session.collect import start_collect, collected_feedback, LiveCollect
     from workbench.session.gold import doc_id_resolver, resolve_doc_ids, DocIdResolver
-    from workbench.session.diagnosis_view import diagnosis_view
-    from workbench.session.diagnosis_view import DiagnosisView
+    from workbench.session.diagnosing import diagnosis_view
+    from workbench.session.diagnosing import DiagnosisView
     from workbench.session.reading import stealers_view
     from workbench.session.reading import unjudged_view
     from workbench.session.reading import positions_view
@@ -249,8 +249,8 @@ _HOME = {
     'doc_id_resolver': 'workbench.session.gold',
     'resolve_doc_ids': 'workbench.session.gold',
     'DocIdResolver': 'workbench.session.gold',
-    'diagnosis_view': 'workbench.session.diagnosis_view',
-    'DiagnosisView': 'workbench.session.diagnosis_view',
+    'diagnosis_view': 'workbench.session.diagnosing',
+    'DiagnosisView': 'workbench.session.diagnosing',
     'stealers_view': 'workbench.session.reading',
     'unjudged_view': 'workbench.session.reading',
     'positions_view': 'workbench.session.reading',

@@ -181,7 +181,7 @@ def eval_report(plan: EvalPlan, *, include_models: bool = True, progress: Progre
 
         return EvalReport(done, results_json(done.results, done.k, done.use, done.project.queries_version), [], "")
     from workbench.diagnosis.verdicts import VerdictReader
-    from workbench.session.diagnosis_view import shown_effective_sizes
+    from workbench.session.diagnosing import shown_effective_sizes
 
     sizes = shown_effective_sizes(done.project, done.tiers, VerdictReader(done.project, done.k))
     return EvalReport(done, None, sizes, tuned_caption(done.project, [r.system for r in done.results]))

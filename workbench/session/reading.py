@@ -45,7 +45,7 @@ class PositionsView(msgspec.Struct, frozen=True):
 def verdicts(sel: Selection, oracle_model: str | None = None) -> "QueryVerdicts":
     """Every verdict of the selection; ``oracle_model`` settles production's (an unknown one: BadInput first)."""
     from workbench.diagnosis.verdicts import read_verdicts
-    from workbench.session.diagnosis_view import verdict_reader
+    from workbench.session.diagnosing import verdict_reader
 
     return read_verdicts(sel.project, sel.tiers, sel.query_ids, collector=verdict_reader(sel, oracle_model))
 

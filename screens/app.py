@@ -26,6 +26,7 @@ from screens.inspector import QueryScreen
 from screens.keymap import KeymapError, load_keymap, unknown_ids
 from screens.main import MainScreen
 from screens.modals import ConfirmModal, ErrorModal, HelpScreen
+from screens.render import TOAST_CSS
 from workbench.safe_text import visible
 from workbench.session import Cancelled, Progress, Session, WorkbenchError, os_error
 
@@ -44,7 +45,7 @@ TabPane { height: 1fr; padding: 0; }
 .dialog-buttons { height: auto; margin-top: 1; }
 .dialog-buttons Button { margin-right: 2; }
 ModalScreen { align: center middle; }
-"""
+""" + TOAST_CSS
 
 
 class WorkbenchApp(App[None]):
@@ -57,8 +58,8 @@ class WorkbenchApp(App[None]):
         Binding("f1,question_mark", "help", "Help", id="app.help", tooltip="every key, with the id a keymap file uses"),
         Binding("ctrl+b", "build", "Build indexes", id="app.build", show=False,
                 tooltip="build the tiers and indexes that are missing or stale, in the background"),
-        Binding("ctrl+r", "reevaluate", "Re-evaluate", id="app.reevaluate", show=False,
-                tooltip="rerun the retrievers on every tier (stored runs are reused)"),
+        Binding("ctrl+r", "reevaluate", "Reload", id="app.reevaluate", show=False,
+                tooltip="read the project again (queries, labels, answers, imports) and re-evaluate (stored runs are reused)"),
         Binding("x", "cancel", "Cancel task", id="app.cancel", show=False,
                 tooltip="the index build, evaluation, model or batch run"),
     ]
@@ -88,14 +89,15 @@ class WorkbenchApp(App[None]):
         self._task_labels: dict[str, tuple[str, int, int]] = {}  # group -> its latest progress
         self.indexes_ready: dict[str, set[str]] = {}  # kind -> tiers usable so far, while a build runs
         self.user_keymap: dict[str, str] = {}
-        self._production: tuple | None = None  # the import records' stamp last seen (None: not loaded yet)
+        self._stamp: tuple | None = None  # the project's stamp last seen (core.project_stamp; None: not loaded yet)
+        self._restamp = False  # one of our own writes ended: the next poll takes the stamp as it is, no reload
 
     def on_mount(self) -> None:
         self.apply_user_keymap()
         self.push_screen(MainScreen())
         self.sub_title = visible(self.project_path.name, one_line=True)
         self.load_project()
-        self.set_interval(FOLLOW_EVERY_S, self.follow_production)
+        self.set_interval(FOLLOW_EVERY_S, self.follow_project)
 
     def apply_user_keymap(self) -> None:
         try:
@@ -140,7 +142,7 @@ class WorkbenchApp(App[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="load")
     def load_project(self) -> None:
         session, stale = core.open_session(self.project_path, self.queries_version)
-        self.post_message(m.ProjectLoaded(session, stale))
+        self.post_message(m.ProjectLoaded(session, stale, core.project_stamp(session.project)))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="build")
     def build(self) -> None:
@@ -196,6 +198,8 @@ class WorkbenchApp(App[None]):
                                  if x is not w and x.is_running and x.group in self.LONG_TASKS}
             if w.group in self.LONG_TASKS and not self._busy_groups:
                 self.task_state = ("", 0, 0)
+        if w.group in WRITERS and w.is_finished:
+            self._restamp = True  # what we wrote is installed by its worker: not a change made elsewhere
         if w.group == "build" and w.is_finished:
             self.indexes_ready = {}
         if w.group == "build" and (state == WorkerState.RUNNING or w.is_finished):
@@ -246,39 +250,54 @@ class WorkbenchApp(App[None]):
         self.queries_version = name
         self.load_project()
 
-    def follow_production(self) -> None:
-        """Each second: did another process import traces (`import-traces`, `collect`)? Then read
-        the project again and show what arrived (a stat per import record: cheap)."""
-        s = self.session
-        if s is None or self._production is None or any(not w.is_finished for w in self.workers if w.group in ("load", "follow")):
+    def follow_project(self) -> None:
+        """Each second: did another process change the project (an import, `add-query`, labels, a
+        model run)? A worker stats its files and, when they moved, reads it again and says what
+        changed. Not while we load or write it ourselves: our own writes are installed by their
+        workers, and their stamp is taken as the new baseline once they end."""
+        if self.session is None or self._stamp is None or any(
+                not w.is_finished for w in self.workers if w.group in ("load", "follow") or w.group in WRITERS):
             return
-        stamp = core.production_stamp(s.project)
-        if stamp != self._production:
-            self._production = stamp
-            self.reload_production()
+        self.poll_project(self._stamp, self._restamp)
+        self._restamp = False
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="follow")
-    def reload_production(self) -> None:
-        self.post_message(m.ProductionArrived(core.reload_production(self.current, self.queries_version)))
+    def poll_project(self, seen: tuple, restamp: bool = False, force: bool = False) -> None:
+        s = self.current
+        stamp = core.project_stamp(s.project)
+        if restamp or (stamp == seen and not force):
+            if stamp != seen:
+                self.post_message(m.ProjectFollowed(stamp, None))
+            return
+        self.post_message(m.ProjectFollowed(stamp, core.reload_production(s, self.queries_version, seen, stamp), force))
 
-    def on_production_arrived(self, msg: m.ProductionArrived) -> None:
+    def follow_production(self) -> None:
+        """A look now (as the poll's next tick would)."""
+        self.follow_project()
+
+    def on_project_followed(self, msg: m.ProjectFollowed) -> None:
+        self._stamp = msg.stamp
         r = msg.reloaded
+        if r is None:
+            return
+        if not r.changed and not msg.asked:
+            return  # a file was rewritten the same (or only production's feedback moved): nothing to show
         core.install_reload(self.current, r)
         if r.arrived:
             self.arrived = self.arrived | frozenset(r.arrived)
-            self.notify(visible(f"{len(r.arrived)} production quer{'y' if len(r.arrived) == 1 else 'ies'} arrived from traces "
-                                f"({', '.join(r.arrived[:3])}{', …' if len(r.arrived) > 3 else ''}): marked new; from:traces lists them"),
-                        title="Production", timeout=8, markup=False)
+        said = core.changes_said(r)
+        self.notify(visible(said or "nothing changed on disk; re-evaluating"), title="Project changed elsewhere" if said else "Reloaded",
+                    timeout=8, markup=False)
         self.refresh_header()
         self.mutate_reactive(WorkbenchApp.session)  # the list, the overview and the diagnosis follow
         if r.stale:
             self.notify(visible(f"{r.stale[0]}: Ctrl+B builds it"), severity="warning", timeout=8, markup=False)
         elif r.tierset is not None:
-            self.request_evaluation()  # production's rankings and answers decide the new queries' verdicts
+            self.request_evaluation()  # new queries, labels or answers decide verdicts again (stored runs are reused)
 
     def on_project_loaded(self, msg: m.ProjectLoaded) -> None:
         self.session = msg.session
-        self._production = core.production_stamp(msg.session.project)
+        self._stamp = msg.stamp
         self.refresh_header()
         if msg.stale:
             reason = "; ".join(msg.stale)
@@ -455,8 +474,9 @@ class WorkbenchApp(App[None]):
         self.post_message(m.UseReady(core.use_table(s.project, s.tiers)))
 
     def action_reevaluate(self) -> None:
-        if self.session and self.session.tierset:
-            self.evaluate()
+        """ctrl+r: the project read again from disk (whatever changed elsewhere, said), then evaluated."""
+        if self.session is not None and self._stamp is not None:
+            self.poll_project(self._stamp, force=True)
 
     def action_cancel(self) -> None:
         cancelled = 0
@@ -468,7 +488,8 @@ class WorkbenchApp(App[None]):
             self.notify("nothing to cancel", timeout=2)
 
 
-FOLLOW_EVERY_S = 1.0  # how often the import records are looked at (a new trace shows within about a second)
+FOLLOW_EVERY_S = 1.0  # how often the project's files are looked at (a change elsewhere shows within about a second)
+WRITERS = frozenset({"label", "add_query", "model", "batch", "calibrate", "fix", "build"})  # our own writes to the project
 
 
 def build_stage(stage: str) -> str:

@@ -17,6 +17,7 @@ from screens import messages as m
 from screens.base import PaletteCommand, WorkbenchScreen
 from screens.panes import DiagnosisPane, OverviewPane, QueryListPane, SweepsPane
 from screens.panes.queries import SORTS, QueryListShown
+from screens.render import paths_text, toast_room
 from screens.widgets import KeyFooter, TaskBar, WorkbenchHeader
 from workbench import session as core
 from workbench.safe_text import visible
@@ -53,6 +54,10 @@ class MainScreen(WorkbenchScreen):
     indexes: var[int] = var(0)
     build_note: var[str] = var("")
     arrived: var[frozenset[str]] = var(frozenset())
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._resolver: tuple[object, core.DocIdResolver] | None = None  # (the project it was built on, the gold IDs)
 
     def compose(self) -> ComposeResult:
         yield WorkbenchHeader()
@@ -189,7 +194,25 @@ class MainScreen(WorkbenchScreen):
                 self.add_query(new)
 
         assert isinstance(form, AddQueryModal)
+        project = self.wb.current.project
+        if self._resolver is not None and self._resolver[0] is project:
+            form.resolver = self._resolver[1]
+        else:
+            self.load_resolver(self.wb.current)  # the corpus' IDs for the gold field's check, off the UI thread
         self.app.push_screen(form, submitted)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="resolver")
+    def load_resolver(self, session: Session) -> None:
+        project = session.project
+        self.post_message(m.ResolverReady(project, core.doc_id_resolver(project)))
+
+    def on_resolver_ready(self, msg: m.ResolverReady) -> None:
+        from screens.triage_forms import AddQueryModal
+
+        self._resolver = (msg.project, msg.resolver)
+        form = self.app.screen
+        if isinstance(form, AddQueryModal) and form.resolver is None:
+            form.resolver_ready(msg.resolver)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="add_query")
     def add_query(self, new: object) -> None:
@@ -218,7 +241,7 @@ class MainScreen(WorkbenchScreen):
     def export_report(self) -> None:
         s = self.wb.current
         paths = core.export_report(s, self.wb.export_dir or (s.root / "reports"))
-        self.app.call_from_thread(self.notify, "\n".join(str(p) for p in paths), title="Diagnosis report written",
+        self.app.call_from_thread(self.notify, paths_text(paths, toast_room(self.app.size.width)), title="Diagnosis report written",
                                   timeout=8, markup=False)
 
     def action_try_fix(self) -> None:

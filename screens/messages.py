@@ -7,22 +7,33 @@ from pathlib import Path
 from textual.message import Message
 from textual.worker import Worker
 
-from workbench.session import ModelEvidence, PromptEstimate, QueryInspection, Relabelled, Reloaded, Session, SystemResult, UseTable
+from workbench.session import DocIdResolver, ModelEvidence, PromptEstimate, QueryInspection, Relabelled, Reloaded, Session, SystemResult, UseTable
 
 
 class ProjectLoaded(Message):
-    def __init__(self, session: Session, stale: list[str]) -> None:
+    def __init__(self, session: Session, stale: list[str], stamp: tuple) -> None:
         super().__init__()
         self.session = session
         self.stale = stale  # readable reasons the tiers/indexes need building; [] = ready
+        self.stamp = stamp  # the project's files as read (core.project_stamp): the follow's baseline
 
 
-class ProductionArrived(Message):
-    """Another process imported production traces: the project read again (core.Reloaded)."""
+class ProjectFollowed(Message):
+    """The follow's look at the project: its stamp now, and the project read again when it moved
+    (core.Reloaded; None: only the stamp to keep). ``asked``: ctrl+r, said even when nothing changed."""
 
-    def __init__(self, reloaded: Reloaded) -> None:
+    def __init__(self, stamp: tuple, reloaded: Reloaded | None, asked: bool = False) -> None:
         super().__init__()
-        self.reloaded = reloaded
+        self.stamp, self.reloaded, self.asked = stamp, reloaded, asked
+
+
+class ResolverReady(Message):
+    """The corpus' document IDs for the add-query form's gold field, built off the UI thread."""
+
+    def __init__(self, project: object, resolver: DocIdResolver) -> None:
+        super().__init__()
+        self.project = project  # what it was built on: a reloaded project builds it again
+        self.resolver = resolver
 
 
 class TaskProgress(Message):

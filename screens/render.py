@@ -64,3 +64,30 @@ def bar(value: float | None, width: int, style: str) -> Text:
 # The diagnosis' verdicts, as the query list and the inspector colour them
 VERDICT_STYLE = {"PASS": "bold green", "ACCESS": "bold dark_orange", "USE": "bold magenta", "USE-UNDER-DISTRACTORS": "bold hot_pink",
                  "BOTH": "bold red", "ACCESS?": "dark_orange", "UNDECIDED": "italic", "NOT-YET": "dim"}
+
+
+def paths_text(paths: list, width: int) -> str:
+    """Written files for a toast: their folder once, then each file name; a line longer than
+    ``width`` is broken after a "/" (never inside a name: a path cut mid-word reads as two)."""
+    from pathlib import Path
+
+    paths = [Path(p) for p in paths]
+    folders = {p.parent for p in paths}
+    lines = [f"{visible(str(next(iter(folders))), one_line=True)}/"] if len(folders) == 1 else []
+    lines += [visible(p.name if len(folders) == 1 else str(p), one_line=True) for p in paths]
+    out: list[str] = []
+    for line in lines:
+        while len(line) > width and "/" in line[:width]:
+            cut = line.rindex("/", 0, width) + 1
+            out.append(line[:cut])
+            line = "  " + line[cut:]
+        out.append(line)
+    return "\n".join(out)
+
+
+TOAST_CSS = "Toast { width: 76; max-width: 95%; }"  # wider than Textual's 60: a path's folder on one line at 120 columns
+
+
+def toast_room(screen_width: int) -> int:
+    """Cells of text in a toast (TOAST_CSS) at this screen width: its padding and border taken off."""
+    return min(76, int(screen_width * 0.95)) - 3

@@ -8,10 +8,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.validation import Function
+from textual.validation import Function, ValidationResult, Validator
 from textual.widgets import Input, Static
 
 from workbench.safe_text import visible
+from workbench.session import DocIdResolver, resolve_doc_ids
 
 
 class NewQuery(msgspec.Struct, frozen=True):
@@ -21,6 +22,25 @@ class NewQuery(msgspec.Struct, frozen=True):
     answer: str
     gold: list[str]
     domain: str | None = None  # None: the gold documents' domain
+
+
+class GoldKnown(Validator):
+    """The gold field names documents of the corpus (each unknown ID named). Until the form has its
+    resolver (built in a worker as the form opens) every value passes: the add checks again."""
+
+    def __init__(self, form: AddQueryModal) -> None:
+        super().__init__()
+        self.form = form
+
+    def validate(self, value: str) -> ValidationResult:
+        resolver = self.form.resolver
+        if resolver is None:
+            return self.success()
+        _, unknown = resolve_doc_ids(resolver, value)
+        if not unknown:
+            return self.success()
+        shown = ", ".join(repr(visible(u, one_line=True)) for u in unknown[:3]) + (", …" if len(unknown) > 3 else "")
+        return self.failure(f"not in the corpus (neither a source id nor a DocID): {shown}")
 
 
 FIELDS = {"--query": "new-query", "--answer": "new-answer", "--gold": "new-gold", "--domain": "new-domain"}
@@ -36,9 +56,18 @@ class AddQueryModal(ModalScreen["NewQuery | None"]):
     AddQueryModal .field-error { color: $error; height: auto; }
     """
 
-    def __init__(self, initial: NewQuery | None = None, errors: dict[str, str] | None = None) -> None:
+    def __init__(self, initial: NewQuery | None = None, errors: dict[str, str] | None = None,
+                 resolver: DocIdResolver | None = None) -> None:
         super().__init__()
         self.initial, self.errors = initial, errors or {}
+        self.resolver = resolver  # the corpus' IDs (None until built): the gold field is checked as typed
+
+    def resolver_ready(self, resolver: DocIdResolver) -> None:
+        """The corpus' IDs arrived: what the gold field holds already is checked now."""
+        self.resolver = resolver
+        gold = self.query_one("#new-gold", Input)
+        if gold.value.strip() and "new-gold" not in self.errors:
+            self.show_validation(gold, gold.validate(gold.value))
 
     def compose(self) -> ComposeResult:
         v = self.initial or NewQuery("", "", [])
@@ -50,7 +79,7 @@ class AddQueryModal(ModalScreen["NewQuery | None"]):
             yield Input(v.answer, placeholder="reference answer (optional)", id="new-answer")
             yield Static(self.errors.get("new-answer", ""), id="new-answer-error", classes="field-error", markup=False)
             yield Input(", ".join(v.gold), placeholder="gold document IDs, comma-separated: source ids or DocIDs (optional)",
-                        id="new-gold")
+                        id="new-gold", validators=[GoldKnown(self)])
             yield Static(self.errors.get("new-gold", ""), id="new-gold-error", classes="field-error", markup=False)
             yield Input(v.domain or "", placeholder="domain (optional: the gold documents' domain; it decides the query's tiers)",
                         id="new-domain")
@@ -71,29 +100,35 @@ class AddQueryModal(ModalScreen["NewQuery | None"]):
         as_given = {"new-query": v.text, "new-answer": v.answer, "new-gold": ", ".join(v.gold), "new-domain": v.domain or ""}
         if event.input.id in self.errors and event.value == as_given.get(event.input.id or ""):
             return  # the value given back on mount: the failed add's error stays until it is edited
-        error = self.query_one(f"#{event.input.id}-error", Static)
-        failure = event.validation_result is not None and not event.validation_result.is_valid
-        if failure and event.validation_result is not None:
-            error.update(" · ".join(event.validation_result.failure_descriptions))
+        self.show_validation(event.input, event.validation_result)
+
+    def show_validation(self, field: Input, result: ValidationResult | None) -> bool:
+        """The field's error beside it and the field marked (or both cleared); True when it passed."""
+        error = self.query_one(f"#{field.id}-error", Static)
+        failure = result is not None and not result.is_valid
+        if failure and result is not None:
+            error.update(" · ".join(result.failure_descriptions))
         error.display = failure
-        event.input.set_class(failure, "-invalid")
+        field.set_class(failure, "-invalid")
+        return not failure
 
     @on(Input.Submitted)
     def _next(self, event: Input.Submitted) -> None:
+        """Enter: the next field, or (from the last) the add. A field that fails its check keeps the
+        cursor, and the form never closes on one: nothing typed is lost."""
         order = list(FIELDS.values())
         i = order.index(event.input.id or "new-query")
+        if not self.show_validation(event.input, event.validation_result):
+            return
         if i < len(order) - 1:
             self.query_one(f"#{order[i + 1]}", Input).focus()
             return
-        query = self.query_one("#new-query", Input)
-        text = query.value.strip()
-        if not text:
-            error = self.query_one("#new-query-error", Static)
-            error.update("the query text is required")
-            error.display = True
-            query.set_class(True, "-invalid")
-            query.focus()
-            return
+        for field_id in order:  # every field checked again: the resolver may have come since it was typed
+            field = self.query_one(f"#{field_id}", Input)
+            if not self.show_validation(field, field.validate(field.value)):
+                field.focus()
+                return
+        text = self.query_one("#new-query", Input).value.strip()
         gold = [g.strip() for g in self.query_one("#new-gold", Input).value.split(",") if g.strip()]
         domain = self.query_one("#new-domain", Input).value.strip() or None
         self.dismiss(NewQuery(text, self.query_one("#new-answer", Input).value.strip(), gold, domain))

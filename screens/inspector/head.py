@@ -68,3 +68,18 @@ def verdict_line(s: Session, query_id: str, tier: str) -> Text:
     line = d.line(query_id, tier, system)
     return Text.assemble(("verdict ", "dim"), (v.verdict if v else "–", style), "  ",
                          (visible(line, one_line=True), "italic"))
+
+
+WHOLE_HINT = "  w: whole"  # where a cut line is shown whole (the Why tab)
+
+
+def one_line(line: Text, room: int, hint: str) -> Text:
+    """``line`` on one line of ``room`` cells; where it is cut, ``hint`` (dim) ends it."""
+    if line.cell_len <= room:
+        line.no_wrap = True
+        return line
+    cut = line.copy()
+    cut.truncate(max(1, room - len(hint)), overflow="ellipsis")
+    cut.append(hint, "dim")
+    cut.no_wrap = True
+    return cut

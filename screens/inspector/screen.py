@@ -20,6 +20,7 @@ from screens.base import PaletteCommand
 from screens.inspector.model_panel import replies_text
 from screens.inspector.rankings import LABEL_KEYS
 from screens.inspector.view import InspectorView
+from screens.render import paths_text, toast_room
 from screens.inspector.why import ExplanationReady, WhyPane
 from workbench.safe_text import visible
 from workbench import session as core
@@ -258,7 +259,7 @@ class QueryScreen(InspectorView):
             self.wb.verdicts_changed()
 
     def on_exported(self, msg: m.Exported) -> None:
-        self.notify("\n".join(str(p) for p in msg.paths), title="Evidence exported", timeout=8, markup=False)
+        self.notify(paths_text(msg.paths, toast_room(self.app.size.width)), title="Evidence exported", timeout=8, markup=False)
 
     # ------------------------------------------------------------------ actions
 

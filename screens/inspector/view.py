@@ -14,7 +14,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from screens.base import WorkbenchScreen
-from screens.inspector.head import query_head, verdict_line
+from screens.inspector.head import WHOLE_HINT, one_line, query_head, verdict_line
 from screens.inspector.model_panel import NO_RESULTS, model_head, model_results
 from screens.inspector.nearmiss import NO_MISSES, miss_diff, miss_head
 from screens.inspector.why import WhyFacts, WhyPane
@@ -109,10 +109,11 @@ class InspectorView(WorkbenchScreen):
     def render_head(self) -> None:
         # the tier strip fits the line (the selected tier in view), less the head's padding
         head = query_head(self.session, self.query_id, self.tiers, self.tier, self.app.size.width - 2)
-        # The verdict stays on one line (its full facts are in the report, `e`), so the rankings keep
-        # their rows at 80×24.
+        # The verdict wraps where the screen has rows for it; on a short one (80×24) it keeps one line
+        # so the rankings keep theirs, and a cut line says where it is whole (w: the Why tab).
         verdict = self.verdict_line()
-        verdict.no_wrap, verdict.overflow = True, "ellipsis"
+        if self.compact:
+            verdict = one_line(verdict, self.app.size.width - 2, WHOLE_HINT)
         parts: list[Text] = [head]
         if self.compact:  # a short terminal: one row per line of the head, the rankings keep the rest
             parts = list(head.split("\n"))

@@ -25,7 +25,7 @@ VERDICT_SHORT = {"ACCESS": "ACC", "ACCESS?": "ACC?", "USE-UNDER-DISTRACTORS": "D
 
 class DiagnosisPane(VerticalScroll):
     DEFAULT_CSS = """
-    DiagnosisPane { height: 1fr; }
+    DiagnosisPane { height: 1fr; scrollbar-gutter: stable; }  /* the tables are laid out beside the scrollbar, never under it */
     """
 
     session: var[Session | None] = var(None, always_update=True)
@@ -139,7 +139,9 @@ def verdict_section(s: Session) -> list[RenderableType]:
         head = Text.assemble(("Diagnosis ", "bold"), (visible(system, one_line=True), "bold cyan"), ": ",
                              ("no reading yet", "bold yellow"),
                              f" ({of}; a reading needs at least {core.MIN_DECIDED}: – in the table)\n", (overall.rule, "dim"))
-    t = Table(title="Verdicts per tier level (query × tier; rule table in README / report)", title_justify="left", expand=True)
+    # no outer edge: ten columns fit the 78 cells beside the scrollbar at 80 columns
+    t = Table(title="Verdicts per tier level (query × tier; rule table in README / report)", title_justify="left", expand=True,
+              show_edge=False, pad_edge=False)
     t.add_column("level", no_wrap=True)
     for v in core.VERDICTS:  # short forms: ACCESS and ACCESS? stay apart at 80 columns (the legend below names them)
         t.add_column(VERDICT_SHORT.get(v, v), justify="right", no_wrap=True)

@@ -23,8 +23,19 @@ FLAGGED_MARK = "!"  # production's user flagged its answer (a thumbs-down or a s
 VERDICT_FILTERS = "v:" + "|".join(w for w in FILTER_WORDS if w != "notyet")  # every v: word, from its one home
 TIER_NAMES_FROM_HEIGHT = 32  # a shorter terminal keeps its rows for queries: the Overview tab names the tiers
 VERDICT_WORDS_FROM_WIDTH = 100  # every v: word where they fit one line
-FILTER_HINT = ("filter: words  d:domain  multi|single|unlabelled  fail:TIER  fail  v:access|access?|use|both|pass|lost|… "
-               "(f1: every word)")
+FILTER_HINT_PARTS = ("filter: words", "d:domain", "multi|single|unlabelled", "fail:TIER", "fail",
+                     "v:access|access?|use|both|pass|lost|…")
+FILTER_HINT_END = "(f1: every word)"  # always shown: where the rest of the language is
+BREAKS_NAMED_FROM_WIDTH = 100  # narrower: no "breaks" column (the tier glyphs show where), the text keeps its room
+MIN_TEXT = 12  # the query text's cells at least
+
+
+def filter_hint(room: int) -> str:
+    """The filter's placeholder: as many of its words as fit ``room`` cells, then where the rest are."""
+    parts = list(FILTER_HINT_PARTS)
+    while parts and len("  ".join([*parts, FILTER_HINT_END])) > room:
+        parts.pop()
+    return "  ".join([*parts, FILTER_HINT_END])
 
 
 class QueryListShown(Message):
@@ -90,13 +101,12 @@ class QueryListPane(Vertical):
     arrived: var[frozenset[str]] = var(frozenset())  # production queries imported since the TUI opened: marked new
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder=FILTER_HINT, id="filter")
+        yield Input(placeholder=filter_hint(self.app.size.width - 6), id="filter")
         yield Static("", id="query-legend")
         yield DataTable(id="query-table", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
-        # the verdict stays in view at 80 columns
-        self.table.add_columns("query", "dom", "S/M", "verdict", "tiers", "breaks", "text")
+        self._columns: tuple[str, ...] = ()
 
     @property
     def table(self) -> DataTable[Text]:
@@ -120,7 +130,9 @@ class QueryListPane(Vertical):
     watch_session = watch_verdicts = watch_build_note = watch_sort = watch_chosen_system = watch_arrived = _redraw
 
     def on_resize(self) -> None:
-        self.render_list()  # the legend is shorter on a short terminal
+        # the input's border and padding take 4 cells, the hint's own margin 2
+        self.query_one("#filter", Input).placeholder = filter_hint(self.app.size.width - 6)
+        self.render_list()  # the legend is shorter on a short terminal, the text column follows the width
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:
@@ -145,25 +157,41 @@ class QueryListPane(Vertical):
         elif self.sort == "feedback":
             queries.sort(key=lambda q: feedback_rank(facts.feedback.get(q.query_id)))  # stable: ladder order within
         current = table.cursor_row
-        table.clear()
+        named = self.app.size.width >= BREAKS_NAMED_FROM_WIDTH
+        # a domain every id starts with says nothing the id does not: its column goes where room is short
+        with_domain = named or any(not q.query_id.startswith(q.domain or "\0") for q in s.project.queries)
+        rows = []
         for q in queries:
             glyphs = Text()
             for t in tiers:
                 glyphs.append_text(figure_glyph(s.figure(system, t.name, q)) if q.query_id in t.query_ids else Text("·", "dim"))
-            b = s.breaks_at(system, q)
-            breaks = as_text(tiers[b].name, "red") if b is not None else Text("–" if s.per_query else "…", "dim")
             # IDs and domains whole (technology-07 … -10 must stay apart); the query text takes the rest
             qid = as_text(q.query_id, one_line=True)
             if q.query_id in self.arrived:
                 qid = Text.assemble((NEW_MARK, "bold yellow"), qid)
             if facts.flagged(q):
                 qid = Text.assemble((FLAGGED_MARK, "bold red"), qid)
-            table.add_row(
-                qid, as_text(q.domain or "–", one_line=True),
-                Text("M" if q.is_multi_source else "S" if q.is_labelled else "U"),
-                verdict_cell(s, q.query_id), glyphs, breaks, Text(visible(q.query, one_line=True), no_wrap=True, overflow="ellipsis"),
-                key=q.query_id,
-            )
+            cells = {"query": qid, "dom": as_text(q.domain or "–", one_line=True),
+                     "S/M": Text("M" if q.is_multi_source else "S" if q.is_labelled else "U"),
+                     "verdict": verdict_cell(s, q.query_id), "tiers": glyphs}
+            if named:
+                b = s.breaks_at(system, q)
+                cells["breaks"] = as_text(tiers[b].name, "red") if b is not None else Text("–" if s.per_query else "…", "dim")
+            if not with_domain:
+                del cells["dom"]
+            cells["text"] = Text(visible(q.query, one_line=True), no_wrap=True, overflow="ellipsis")
+            rows.append((q.query_id, cells))
+        columns = tuple(rows[0][1]) if rows else self._columns or ("query", "dom", "S/M", "verdict", "tiers", "breaks", "text")
+        table.clear(columns=True)  # the columns too: a column keeps the widest cell it ever held
+        table.add_columns(*columns)
+        self._columns = columns
+        # the text column takes what the others leave (each column has a cell of padding on both sides,
+        # the scrollbar 2): the list's text is never pushed off the screen
+        used = sum(max([len(c), *(r[c].cell_len for _, r in rows)]) + 2 for c in columns if c != "text")
+        room = max(MIN_TEXT, self.app.size.width - used - 2 - 2)
+        for key, cells in rows:
+            cells["text"].truncate(room, overflow="ellipsis")
+            table.add_row(*cells.values(), key=key)
         if queries:
             table.move_cursor(row=min(max(current, 0), len(queries) - 1))
         problems = [visible(x, one_line=True) for x in

@@ -30,39 +30,21 @@ def report_command(root: Path, fmt_: str, output: Path | None, tier_spec: str, q
     needed) and adds use as answers are stored. With exactly one query (`--queries ID`) it is that
     query's own report: its rankings per tier, its near misses' word diffs, its answers. With
     --since, the report of a collection window (`import-traces`, `collect`)."""
-    from workbench.report import render, write_report
-    from workbench.session.reading import diagnosis_report
-    from workbench.session.reports import report_path
+    from workbench.session.reports import production_window, rendered_report, report_path, write_report
 
     if since is not None:
-        queries = production_window(root, since, queries, queries_version)
-        if not queries:
+        window = production_window(root, since, queries, queries_version)
+        err_console.print(f"{len(window.query_ids)} production quer{'y' if len(window.query_ids) == 1 else 'ies'} traced since {window.since}"
+                          + (f" ({window.unknown_start} trace(s) imported before start times were kept: left out; "
+                             "import them again to include them)" if window.unknown_start else ""), highlight=False)
+        if not window.query_ids:
+            err_console.print("nothing to report for that window: no report written", highlight=False)
             return
+        queries = ",".join(window.query_ids)
     sel = load_selection(root, tier_spec, queries, queries_version)
-    project, _, qids = sel
-    report = diagnosis_report(sel, seed, focus="production" if since is not None else "")
+    focus = "production" if since is not None else ""
     if output is not None and str(output) == "-":
-        click.echo(render(report, fmt_).decode(), nl=False)
+        click.echo(rendered_report(sel, fmt_, seed, focus).decode(), nl=False)
         return
-    path = write_report(report, fmt_, output or report_path(root, project, fmt_, qids))
+    path = write_report(sel, fmt_, output or report_path(root, sel.project, fmt_, sel.query_ids), seed, focus)
     err_console.print(f"wrote {markup_escaped(str(path))}", highlight=False)
-
-
-def production_window(root: Path, since: str, queries: str, queries_version: str) -> str:
-    """The --queries of a collection window ("" when nothing came: said, no report written)."""
-    from datetime import datetime, timezone
-
-    from workbench.project.load import load_project
-    from workbench.session.production import production_since, since_ns
-
-    project = load_project(root, queries_version)
-    window = production_since(project, since_ns(since))
-    asked = {q.strip() for q in queries.split(",") if q.strip()}
-    chosen = [q for q in window.query_ids if not asked or q in asked]
-    when = datetime.fromtimestamp(window.since_ns / 1e9, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-    err_console.print(f"{len(chosen)} production quer{'y' if len(chosen) == 1 else 'ies'} traced since {when}"
-                      + (f" ({window.unknown_start} trace(s) imported before start times were kept: left out; "
-                         "import them again to include them)" if window.unknown_start else ""), highlight=False)
-    if not chosen:
-        err_console.print("nothing to report for that window: no report written", highlight=False)
-    return ",".join(chosen)

@@ -78,3 +78,12 @@ def test_the_command_table_gives_every_command_its_file():
             assert (REPO / path.split(" ")[0]).exists(), path
     actual = {name: Path(f).relative_to(REPO).as_posix() for name, f in commands(workbench.cli.main).items()}
     assert table == actual
+
+
+def test_the_operations_layer_names_every_session_module():
+    section = TEXT[TEXT.index("## The operations layer"):]
+    section = section[:section.index("\n## ", 1)]
+    named_flat = set(re.findall(r"`(\w+)`:", section))  # each module is introduced as `name`: what it does
+    there = {p.stem for p in (REPO / "workbench" / "session").glob("*.py") if p.stem != "__init__"}
+    assert there - named_flat == set(), f"workbench/session/ modules the page does not name: {sorted(there - named_flat)}"
+    assert named_flat - there == set(), f"named on the page, not in workbench/session/: {sorted(named_flat - there)}"

@@ -87,3 +87,9 @@ def test_the_operations_layer_names_every_session_module():
     there = {p.stem for p in (REPO / "workbench" / "session").glob("*.py") if p.stem != "__init__"}
     assert there - named_flat == set(), f"workbench/session/ modules the page does not name: {sorted(there - named_flat)}"
     assert named_flat - there == set(), f"named on the page, not in workbench/session/: {sorted(named_flat - there)}"
+
+
+def test_every_path_the_page_names_exists():
+    paths = set(re.findall(r"`((?:workbench|screens|index|tests|benchmarks|sample_corpus)/[\w/.]*)`", TEXT))
+    assert len(paths) >= 40
+    assert sorted(p for p in paths if not (REPO / p).exists()) == []

@@ -10,7 +10,8 @@ from workbench.access.ladder import ensure_tiers
 from workbench.access.runs import RunStore, SystemRun, query_text_hash, tier_docs_hash, tier_hash
 from workbench.llm.client import ChatClient
 from workbench.llm.store import LLMRunStore
-from workbench.llm.tasks import TaskOptions, invalidation_note, run_tier
+from workbench.llm.counting import invalidation_note
+from workbench.llm.tasks import TaskOptions, run_tier
 from workbench.project.load import load_project
 from workbench.records import Hit, ModelConfig, RankedList
 from workbench.triage.queries import add_query

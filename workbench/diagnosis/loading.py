@@ -1,7 +1,8 @@
 """What the diagnosis reads, loaded once per tier: the stored rankings, the model answers that
-count for the loaded labels (in the one order of workbench.llm.sources), production's imported
-answers, the judges' calibrations and whether a task fits a model's window there. Nothing is
-recomputed; the verdicts over it are diagnosis/verdicts.py."""
+count for the loaded labels (in the one order of workbench.llm.sources; which count is
+workbench.llm.counting's rule), production's imported answers, the judges' calibrations and
+whether a task fits a model's window there. Nothing is recomputed; the verdicts over it are
+diagnosis/verdicts.py."""
 
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ from workbench.llm.answers import AnswerCheck, check_answer
 from workbench.llm.calibration import load_calibration
 from workbench.llm.records import TierRun
 from workbench.llm.sources import model_sources
-from workbench.llm.store import LABEL_DEPENDENT_TASKS, labels_of, relabelled
+from workbench.llm.counting import Labels
 from workbench.names import TASKS, SystemName
 from workbench.diagnosis.systems import production_name
-from workbench.project.files import ORIGINAL_VERSION, Project
+from workbench.project.files import Project
 from workbench.records import Tier
 from workbench.project.settings import access_k
 
@@ -56,7 +57,7 @@ class StoredResults:
         self._trust: dict[str, bool | None] = {}
         self._tiers: dict[str, _TierStore] = {}
         self._known = {q.query_id for q in project.queries}
-        self._labels: dict[str, dict[str, tuple[list[int], list[int]]]] = {}  # version → query → labels
+        self._labels = Labels(project)  # whether an answer made under other labels counts (llm/counting.py)
         self._window: dict[tuple[str, str, str], str] = {}  # (model, task, tier) → why it does not fit ("" = fits)
         self.tiers: list[Tier] = []  # the tiers being diagnosed (collect sets them): where a task fits is said among them
 
@@ -73,18 +74,6 @@ class StoredResults:
         self._tiers.clear()
         self._trust.clear()
 
-    def same_labels(self, version: str, query_id: str) -> bool:
-        """The query is labelled in `version` as in the loaded version (its label-dependent answers hold)."""
-        if version not in self._labels:
-            from workbench.project.versions import load_queries
-
-            try:
-                self._labels[version] = {q.query_id: labels_of(q) for q in load_queries(self.project.root, version)}
-            except (OSError, WorkbenchError):
-                self._labels[version] = {}
-        mine = labels_of(self.project.query(query_id))
-        return self._labels[version].get(query_id) == mine
-
     def tier_store(self, tier: Tier) -> _TierStore:
         if tier.name in self._tiers:
             return self._tiers[tier.name]
@@ -97,7 +86,6 @@ class StoredResults:
             if SystemName.parse(run.system).kind == "run":
                 ts.depths[run.system] = dict(run.depths)
                 ts.served[run.system] = set(ts.rankings[run.system]) | set(run.unknown)
-        mine = self.project.queries_version
         for run, source, made_under in ((x.run, x.source, x.made_under) for x in model_sources(self.project, tier)):
             if SystemName.parse(run.system).kind == "run":  # production's imported answers
                 self._production(ts, run)
@@ -117,7 +105,7 @@ class StoredResults:
             for r in run.qa:
                 if r.query_id in slot or r.query_id not in self._known:
                     continue
-                if run.task in LABEL_DEPENDENT_TASKS and made_under != mine and not self._holds(made_under, r.query_id):
+                if not self._labels.counts(run.task, made_under, r.query_id):
                     continue  # made from other labels: this version's gold or hard negatives are other documents
                 slot[r.query_id] = check_answer(self.project.query(r.query_id), run, r, trusted, source)
         self._tiers[tier.name] = ts
@@ -130,11 +118,6 @@ class StoredResults:
             return external_runs(self.project, tier, store)
         except OSError:  # a read-only project: what the run store holds (current when eval made it)
             return [r for r in store.runs(tier) if SystemName.parse(r.system).kind == "run"]
-
-    def _holds(self, made_under: str | None, query_id: str) -> bool:
-        if made_under == ORIGINAL_VERSION:
-            return self.project.queries_version == ORIGINAL_VERSION or not relabelled(self.project, query_id)
-        return made_under is not None and self.same_labels(made_under, query_id)
 
     def _production(self, ts: _TierStore, run: TierRun) -> None:
         from workbench.triage.answers import load_answers

@@ -72,7 +72,8 @@ def scratch_store(project: Project, query_id: str, on_save: Callable[["TierRun"]
 def stored_evidence(project: Project, tier: Tier, query_id: str) -> dict[str, ModelEvidence]:
     """Stored model results for this query on this tier, by system: per system the answer the
     verdicts use (workbench.llm.sources: the one precedence order, the first source with one wins)."""
-    from workbench.llm.sources import Labels, model_sources
+    from workbench.llm.counting import Labels
+    from workbench.llm.sources import model_sources
 
     labels = Labels(project)  # the verdicts' rule: a label-dependent answer counts only where its labels hold
     out: dict[str, ModelEvidence] = {}

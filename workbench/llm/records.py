@@ -26,7 +26,7 @@ class LocalizeResult(msgspec.Struct, frozen=True):
     cut: bool = False  # the completion was longer than max_stored_chars and is stored cut
     prompt: list[SentMessage] = []  # the exact messages sent (kept by the TUI's one-query runs)
     prompt_cut: bool = False  # the messages were longer than max_stored_chars: start and end kept
-    key: str = ""  # tasks.prompt_key: the model's identity and the exact messages ("" = stored before)
+    key: str = ""  # counting.prompt_key: the model's identity and the exact messages ("" = stored before)
 
 
 class QAResult(msgspec.Struct, frozen=True):
@@ -53,8 +53,8 @@ class QAResult(msgspec.Struct, frozen=True):
     cut: bool = False  # the answer was longer than max_stored_chars and is stored cut
     prompt: list[SentMessage] = []  # the exact messages sent (kept by the TUI's one-query runs)
     prompt_cut: bool = False  # the messages were longer than max_stored_chars: start and end kept
-    key: str = ""  # tasks.prompt_key: the model's identity and the exact messages ("" = stored before)
-    judge_key: str = ""  # tasks.judge_key: the judge's identity and what it saw besides the answer
+    key: str = ""  # counting.prompt_key: the model's identity and the exact messages ("" = stored before)
+    judge_key: str = ""  # counting.judge_key: the judge's identity and what it saw besides the answer
 
 
 class QueryFailure(msgspec.Struct, frozen=True):
@@ -86,6 +86,6 @@ class TierRun(msgspec.Struct, frozen=True):
     seed: int | None = None  # of the context's document order; None: stored before it was (the CLI's default, the ladder seed)
     docs_hash: str = ""  # runs.tier_docs_hash: current while the tier's documents are ("" = by tier_hash, as before)
     # queries whose stored results no longer matched their prompt (or judge) when this run was
-    # made, and were run again: what an edit invalidated (tasks.invalidation_note says it)
+    # made, and were run again: what an edit invalidated (counting.invalidation_note says it)
     invalidated: list[str] = []
     shared: bool = False  # assembled from other tiers' runs (an oracle answer is the same on every tier)

@@ -14,17 +14,14 @@ from typing import Callable
 import msgspec
 
 from workbench.fsutil import guard_state_path, safe_name
+from workbench.llm.counting import LABEL_DEPENDENT_TASKS, same_prompt_on_every_tier
 from workbench.llm.records import TierRun
-from workbench.names import TASKS
 from workbench.project.files import ORIGINAL_VERSION, Project
 from workbench.records import Hit, RankedList, Tier
 from workbench.access.runs import JsonRunStore, RunStore, SystemRun, query_text_hash, tier_docs_hash, tier_hash
 
 LLM_DIR = "llm"
 VERSIONS_DIR = "versions"
-# Tasks whose context is built from the gold / hard-negative labels: a query-set version that
-# relabels a query needs its own run of them (the original's answers saw other documents).
-LABEL_DEPENDENT_TASKS = ("oracle", "rag", "nearmiss")
 TUI_DIR = "tui"  # .workbench/tui/<query>/: the one-query runs started in the TUI, one store per query
 
 
@@ -50,7 +47,8 @@ class LLMRunStore(JsonRunStore):
         """THE reader of a tier's stored model runs (diagnosis, report, figures, inspector): runs
         made on the tier's current documents, plus every gold-context (oracle) answer of the tier's
         queries stored on another tier — the same prompt on every tier, so it decides the query
-        wherever the query is (same system, same key: same model, prompt version and judge)."""
+        wherever the query is (same system, same key: same model, prompt version and judge; the
+        rule is llm/counting.py's)."""
         own = super().runs(tier)
         shared = [run for run in self._shared(tier, own) if run is not None]
         replaced = {run.system for run in shared}
@@ -76,7 +74,7 @@ class LLMRunStore(JsonRunStore):
                         for p in (d / self.subdir if self.subdir else d).glob("*.json")})
         out: list[TierRun | None] = []
         for name in files:
-            others = [r for r in self._elsewhere(name, tier.name) if TASKS[r.task].context == "gold" and r.fits]
+            others = [r for r in self._elsewhere(name, tier.name) if same_prompt_on_every_tier(r.task) and r.fits]
             if not others:
                 continue
             mine = by_system.get(others[0].system)
@@ -145,12 +143,6 @@ def version_runs_root(project: Project) -> Path | None:
     return vdir / "runs" if vdir else None
 
 
-def relabelled(project: Project, query_id: str) -> bool:
-    """The loaded version labels this query's gold or hard negatives differently from the original."""
-    q, o = project.query(query_id), project.original_query(query_id)
-    return (sorted(q.gold_doc_ids), sorted(q.hard_negative_ids)) != (sorted(o.gold_doc_ids), sorted(o.hard_negative_ids))
-
-
 def store_for(project: Project, task: str) -> "LLMRunStore":
     """The store a run of this task goes to: the version's own for a label-dependent task."""
     return LLMRunStore(project, root=version_runs_root(project) if task in LABEL_DEPENDENT_TASKS else None)
@@ -205,8 +197,3 @@ def other_version_stores(project: Project) -> list[tuple[str, LLMRunStore, bool]
             out.append((info.name, LLMRunStore(project, root=vdir / "runs", publish=False), False))
         out += [(info.name, store, True) for store in _stores_under(project, vdir / TUI_DIR)]
     return out
-
-
-def labels_of(query) -> tuple[list[int], list[int]]:
-    """What a label-dependent answer's context was built from: the gold and hard-negative sets."""
-    return sorted(query.gold_doc_ids), sorted(query.hard_negative_ids)

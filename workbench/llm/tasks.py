@@ -34,7 +34,8 @@ from workbench.llm.docids import extract_docids, out_of_tier
 from workbench.llm.judge import JudgeUnavailable, judge_answer
 from workbench.correctness import contains_match, exact_match, short_answer
 from workbench.llm.records import LocalizeResult, QAResult, QueryFailure, TierRun
-from workbench.llm.store import LABEL_DEPENDENT_TASKS, LLMRunStore, store_for
+from workbench.llm.counting import LABEL_DEPENDENT_TASKS, judge_key, kept_results, model_identity, prompt_key
+from workbench.llm.store import LLMRunStore, store_for
 from workbench.names import TASKS, Stage, SystemName
 from workbench.progress import Progress
 from workbench.project.files import ORIGINAL_VERSION, Project
@@ -97,11 +98,6 @@ def window_budget(cfg: ModelConfig) -> int:
 
 def messages_tokens(messages: list[dict], cfg: ModelConfig) -> int:
     return sum(count_tokens(m["content"], cfg.tokenizer) + MESSAGE_OVERHEAD_TOKENS for m in messages)
-
-
-def model_identity(cfg: ModelConfig) -> list:
-    # What changes the outputs (not concurrency, timeouts or retries).
-    return [cfg.model, cfg.base_url, cfg.max_tokens, cfg.temperature, cfg.context_window, cfg.tokenizer, cfg.safety_margin]
 
 
 def _build_messages(opts: TaskOptions, context: str, query: Query) -> list[dict]:
@@ -244,31 +240,10 @@ def run_key_for(tier_h: str, model: str, cfg: ModelConfig, opts: TaskOptions, ju
     )
 
 
-def prompt_key(cfg: ModelConfig, messages: list[dict]) -> str:
-    """What one query's answer depends on: the model's identity and the exact messages sent."""
-    return run_key("prompt", model_identity(cfg), messages)
-
-
-def judge_key(judge: tuple[str, ModelConfig] | None, opts: TaskOptions, query: Query) -> str:
-    """What a judgement depends on besides the answer: the judge, its samples, the query and gold answer."""
-    if judge is None:
-        return ""
-    return run_key("judge", judge[0], model_identity(judge[1]), opts.judge_samples, query.query, query.answer)
-
-
 def context_key(project: Project, tier: Tier, opts: TaskOptions) -> str:
     """The tier-level part of a run's key: the tier's documents where the context holds them (the
     tier, its rankings); nothing for gold / near-miss contexts, the same on every tier."""
     return "" if opts.spec.context in ("gold", "nearmiss") else tier_docs_hash(project, tier)
-
-
-def invalidation_note(run: TierRun) -> str:
-    """One line for the CLI / TUI: which stored answers an edit invalidated ("" = none)."""
-    if not run.invalidated:
-        return ""
-    n = len(run.invalidated)
-    return (f"{n} stored answer{'s' if n != 1 else ''} of {run.system} on tier {run.tier} no longer "
-            f"matched their prompt: rerun ({', '.join(run.invalidated[:5])}{', …' if n > 5 else ''})")
 
 
 def _labels_key(project: Project, opts: TaskOptions, queries: list[Query]) -> str:
@@ -328,7 +303,7 @@ async def run_tier(
             progress(stage, len(queries), len(queries))
         return run
 
-    kept, invalidated = _kept_results(store, tier, system, opts, prepared, cfg, judge, key, legacy)
+    kept, invalidated = kept_results(store, tier, system, opts, prepared, cfg, judge, key, legacy)  # llm/counting.py
     state = _State(store, msgspec.structs.replace(base, invalidated=invalidated, **kept), len(prepared), progress, stage)
     # failures are retried on every run; finished results are kept
     state.save()
@@ -361,51 +336,6 @@ def _all_queries(opts: TaskOptions) -> TaskOptions:
     import dataclasses
 
     return dataclasses.replace(opts, query_ids=None, keep_prompts=False)
-
-
-def _kept_results(store: LLMRunStore, tier: Tier, system: str, opts: TaskOptions, prepared: list[_Prepared],
-                  cfg: ModelConfig, judge: tuple[str, ModelConfig] | None, key: str, legacy: set[str]) -> tuple[dict, list[str]]:
-    """Stored results still valid for this run (by their own prompt / judge keys), and the queries
-    whose stored result no longer matches. The stored run of this tier, and for a gold context the
-    same system's runs on every tier (an oracle prompt is the same wherever the query is)."""
-    previous = [r for r in [store.load(system, tier.name)] if r is not None]
-    if opts.spec.context == "gold":
-        previous += [r for r in store.runs_elsewhere(system, tier.name)]
-    wanted = {p.query.query_id: p for p in prepared}
-    found: dict[str, object] = {}
-    stale: list[str] = []
-    field = "localize" if opts.spec.localizes else "qa"
-    for run in previous:
-        for r in getattr(run, field):
-            p = wanted.get(r.query_id)
-            if p is None or r.query_id in found:
-                continue
-            if r.key == "":  # stored before results had keys: valid only under the old rule, on this tier
-                ok = run.key in legacy and run.tier == tier.name and run.tier_hash == tier_hash(store.project, tier)
-            else:
-                ok = r.key == prompt_key(cfg, p.messages)
-            if not ok:
-                stale.append(r.query_id)
-                continue
-            if field == "qa":
-                jk = judge_key(judge, opts, p.query)
-                if r.key == "":
-                    r = msgspec.structs.replace(r, key=prompt_key(cfg, p.messages), judge_key=jk)
-                elif r.judge_key != jk:  # the answer stands; only its judgement is redone
-                    r = msgspec.structs.replace(r, judge_key=jk, judged=False, judge_scores=[], judge_median=None,
-                                                judge_spread=None, judge_failures=0, judge_failure=False, judge_raw=[])
-            elif r.key == "":
-                r = msgspec.structs.replace(r, key=prompt_key(cfg, p.messages))
-            found[r.query_id] = r
-    ids = [q for q in wanted if q in found]
-    others = []
-    if previous and previous[0].tier == tier.name:  # results of queries not asked for this time stay
-        mine = previous[0]
-        # a result stored before results had keys stays while its run is current under the old rule
-        legacy_ok = mine.key in legacy and mine.tier_hash == tier_hash(store.project, tier)
-        others = [r for r in getattr(mine, field) if r.query_id not in wanted and (r.key or legacy_ok)]
-    invalidated = sorted({q for q in stale if q not in found})
-    return {field: [found[q] for q in ids] + others}, invalidated
 
 
 async def _judge_pending(project: Project, judge_client: ChatClient, opts: TaskOptions, state: "_State") -> None:

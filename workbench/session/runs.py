@@ -57,7 +57,7 @@ class ModelRuns(msgspec.Struct, frozen=True):
     failures: int
     calibration: str | None  # the judge's calibration verdict (None: nothing was judged)
     calibrated: bool  # the judge separated right from wrong reference answers
-    invalidated: list[str]  # edits that really changed a prompt, said (llm.tasks.invalidation_note)
+    invalidated: list[str]  # edits that really changed a prompt, said (llm.counting.invalidation_note)
 
 
 def plan_run(root: Path, tasks: list[str], *, model: str | None = None, tiers: str = "all", query_ids: tuple[str, ...] = (),
@@ -111,7 +111,8 @@ def run_models(plan: RunPlan, progress: Progress, use_cache: bool = True) -> Mod
 
 async def _run_all(plan: RunPlan, progress: Progress, use_cache: bool) -> ModelRuns:
     from workbench.llm.providers import open_model_and_judge
-    from workbench.llm.tasks import TaskOptions, invalidation_note, run_tier
+    from workbench.llm.counting import invalidation_note
+    from workbench.llm.tasks import TaskOptions, run_tier
     from workbench.names import TASKS
 
     runs = []
@@ -163,7 +164,7 @@ class RunSummary(msgspec.Struct, frozen=True):
 def run_summary(project: Project, runs: list[TierRun], tiers: list[Tier]) -> RunSummary:
     """The runs just made, each with the figures `run`'s summary shows (see RunSummaryRow)."""
     from workbench.access.metrics import query_access, summarize
-    from workbench.llm.figures import call_figures, localize_figures, use_rows
+    from workbench.llm.figures import call_figures, use_rows
     from workbench.names import TASKS
 
     counted = use_rows(project, [t for t in tiers if t.name in {r.tier for r in runs}])
@@ -175,7 +176,7 @@ def run_summary(project: Project, runs: list[TierRun], tiers: list[Tier]) -> Run
         c = call_figures(r)
         if TASKS[r.task].localizes:
             per = [query_access(x.query_id, x.doc_ids, project.query(x.query_id).gold_doc_ids, r.k) for x in r.localize]
-            rows.append(RunSummaryRow(r, True, c, summarize(per, r.k) if per else None, localize_figures(r)["n"]))
+            rows.append(RunSummaryRow(r, True, c, summarize(per, r.k) if per else None, len(r.localize)))
         else:
             rows.append(RunSummaryRow(r, False, c, use=counted.get(r.tier, {}).get(r.system)))
     return RunSummary(rows, any(row.use is not None and row.use.distrusted for row in rows))

@@ -90,7 +90,7 @@ def run_model_task(
     ``on_update`` sees every saved state (answers before judging); ``progress`` is polled while
     the model works, and raising Cancelled from it cancels the run (finished parts stay saved).
     ``on_note`` hears what the run found stale (a stored answer whose prompt an edit changed:
-    `llm.tasks.invalidation_note`, the line `workbench run` prints)."""
+    `llm.counting.invalidation_note`, the line `workbench run` prints)."""
     from workbench.llm.providers import open_client, resolve_judge
     from workbench.llm.tasks import run_tier
 
@@ -135,7 +135,7 @@ def run_model_task(
         run = run_polled(go, lambda: progress(*last), on_cancel=cancel_requests)
     except Cancelled as exc:
         raise (Cancelled(f"{exc}: {said[0]}") if said else exc) from None
-    from workbench.llm.tasks import invalidation_note
+    from workbench.llm.counting import invalidation_note
 
     note = invalidation_note(run)
     if note and on_note is not None:

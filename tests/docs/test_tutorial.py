@@ -26,7 +26,7 @@ def test_every_command_of_the_tutorial_runs_as_written(sample_project, tmp_path)
     out = done.stdout + done.stderr
     # the figures the page quotes, as the commands print them
     for quoted in ("0.042", "ACCESS? 56 provisional", "A2: gold 503188 at run:prod #6", "0.443 vs 0.801",
-                   "wins 0, loses 39", "promoted 44 gold", "p = 0.0001"):
+                   "wins 0, loses 39", "promoted 44 gold", "p = 0.0001", "88 production queries traced since"):
         assert quoted in out, quoted
     demo = tmp_path / "share" / "nearmiss-workbench" / "demo"
     assert (demo / "reports" / "report-hr-07.html").is_file()  # where the page says the report goes

@@ -71,7 +71,7 @@ def test_the_command_table_gives_every_command_its_file():
     import workbench.cli
 
     table = {}
-    for names, file, logic in rows("## Command → file"):
+    for names, file, _operation, logic in rows("## Command → file"):
         for name in re.findall(r"`([^`]+)`", names):
             table[name] = file.strip("`")
         for path in re.findall(r"`(workbench/[^`]+|screens/[^`]*|index/[^`]*)`", logic):
@@ -93,3 +93,30 @@ def test_every_path_the_page_names_exists():
     paths = set(re.findall(r"`((?:workbench|screens|index|tests|benchmarks|sample_corpus)/[\w/.]*)`", TEXT))
     assert len(paths) >= 40
     assert sorted(p for p in paths if not (REPO / p).exists()) == []
+
+
+def session_modules_imported(cli_file: Path) -> set[str]:
+    """The workbench/session/ modules a CLI file calls: imported by path, or by name through the
+    facade (workbench/session/__init__.py's name -> module map)."""
+    import ast
+
+    import workbench.session
+
+    home = workbench.session._HOME
+    out = set()
+    for node in ast.walk(ast.parse(cli_file.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "workbench.session":
+            out |= {home.get(a.name, f"workbench.session.{a.name}") for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("workbench.session."):
+            out.add(node.module)
+    return {m.split(".")[-1] for m in out if m.startswith("workbench.session.")}
+
+
+def test_the_command_table_names_the_operations_each_cli_file_calls():
+    said: dict[str, set[str]] = {}
+    for _, file, operation, _ in rows("## Command → file"):
+        said.setdefault(file.strip("`"), set()).update(re.findall(r"`workbench/session/(\w+)\.py`", operation))
+    assert len(said) >= 14
+    wrong = {f: (sorted(ops), sorted(session_modules_imported(REPO / f))) for f, ops in said.items()
+             if ops != session_modules_imported(REPO / f)}
+    assert not wrong, f"file: (the table's operations, the modules it calls) {wrong}"

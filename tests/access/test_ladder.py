@@ -106,3 +106,38 @@ def test_select_tiers(project):
 def test_tier_file_round_trips(project):
     ts = build_ladder(project)
     assert msgspec.json.decode(msgspec.json.encode(ts), type=type(ts)) == ts
+
+
+def _append_queries(root, rows) -> None:
+    import json
+
+    with (root / "queries.jsonl").open("a", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps({"answer": "", "gold_doc_ids": [], "hard_negative_ids": [], **r}) + "\n")
+
+
+@pytest.mark.parametrize("rows, extended", [
+    # production's queries as a collection adds them: unlabelled, in a domain with a base tier or none
+    ([{"query_id": "p1", "query": "who?", "domain": "bridge"}, {"query_id": "p2", "query": "what?", "domain": "prod"}], True),
+    # a labelled query changes what its tiers hold: rebuilt
+    ([{"query_id": "p3", "query": "which?", "domain": "bridge", "gold_doc_ids": "GOLD"}], False),
+])
+def test_tiers_extended_by_appended_queries_equal_a_rebuild(project_copy, monkeypatch, rows, extended):
+    """A process that read the tiers and then sees unlabelled queries appended extends them without
+    rebuilding the ladder; what it writes is byte for byte what a rebuild writes."""
+    from workbench.access import ladder
+
+    ensure = ladder.ensure_tiers
+    ensure(load_project(project_copy))
+    project = load_project(project_copy)
+    gold = project.queries[0].gold_doc_ids
+    _append_queries(project_copy, [{**r, "gold_doc_ids": gold} if r.get("gold_doc_ids") == "GOLD" else r for r in rows])
+    rebuilt: list[int] = []
+    real = ladder.build_ladder
+    monkeypatch.setattr(ladder, "build_ladder", lambda p: (rebuilt.append(1), real(p))[1])
+    grown = load_project(project_copy)
+    written = ensure(grown)
+    assert bool(rebuilt) is not extended
+    assert tiers_path(grown).read_bytes() == msgspec.json.encode(written) == msgspec.json.encode(real(grown))
+    assert all(r["query_id"] in {q for t in written.tiers for q in t.query_ids} for r in rows)
+    assert load_tiers(grown) == written  # a new process reads the same tiers, not stale

@@ -25,7 +25,7 @@ import msgspec
 from workbench.errors import BadInput, WorkbenchError
 from workbench.fsutil import atomic_write_bytes, set_aside, sha256_bytes
 from workbench.project.files import Project, config_error
-from workbench.records import LadderConfig, Tier, TierKind, TierSet
+from workbench.records import LadderConfig, Query, Tier, TierKind, TierSet
 from workbench.tokens import doc_tokens
 
 TIERS_FILE = Path("tiers") / "tiers.json"
@@ -181,11 +181,71 @@ def load_tiers(project: Project) -> TierSet:
     return tierset
 
 
+class _Built:
+    """The tier set this process last loaded or wrote for a project, and the queries it covers."""
+
+    __slots__ = ("tierset", "queries", "documents_hash")
+
+    def __init__(self, tierset: TierSet, project: Project) -> None:
+        self.tierset, self.queries, self.documents_hash = tierset, list(project.queries), project.documents_hash()
+
+    def appended(self, project: Project) -> list[Query] | None:
+        """The queries added at the end since (the same query objects before them: project/load.py
+        reuses them only when queries.jsonl grew by appended lines), or None."""
+        old, now, n = self.queries, project.queries, len(self.queries)
+        if (self.documents_hash != project.documents_hash() or len(now) < n
+                or (n and (now[0] is not old[0] or now[n - 1] is not old[-1]))):
+            return None
+        return now[n:]
+
+
+_BUILT: dict[str, _Built] = {}
+
+
+def extend_ladder(tierset: TierSet, project: Project, new: list[Query]) -> TierSet | None:
+    """The ladder with ``new`` (appended) queries added to the tiers build_ladder would put them on,
+    without rebuilding it — or None when one of them changes what a tier holds (it has gold or
+    negatives, or opens a domain with documents but no base tier yet). Production's queries, added
+    unlabelled by every trace batch of a live collection, so cost their own ids, not the corpus."""
+    by_name = {t.name for t in tierset.tiers}
+    document_domains = set(project.domains)
+    per_domain: dict[str, list[str]] = {}
+    everyone: list[str] = []
+    for q in new:
+        if q.gold_doc_ids or q.hard_negative_ids:
+            return None
+        if f"base:{q.domain}" in by_name:
+            per_domain.setdefault(q.domain, []).append(q.query_id)
+        elif q.domain in document_domains:
+            return None
+        everyone.append(q.query_id)
+    tiers = []
+    for t in tierset.tiers:
+        extra = everyone if t.kind in ("shared", "global", "full") else per_domain.get(t.domain, [])
+        tiers.append(msgspec.structs.replace(t, query_ids=t.query_ids + extra) if extra else t)
+    return TierSet(spec_hash=tierset.spec_hash, corpus_hash=project.corpus_hash(), tiers=tiers)
+
+
 def ensure_tiers(project: Project) -> TierSet:
+    """The project's tiers: as stored, extended by the unlabelled queries appended since this process
+    last read them (extend_ladder), or rebuilt."""
+    key = str(project.root)
+    built = _BUILT.get(key)
+    if built is not None and built.tierset.spec_hash == spec_hash(project.config.ladder, project.config.tokenizer):
+        new = built.appended(project)
+        if new is not None and not new and built.tierset.corpus_hash == project.corpus_hash():
+            return built.tierset
+        extended = extend_ladder(built.tierset, project, new) if new else None
+        if extended is not None:
+            atomic_write_bytes(tiers_path(project), msgspec.json.encode(extended))
+            _BUILT[key] = _Built(extended, project)
+            return extended
     try:
-        return load_tiers(project)
+        tierset = load_tiers(project)
     except StaleTiersError:
-        return write_ladder(project)
+        tierset = write_ladder(project)
+    _BUILT[key] = _Built(tierset, project)
+    return tierset
 
 
 def select_tiers(tierset: TierSet, spec: str) -> list[Tier]:

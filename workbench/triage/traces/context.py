@@ -31,7 +31,7 @@ def read_context(project: Project, stage: list[TraceDoc] | None, prompt: str, ma
     for d in stage:
         if d.id is not None and d.id in mapping:
             named.setdefault(mapping[d.id], d.id)
-    for f in outermost(documents_index(project).find(prompt)):
+    for f in outermost(documents_index(project).find_normal(p)):
         key = named.get(f.key, f"{RESOLVED}{f.key}")
         mapping.setdefault(key, f.key)
         at[f.key] = (f.start, key)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from pathlib import Path
-from typing import Literal
+from typing import Container, Literal
 
 import msgspec
 
@@ -171,7 +171,7 @@ class Plan(msgspec.Struct):
     repeated: int
 
 
-def added_id(trace: ProductionTrace, taken: set[str]) -> str:
+def added_id(trace: ProductionTrace, taken: Container[str]) -> str:
     if trace.query_id and query_id_problem(trace.query_id) is None and trace.query_id not in taken:
         return trace.query_id
     base = f"{ADDED_PREFIX}{trace.trace_id[:12]}"
@@ -182,25 +182,64 @@ def added_id(trace: ProductionTrace, taken: set[str]) -> str:
     return qid
 
 
+class _QueryIndex:
+    """The project's query ids and normalised texts, extended (not rebuilt) when a later load holds the
+    same queries with more appended (project/load.py reuses the parsed queries of a grown file): a live
+    collection adding production's queries batch after batch matches each batch in its own cost."""
+
+    __slots__ = ("queries", "known", "by_text")
+
+    def __init__(self) -> None:
+        self.queries: list = []
+        self.known: set[str] = set()
+        self.by_text: dict[str, str] = {}
+
+    def update(self, queries: list) -> "_QueryIndex":
+        n = len(self.queries)
+        if not (len(queries) >= n and (n == 0 or (queries[0] is self.queries[0] and queries[n - 1] is self.queries[-1]))):
+            self.__init__()  # type: ignore[misc]
+            n = 0
+        for q in queries[n:]:
+            self.known.add(q.query_id)
+            self.by_text.setdefault(normalise(q.query), q.query_id)
+        self.queries = list(queries)
+        return self
+
+
+_INDEXES: dict[str, _QueryIndex] = {}
+
+
+class _Either:
+    """``in`` either container (the project's ids or the batch's added ones), without their union."""
+
+    def __init__(self, *parts: Container[str]) -> None:
+        self.parts = parts
+
+    def __contains__(self, item: object) -> bool:
+        return any(item in p for p in self.parts)
+
+
 def match(project: Project, found: list[ProductionTrace]) -> Plan:
-    known = {q.query_id for q in project.original_queries}
-    by_text: dict[str, str] = {}
-    for q in project.original_queries:
-        by_text.setdefault(normalise(q.query), q.query_id)
+    index = _INDEXES.setdefault(str(project.root), _QueryIndex()).update(project.original_queries)
+    known = index.known
     chosen: dict[str, tuple[ProductionTrace, Matched]] = {}
     new_texts: dict[str, str] = {}
+    new_by_text: dict[str, str] = {}  # the batch's own added queries, beside the project's (not copied)
+    taken = _Either(known, new_texts)
     repeated = 0
     for t in sorted(found, key=lambda t: (t.start_ns, t.trace_id)):  # later traces of a query replace earlier
         how: Matched
+        text = normalise(t.query_text)
         if t.query_id is not None and t.query_id in known:
             qid, how = t.query_id, "id"
-        elif normalise(t.query_text) in by_text:
-            qid = by_text[normalise(t.query_text)]
-            how = "added" if qid in new_texts else "text"
+        elif text in index.by_text:
+            qid, how = index.by_text[text], "text"
+        elif text in new_by_text:
+            qid, how = new_by_text[text], "added"
         else:
-            qid, how = added_id(t, known | set(new_texts)), "added"
+            qid, how = added_id(t, taken), "added"
             new_texts[qid] = t.query_text
-            by_text[normalise(t.query_text)] = qid
+            new_by_text[text] = qid
         repeated += qid in chosen
         chosen[qid] = (t, how)
     return Plan(chosen, new_texts, repeated)

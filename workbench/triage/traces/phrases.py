@@ -46,6 +46,7 @@ class PhraseIndex:
         self.lead: dict[int, int] = {}  # where the first word starts in the text (after a quote mark, …)
         self.keys: dict[tuple[str, ...], list[int]] = {}
         self.lengths: set[int] = set()
+        self.first: set[str] = set()  # the first key words: a window starting elsewhere is not looked up
         for key, text in texts:
             # only the opening is read to build the index: a long document costs no more than a short one
             n = normal(text[:HEAD_CHARS])
@@ -58,6 +59,7 @@ class PhraseIndex:
             head = tuple(words[:KEY_WORDS])
             self.keys.setdefault(head, []).append(key)
             self.lengths.add(len(head))
+            self.first.add(head[0])
 
     def text(self, key: int) -> str:
         found = self.texts.get(key)
@@ -68,15 +70,21 @@ class PhraseIndex:
 
     def find(self, text: str) -> list[Found]:
         """Every known text whose opening (PREFIX_CHARS) the text holds, where it starts, in text order."""
-        n = normal(text)
+        return self.find_normal(normal(text))
+
+    def find_normal(self, n: str) -> list[Found]:
+        """find() of a text already normal()-ised."""
         hay = n.casefold() if self.fold_case else n
         words = _words(n)
+        plain = [w for w, _ in words]
         out: dict[int, Found] = {}
-        for i in range(len(words)):
+        for i, first in enumerate(plain):
+            if first not in self.first:
+                continue
             for size in self.lengths:
-                if i + size > len(words):
+                if i + size > len(plain):
                     continue
-                for key in self.keys.get(tuple(w for w, _ in words[i:i + size]), ()):
+                for key in self.keys.get(tuple(plain[i:i + size]), ()):
                     if key in out:
                         continue
                     known = self.text(key)

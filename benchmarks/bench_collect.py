@@ -1,12 +1,14 @@
 """`workbench collect` at production's volume (run by hand): N traces sent by the real OpenTelemetry
 SDK's exporter to a collector on loopback, until every one is imported.
 
-    python benchmarks/bench_collect.py --firehose 2000 [--producers 1] [--settle-s 0.2] [PROJECT_DIR]
+    python benchmarks/bench_collect.py --firehose 2000 [--distinct] [--producers 1] [--settle-s 0.2] [PROJECT_DIR]
 
 Builds hotpotqa-100 (import + ladder; no index is needed to import traces) in PROJECT_DIR (default: a
 temp folder) once, and runs on a fresh copy of it (no earlier run's ledger). Production is one or more separate processes (`--send`, as an app's replicas): the
 tests' pipeline (tests/support/traces.py: retrieve, rerank, read — 4 spans a trace, the retriever's
-and the reranker's documents with their text) over the project's queries in turn, traced by the SDK
+and the reranker's documents with their text) over the project's queries in turn (with their ids), or with ``--distinct`` each trace a query of its
+own (a project query's text numbered, no id: production's queries, each added to the project
+unlabelled, so the project grows to N queries as a real collection does), traced by the SDK
 (TracerProvider, BatchSpanProcessor, batches of 512 spans) and exported by OTLPSpanExporter (protobuf
 over HTTP); each records when each export was acknowledged. The collector runs in this process
 (`start_collect`, the code of `workbench collect`) and records when each trace's import returned,
@@ -59,11 +61,12 @@ def build(root: Path) -> None:
 
 # ---------------------------------------------------------------- production (the --send process)
 
-def send(root: Path, endpoint: str, n: int, offset: int, acks_out: Path) -> None:
+def send(root: Path, endpoint: str, n: int, offset: int, acks_out: Path, distinct: bool = False) -> None:
     """N traces of the tests' pipeline (support.traces.write_traces, its SDK set-up) through
     OTLPSpanExporter to ``endpoint``; each export's acknowledgement time per trace id to ``acks_out``."""
     from functools import lru_cache
 
+    import msgspec
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.trace import ReadableSpan
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
@@ -101,7 +104,10 @@ def send(root: Path, endpoint: str, n: int, offset: int, acks_out: Path) -> None
     class Cached(traces.Pipeline):
         """The same pipeline; a query asked again is ranked as before without ranking it again."""
 
-        retrieve = lru_cache(maxsize=None)(traces.Pipeline.retrieve)  # type: ignore[assignment]
+        ranked = lru_cache(maxsize=None)(traces.Pipeline.retrieve)
+
+        def retrieve(self, text: str) -> list[tuple[int, float]]:  # --distinct: ranked as the query it numbers
+            return self.ranked(text.split(" (case ", 1)[0])
 
     class Processor(BatchSpanProcessor):
         """The SDK's processor as exporters run it (batches of 512), sized so it never drops a span, and
@@ -118,7 +124,13 @@ def send(root: Path, endpoint: str, n: int, offset: int, acks_out: Path) -> None
     queries = load_project(root).queries
     traces.OtlpJsonFileExporter, traces.BatchSpanProcessor, traces.Pipeline = Acked, Processor, Cached  # type: ignore[misc]
     started = time.monotonic()
-    traces.write_traces(root, acks_out, [queries[(offset + i) % len(queries)] for i in range(n)], with_ids=True)
+    asked = [queries[(offset + i) % len(queries)] for i in range(n)]
+    if distinct:  # each its own query: production's text, numbered, matched to no project query
+        asked = [msgspec.structs.replace(q, query_id=f"{q.query_id}-{offset + i}", query=f"{q.query} (case {offset + i})")
+                 for i, q in enumerate(asked)]
+        traces.write_traces(root, acks_out, asked, with_ids=False)
+    else:
+        traces.write_traces(root, acks_out, asked, with_ids=True)
     print(f"  production: {n} traces in {time.monotonic() - started:.1f} s, {spent[0]:.1f} s of it in "
           "OTLPSpanExporter.export", file=sys.stderr, flush=True)
     use = resource.getrusage(resource.RUSAGE_SELF)
@@ -196,11 +208,13 @@ def main() -> None:
     ap.add_argument("--max-pending", type=int, default=10_000, help="the collector's --max-pending")
     ap.add_argument("--producers", type=int, default=1,
                     help="production's processes, each with its own SDK pipeline and exporter (N split between them)")
+    ap.add_argument("--distinct", action="store_true",
+                    help="each trace a query of its own (added to the project unlabelled), not the project's queries in turn")
     ap.add_argument("--send", nargs=3, metavar=("ENDPOINT", "OFFSET", "ACKS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     root = args.project or Path(tempfile.mkdtemp(prefix="bench-collect-")) / "hotpot"
     if args.send:
-        send(root, args.send[0], args.firehose, int(args.send[1]), Path(args.send[2]))
+        send(root, args.send[0], args.firehose, int(args.send[1]), Path(args.send[2]), args.distinct)
         return
 
     import shutil
@@ -237,7 +251,8 @@ def main() -> None:
     try:
         k = max(1, args.producers)
         shares = [n // k + (1 if i < n % k else 0) for i in range(k)]
-        producers = [subprocess.Popen([sys.executable, __file__, str(root), "--firehose", str(share), "--send",
+        producers = [subprocess.Popen([sys.executable, __file__, str(root), "--firehose", str(share),
+                                       *(["--distinct"] if args.distinct else []), "--send",
                                        live.url + "/v1/traces", str(sum(shares[:i])), str(work / f"acks{i}.json")],
                                       env={**os.environ, "PYTHONPATH": str(ROOT)}) for i, share in enumerate(shares)]
         for i, production in enumerate(producers):

@@ -16,7 +16,7 @@ from workbench.project.files import Project
 from workbench.triage.traces.conventions import TraceDoc
 from workbench.triage.traces.phrases import documents_index, outermost
 from workbench.triage.traces.resolve import RESOLVED
-from workbench.triage.traces.textmatch import PREFIX_CHARS, normal, quoted
+from workbench.triage.traces.textmatch import normal, normal_head, quoted
 
 
 def read_context(project: Project, stage: list[TraceDoc] | None, prompt: str, mapping: dict[str, int]) -> list[str] | None:
@@ -42,7 +42,7 @@ def read_context(project: Project, stage: list[TraceDoc] | None, prompt: str, ma
             return None  # production read a document we cannot name
         docid = mapping[d.id]
         if docid not in at:
-            at[docid] = (p.find(normal(d.content)[:PREFIX_CHARS]), d.id)
+            at[docid] = (p.find(normal_head(d.content)), d.id)
     # none quoted: production's text differs from ours (chunks, a template that rewrites it), so
     # what it read is unknown — never "nothing", which would make every failure an access failure
     return [key for _, key in sorted(at.values())] or None

@@ -26,6 +26,9 @@ _WORD = re.compile(r"\w+")
 
 def _words(text: str) -> list[tuple[str, int]]:
     """(lower-cased word, its offset) in an already normal()-ised text."""
+    folded = text.casefold()
+    if len(folded) == len(text):  # one character for one (nearly always): the offsets are the text's
+        return [(m.group(), m.start()) for m in _WORD.finditer(folded)]
     return [(m.group().casefold(), m.start()) for m in _WORD.finditer(text)]
 
 

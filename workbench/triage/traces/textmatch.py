@@ -24,7 +24,21 @@ def normal(text: str) -> str:
     return re.sub(r"\s+", " ", t).strip()
 
 
+_HEADS: dict[str, str] = {}  # a document's text → its normalised opening: the same documents recur trace after trace
+_HEADS_KEPT = 4096
+
+
+def normal_head(doc_text: str) -> str:
+    """normal(doc_text)[:PREFIX_CHARS], remembered for the documents seen last."""
+    found = _HEADS.get(doc_text)
+    if found is None:
+        if len(_HEADS) >= _HEADS_KEPT:
+            _HEADS.clear()
+        found = _HEADS[doc_text] = normal(doc_text)[:PREFIX_CHARS]
+    return found
+
+
 def quoted(doc_text: str, prompt_normal: str) -> bool:
     """Is the document's text (not a mention of its title) in the prompt, already normal()-ised."""
-    n = normal(doc_text)
-    return bool(n) and n[:PREFIX_CHARS] in prompt_normal
+    n = normal_head(doc_text)
+    return bool(n) and n in prompt_normal

@@ -84,6 +84,11 @@ def _stopping(monkeypatch, module, name: str) -> list:
         raise _Reached(name)
 
     monkeypatch.setattr(module, name, stop)
+    # the CLI reaches it through the facade, which keeps a name once looked up: stopped there too,
+    # and put back after the test (a kept stub would stop every later `rerank` / `tune`)
+    import workbench.session as facade
+
+    monkeypatch.setitem(facade.__dict__, name, stop)
     return seen
 
 

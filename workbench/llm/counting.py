@@ -13,12 +13,13 @@ A stored answer (or localization) counts:
 - under the loaded query-set version's labels only where the labels it was made from hold, for the
   tasks whose context is built from the labels (``LABEL_DEPENDENT_TASKS``; ``Labels``);
 - once per system and query: the first source in the precedence order of llm/sources.py
-  (``model_sources``) that has it (``counted_sources``), for a query the loaded version keeps.
+  (``model_sources``) that has it (``count_once``; sources.counted_sources applies it to a tier),
+  for a query the loaded version keeps.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -29,9 +30,9 @@ from workbench.records import ModelConfig, Query, Tier
 
 if TYPE_CHECKING:
     from workbench.llm.records import TierRun
-    from workbench.llm.sources import Source
-    from workbench.llm.store import LLMRunStore
-    from workbench.llm.tasks import TaskOptions
+
+# The readers this module serves (llm/store.py, llm/sources.py, llm/tasks.py) import it, never the
+# other way round: their records are typed loosely here (a store, a task's options, a source).
 
 # Tasks whose context is built from the gold / hard-negative labels: a query-set version that
 # relabels a query needs its own run of them (the original's answers saw other documents).
@@ -51,7 +52,7 @@ def prompt_key(cfg: ModelConfig, messages: list[dict]) -> str:
     return run_key("prompt", model_identity(cfg), messages)
 
 
-def judge_key(judge: tuple[str, ModelConfig] | None, opts: "TaskOptions", query: Query) -> str:
+def judge_key(judge: tuple[str, ModelConfig] | None, opts: Any, query: Query) -> str:
     """What a judgement depends on besides the answer: the judge, its samples, the query and gold answer."""
     if judge is None:
         return ""
@@ -64,7 +65,7 @@ def same_prompt_on_every_tier(task: str) -> bool:
     return TASKS[task].context == "gold"
 
 
-def kept_results(store: "LLMRunStore", tier: Tier, system: str, opts: "TaskOptions", prepared: list, cfg: ModelConfig,
+def kept_results(store: Any, tier: Tier, system: str, opts: Any, prepared: list, cfg: ModelConfig,
                  judge: tuple[str, ModelConfig] | None, key: str, legacy: set[str]) -> tuple[dict, list[str]]:
     """Stored results still valid for a new run (by their own prompt / judge keys), and the queries
     whose stored result no longer matches. The stored run of this tier, and for a gold context the
@@ -142,7 +143,7 @@ class Labels:
         self.project = project
         self._versions: dict[str, dict[str, tuple[list[int], list[int]]]] = {}
 
-    def count(self, src: "Source", query_id: str) -> bool:
+    def count(self, src: Any, query_id: str) -> bool:
         """A source's answer for the query counts under the loaded labels: any answer that does not
         read the labels; a label-dependent one (oracle, rag, near-miss) only where they hold."""
         return self.counts(src.run.task, src.made_under, query_id)
@@ -173,17 +174,15 @@ class Labels:
 # ---------------------------------------------------------------- once per system and query
 
 
-def counted_sources(project: Project, tier: Tier) -> "list[Source]":
-    """``model_sources`` (llm/sources.py: the precedence order) with each run cut to the results
-    that count: a query's result from the first source of its system that has one, for a query
-    the loaded version keeps; a label-dependent answer made under other labels only where the
+def count_once(project: Project, sources: list) -> list:
+    """``sources`` (llm/sources.py's Source list, in precedence order) with each run cut to the
+    results that count: a query's result from the first source of its system that has one, for a
+    query the loaded version keeps; a label-dependent answer made under other labels only where the
     query's labels are the same. A run that does not fit the window is kept whole (it holds no answer)."""
-    from workbench.llm.sources import model_sources
-
     labels = Labels(project)
     claimed: set[tuple[str, str]] = set()
-    out: list[Source] = []
-    for src in model_sources(project, tier):
+    out = []
+    for src in sources:
         run = src.run
         if not run.fits:
             out.append(src)

@@ -10,8 +10,7 @@ import msgspec
 from workbench.llm.calibration import load_calibration
 from workbench.correctness import token_f1
 from workbench.llm.records import TierRun
-from workbench.llm.counting import counted_sources
-from workbench.llm.sources import TUI_RUN, VERSION_TUI_RUN
+from workbench.llm.sources import TUI_RUN, VERSION_TUI_RUN, counted_sources
 from workbench.names import TASKS, TaskName
 from workbench.project.files import Project
 from workbench.records import Tier
@@ -113,7 +112,7 @@ def _rows(project: Project, tiers: list[Tier], localize: bool, figures: Callable
 
 def counted_runs(project: Project, tier: Tier, localize: bool = False) -> list[tuple[str, TierRun]]:
     """The tier's rows of one side, each a system's results that the verdicts count
-    (workbench.llm.counting.counted_sources: one precedence order, a query counted once): full-tier
+    (workbench.llm.sources.counted_sources: one precedence order, a query counted once): full-tier
     runs (the version's, the original's, other versions') merged under the system's name, the
     TUI's one-query runs merged apart, labelled with the queries they add ("model:local:oracle
     [TUI, 3 queries]"). Localization rows read full-tier runs only."""

@@ -3,7 +3,7 @@ report (its capped answers and provenance) and the inspector read. An earlier so
 a query wins: the loaded query-set version's own runs, then its own TUI runs, the original's tier
 runs, other versions' own runs (label-dependent answers count there only where the query's labels
 are the same), then the shared TUI runs. Which of their answers count is llm/counting.py's rule
-(counted_sources applies it to this list); the runs are loaded by workbench.llm.store."""
+(counted_sources applies it to this list: counting.count_once); the runs are loaded by workbench.llm.store."""
 
 from __future__ import annotations
 
@@ -46,3 +46,11 @@ def model_sources(project: Project, tier: Tier, query_id: str | None = None) -> 
               for version, store, tui in other_version_stores(project) for run in store.runs(tier)]
     shared = [Source(run, TUI_RUN, ORIGINAL_VERSION) for store in scratch for run in store.runs(tier)]
     return own + full + others + shared
+
+
+def counted_sources(project: Project, tier: Tier) -> list[Source]:
+    """``model_sources`` with each run cut to the results that count (llm/counting.py: count_once),
+    the rule the verdicts, the figures and the inspector apply."""
+    from workbench.llm.counting import count_once
+
+    return count_once(project, model_sources(project, tier))

@@ -20,7 +20,8 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from workbench.session.reading import compared, diagnosis_report, shown_system, stolen, unjudged_rows, verdicts
+    from workbench.session.reading import compared, diagnosis_report, stolen, unjudged_rows, verdicts
+    from workbench.session.diagnosing import shown_system
     from workbench.session.explain import explain_on, explained
     from workbench.inspection.explain import Explanation
     from workbench.inspection.rankings import lost_gold
@@ -105,7 +106,7 @@ if TYPE_CHECKING:
 
 _HOME = {
     'verdicts': 'workbench.session.reading',
-    'shown_system': 'workbench.session.reading',
+    'shown_system': 'workbench.session.diagnosing',
     'compared': 'workbench.session.reading',
     'stolen': 'workbench.session.reading',
     'unjudged_rows': 'workbench.session.reading',

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from workbench.errors import BadInput
 from workbench.session.selection import Selection
 
 if TYPE_CHECKING:
@@ -110,7 +111,6 @@ def diagnosis_view(sel: Selection, oracle_model: str | None = None, system: str 
     from workbench.diagnosis.recommend import primary_recommendations
     from workbench.diagnosis.rules import PENDING
     from workbench.diagnosis.verdicts import read_verdicts
-    from workbench.session.reading import shown_system
 
     reader = verdict_reader(sel, oracle_model)
     qv = read_verdicts(sel.project, sel.tiers, sel.query_ids, collector=reader)
@@ -129,6 +129,20 @@ def diagnosis_view(sel: Selection, oracle_model: str | None = None, system: str 
         recommendations=primary_recommendations(sel.project, qv, sel.tiers, reader, chosen),
         effective_sizes=shown_effective_sizes(sel.project, sel.tiers, reader, sel.query_ids),
         distractors=distractor_splits(qv, sel.project), pending=pending)
+
+
+def shown_system(qv: "QueryVerdicts", system: str | None = None, sel: Selection | None = None) -> str:
+    """The system whose verdicts are listed: the one asked for, else the diagnosis' own choice
+    (one not among them: BadInput, saying on which tiers it lives when ``sel`` is given)."""
+    from workbench.session.selection import unknown_system
+
+    names = [s.name for s in qv.systems]
+    chosen = system or qv.primary
+    if chosen is None or chosen not in names:
+        if sel is not None:
+            raise unknown_system(sel, chosen, names)
+        raise BadInput(f"unknown system {chosen!r}; known: {names}" if names else "no system has verdicts on these tiers")
+    return chosen
 
 
 def access_first(qv: "QueryVerdicts", system: str) -> AccessFirst | None:

@@ -1,4 +1,4 @@
-"""The read commands as operations (diagnose, compare, stealers, unjudged, report) over a
+"""The read commands as operations (diagnose --json, compare, stealers, unjudged, report) over a
 selection (session/selection.py) whose rankings are ready: what to compute and which system to
 show is decided here; `workbench/cli/` prints what these return, a screen renders it."""
 
@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from workbench.errors import BadInput
 from workbench.session.selection import Selection
 from workbench.project.settings import access_k
 
@@ -48,20 +47,6 @@ def verdicts(sel: Selection, oracle_model: str | None = None) -> "QueryVerdicts"
     from workbench.session.diagnosing import verdict_reader
 
     return read_verdicts(sel.project, sel.tiers, sel.query_ids, collector=verdict_reader(sel, oracle_model))
-
-
-def shown_system(qv: "QueryVerdicts", system: str | None = None, sel: Selection | None = None) -> str:
-    """The system whose verdicts are listed: the one asked for, else the diagnosis' own choice
-    (one not among them: BadInput, saying on which tiers it lives when ``sel`` is given)."""
-    from workbench.session.selection import unknown_system
-
-    names = [s.name for s in qv.systems]
-    chosen = system or qv.primary
-    if chosen is None or chosen not in names:
-        if sel is not None:
-            raise unknown_system(sel, chosen, names)
-        raise BadInput(f"unknown system {chosen!r}; known: {names}" if names else "no system has verdicts on these tiers")
-    return chosen
 
 
 def compared(sel: Selection, a: str, b: str, seed: int = 0, against_version: str | None = None) -> "Comparison":

@@ -8,6 +8,7 @@ import pytest
 
 from doc_blocks import demo_home, needs_model, run_script, shell_blocks
 from support.paths import REPO
+from support.pty_run import PtyApp
 
 PAGE = REPO / "docs" / "tutorial.md"
 BLOCKS = shell_blocks(PAGE)
@@ -30,6 +31,34 @@ def test_every_command_of_the_tutorial_runs_as_written(sample_project, tmp_path)
         assert quoted in out, quoted
     demo = tmp_path / "share" / "nearmiss-workbench" / "demo"
     assert (demo / "reports" / "report-hr-07.html").is_file()  # where the page says the report goes
+    walk_the_tui_steps(demo, env)
+
+
+def walk_the_tui_steps(demo, env):
+    """Step 9 in a real pseudo-terminal: open, filter `run:prod hr-07`, open the query, `n` a near miss."""
+    app = PtyApp([str(REPO / ".venv" / "bin" / "workbench"), "open", str(demo)],
+                 {**{k: v for k, v in env.items() if k != "NEARMISS_KEYMAP"}, "TERM": "xterm-256color",
+                  "HOME": str(demo.parent)}, cwd=str(REPO))  # the default keys: no keymap of the user's
+    try:
+        assert app.read_until(b"hr-07"), app.out[-2000:]
+        app.send("/")
+        app.send("run:prod hr-07")
+        app.send("\r")
+        assert app.read_until(b"Gisel", after=len(app.out)), app.out[-2000:]  # the query's text in the list
+        mark = len(app.out)
+        app.send("\r")
+        assert app.read_until(b"verdict", after=mark), app.out[-2000:]  # the inspector's verdict line
+        mark = len(app.out)
+        app.send("n")
+        assert app.read_until(b"near miss", after=mark), app.out[-2000:]
+        assert app.read_until(b"Vabris", after=mark), app.out[-2000:]  # a look-alike absence request
+        mark = len(app.out)
+        app.send("\x1b")  # back to the list, then quit (apart: ESC q together would read as alt+q)
+        app.read_until(b"queries", timeout=30, after=mark)
+        app.send("q")
+        assert app.close() == 0
+    finally:
+        app.kill()
 
 
 @pytest.mark.llm

@@ -54,7 +54,7 @@ def walk_the_tui_steps(demo, env):
         assert app.read_until(b"Vabris", after=mark), app.out[-2000:]  # a look-alike absence request
         mark = len(app.out)
         app.send("\x1b")  # back to the list, then quit (apart: ESC q together would read as alt+q)
-        app.read_until(b"queries", timeout=30, after=mark)
+        assert app.read_until(b"Sweeps", after=mark), app.out[-2000:]  # the main screen's tabs again
         app.send("q")
         assert app.close() == 0
     finally:

@@ -28,6 +28,9 @@ FILTER_HINT_PARTS = ("filter: words", "d:domain", "multi|single|unlabelled", "fa
 FILTER_HINT_END = "(f1: every word)"  # always shown: where the rest of the language is
 BREAKS_NAMED_FROM_WIDTH = 100  # narrower: no "breaks" column (the tier glyphs show where), the text keeps its room
 MIN_TEXT = 12  # the query text's cells at least
+# rows drawn at most: a live collection grows the project to 100,000 production queries, and a table
+# of them all costs seconds per redraw; the filter and the sorts still run over every query
+LIST_CAP = 500
 
 
 def filter_hint(room: int) -> str:
@@ -70,7 +73,7 @@ class SessionFacts:
 
     def fails_on(self, query: Query, tier_word: str) -> bool:
         # only the query's own tiers: fail:base is its own domain's base tier, not the others'
-        names = [t.name for t in self.s.tiers if tier_word in t.name.lower() and query.query_id in t.query_ids]
+        names = [t.name for t in self.s.tiers if tier_word in t.name.lower() and self.s.asks(t, query.query_id)]
         figs = [self.s.figure(self.system, n, query) for n in names]
         return any(f is not None and f < 1.0 for f in figs)
 
@@ -156,6 +159,8 @@ class QueryListPane(Vertical):
             queries.sort(key=lambda q: (b if (b := s.breaks_at(system, q)) is not None else len(tiers) + 1, q.query_id))
         elif self.sort == "feedback":
             queries.sort(key=lambda q: feedback_rank(facts.feedback.get(q.query_id)))  # stable: ladder order within
+        matching = len(queries)
+        queries = queries[:LIST_CAP]
         current = table.cursor_row
         named = self.app.size.width >= BREAKS_NAMED_FROM_WIDTH
         # a domain every id starts with says nothing the id does not: its column goes where room is short
@@ -164,7 +169,7 @@ class QueryListPane(Vertical):
         for q in queries:
             glyphs = Text()
             for t in tiers:
-                glyphs.append_text(figure_glyph(s.figure(system, t.name, q)) if q.query_id in t.query_ids else Text("·", "dim"))
+                glyphs.append_text(figure_glyph(s.figure(system, t.name, q)) if s.asks(t, q.query_id) else Text("·", "dim"))
             # IDs and domains whole (technology-07 … -10 must stay apart); the query text takes the rest
             qid = as_text(q.query_id, one_line=True)
             if q.query_id in self.arrived:
@@ -196,7 +201,7 @@ class QueryListPane(Vertical):
             table.move_cursor(row=min(max(current, 0), len(queries) - 1))
         problems = [visible(x, one_line=True) for x in
                     core.filter_problems(f, s.project.domains, [t.name for t in tiers], s.diagnosis is not None)]
-        self.query_one("#query-legend", Static).update(self.legend(s, system, len(queries), problems))
+        self.query_one("#query-legend", Static).update(self.legend(s, system, matching, problems))
         self.post_message(QueryListShown(tuple(q.query_id for q in queries)))
 
     def legend(self, s: Session, system: str, n: int, problems: list[str]) -> Text:
@@ -205,7 +210,9 @@ class QueryListPane(Vertical):
         return Text.assemble(
             *[(f"filter: {p}\n", "bold red") for p in problems],
             (f"{self.build_note}\n" if self.build_note else "", "yellow"),
-            (f"{n}/{len(s.project.queries)} queries", "bold"), f" · system {system} (y) · sort {self.sort} (s) · ",
+            (f"{n}/{len(s.project.queries)} queries", "bold"),
+            (f" (the first {LIST_CAP:,} listed: / narrows)" if n > LIST_CAP else "", "yellow"),
+            f" · system {system} (y) · sort {self.sort} (s) · ",
             # every tier, numbered as the glyph columns are (the legend wraps rather than hides tiers)
             ("tiers " + " ".join(f"{i + 1}={visible(t.name, one_line=True)}" for i, t in enumerate(tiers))
              if self.app.size.height >= TIER_NAMES_FROM_HEIGHT else f"tiers 1–{len(tiers)} in ladder order (1: Overview names them)"),

@@ -72,7 +72,16 @@ class Session:
         return next(t for t in self.tiers if t.name == name)
 
     def tiers_for(self, query_id: str) -> list[Tier]:
-        return [t for t in self.tiers if query_id in t.query_ids]
+        return [t for t in self.tiers if self.asks(t, query_id)]
+
+    def asks(self, tier: Tier, query_id: str) -> bool:
+        """Is the query asked on this tier: a set per tier, made once per tier set (a list lookup per
+        query and tier cost the query list seconds at 100,000 production queries)."""
+        memo = self.__dict__.get("_members")
+        if memo is None or memo[0] is not self.tierset:
+            memo = (self.tierset, {t.name: frozenset(t.query_ids) for t in self.tiers})
+            self.__dict__["_members"] = memo
+        return query_id in memo[1].get(tier.name, ())
 
     @property
     def systems(self) -> list[str]:
@@ -123,7 +132,7 @@ class Session:
     def breaks_at(self, system: str, query: Query) -> int | None:
         """Index (ladder order) of the first tier where the query's figure drops below 1."""
         for n, t in enumerate(self.tiers):
-            if query.query_id not in t.query_ids:
+            if not self.asks(t, query.query_id):
                 continue  # another domain's tier: the query is not asked there
             f = self.figure(system, t.name, query)
             if f is not None and f < 1.0:

@@ -292,6 +292,30 @@ def append_record(path: Path, root: Path, line: bytes) -> None:
         os.close(fd)
 
 
+def append_whole(path: Path, root: Path, data: bytes) -> None:
+    """Lines appended to a data file (queries.jsonl) whole or not at all: written and fsynced, or, on
+    any failure (a full disk, a short write), the file cut back to its size before. Appending, unlike
+    a rewrite, costs what is added, and keeps the lines before byte for byte (a reader that parsed
+    them reads only what follows: project/load.py)."""
+    checked_path(path, root)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW)
+    try:
+        with _file_lock(fd):
+            size = os.lseek(fd, 0, os.SEEK_END)
+            out = (b"\n" if _ends_torn(fd) else b"") + data
+            try:
+                done = 0
+                while done < len(out):
+                    done += os.write(fd, out[done:])
+                os.fsync(fd)
+            except OSError:
+                os.ftruncate(fd, size)
+                os.fsync(fd)
+                raise
+    finally:
+        os.close(fd)
+
+
 @contextlib.contextmanager
 def _file_lock(fd: int) -> Iterator[None]:
     fcntl.flock(fd, fcntl.LOCK_EX)

@@ -179,7 +179,8 @@ def import_in_process(job: ImportJob, payload: bytes | None) -> Imported | Failu
         with project_lock(Path(job.root)):
             t = import_traces(Path(job.root), SOURCE, job.name, query_id_key=job.query_id_key,
                               add_unknown_documents=job.add_unknown_documents, ids=job.ids, judge=job.judge,
-                              judge_model=job.judge_model, spans=(spans, [], "otlp-http"), doc_id_key=job.doc_id_key)
+                              judge_model=job.judge_model, spans=(spans, [], "otlp-http"), doc_id_key=job.doc_id_key,
+                              use_run=False)
             if job.feedback_key:
                 write_feedback(t.project, job.name, job.feedback_key, spans)
     except TraceFileError as exc:

@@ -85,13 +85,15 @@ def import_traces(root: Path, source: str, name: str, fmt: str = "auto", phoenix
                   query_id_key: str = "query_id", add_unknown_documents: bool = False, ids: str = "auto",
                   max_mb: int = 64, judge: bool = True, judge_model: str | None = None, judge_samples: int = 3,
                   spans: tuple[list[Span], list[Skipped], str] | None = None, doc_id_key: str | None = None,
-                  dry_run: bool = False) -> TracesImport:
+                  dry_run: bool = False, use_run: bool = True) -> TracesImport:
     """Production traces from ``source`` (a file or a Phoenix URL) — or ``spans`` already read
     (spans, skipped, format: the live receiver hands only the traces that just became ready) — ADDED
     to run:NAME, run:NAME>rerank and run:NAME:answers in the production ledger (the latest per query
     across every source; a trace already there is not added twice); the answers judged unless
     ``judge`` is off (outside the project lock; only answers not judged before). ``doc_id_key``: the document
-    metadata key holding production's document id; ``dry_run``: read, match and resolve, write nothing."""
+    metadata key holding production's document id; ``dry_run``: read, match and resolve, write nothing;
+    ``use_run`` off (the live import, not judging): the answers' use run is not built (nothing reads
+    it there, and building it reads every answer stored: a batch would cost the whole collection)."""
     from workbench.access.ladder import ensure_tiers
     from workbench.project.load import load_project
     from workbench.triage.answers import current_run, full_tier, load_answers
@@ -111,7 +113,7 @@ def import_traces(root: Path, source: str, name: str, fmt: str = "auto", phoenix
     tiers = list(ensure_tiers(project).tiers)
     if r.imported > r.kept:  # something new: what the run store held of run:NAME is stale
         drop_stale_views(project, tiers, name)
-    record = load_answers(project, name) if r.answers else None
+    record = load_answers(project, name) if r.answers and (judge or use_run) else None
     run = None
     if record is not None:
         tier = full_tier(tiers)

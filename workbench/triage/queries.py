@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from workbench.fsutil import append_record, atomic_write_bytes, project_lock
+from workbench.fsutil import append_record, append_whole, project_lock
 from workbench.project.files import QUERIES_FILE, Problem, Project, ProjectError, encode_jsonl, query_problems, validate
 from workbench.project.load import load_project
 from workbench.project.versions import now_utc
@@ -168,7 +168,7 @@ def add_queries(root: Path, new: list[tuple[str, str]], same=lambda text: text, 
             problems = query_problems(list(enumerate(added, len(project.queries) + 1)), str(path), project.documents)
             if problems:
                 raise ProjectError(problems)
-            atomic_write_bytes(path, encode_jsonl([*project.queries, *added]))
+            append_whole(path, project.root, encode_jsonl(added))  # the lines before kept byte for byte
             at, by = now_utc(), who()
             # one append (one fsync) for the batch, a line per query
             append_record(project.root / EDITS_FILE, project.root, b"\n".join(

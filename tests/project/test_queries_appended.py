@@ -76,3 +76,29 @@ def test_an_edit_before_the_end_is_read_whole(root):
     edited = load_project(root)
     assert edited.queries[0].query == "edited?" and edited.queries[0].gold_doc_ids == [2]
     assert edited.corpus_hash() == fresh(root).corpus_hash()
+
+
+def test_an_append_cut_short_leaves_the_file_as_it_was(root, monkeypatch):
+    """A full disk in the middle of appending a batch's queries: the file is cut back to what it
+    was (never a torn line that would stop the project from loading), the error raised."""
+    import errno
+    import os
+
+    from workbench import fsutil
+
+    before = (root / "queries.jsonl").read_bytes()
+    real = os.write
+
+    def half_then_full(fd, data):
+        if len(data) > 8:
+            real(fd, data[: len(data) // 2])
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(fd, data)
+
+    monkeypatch.setattr(fsutil.os, "write", half_then_full)
+    with pytest.raises(OSError, match="No space"):
+        fsutil.append_whole(root / "queries.jsonl", root, line("q3") + line("q4"))
+    monkeypatch.setattr(fsutil.os, "write", real)
+    assert (root / "queries.jsonl").read_bytes() == before
+    fsutil.append_whole(root / "queries.jsonl", root, line("q3"))
+    assert [q.query_id for q in fresh(root).queries] == ["q1", "q2", "q3"]

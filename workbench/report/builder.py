@@ -242,7 +242,11 @@ def _curves(r: Report) -> list[Section]:
     labels = dict.fromkeys(u.label for u in r.overview.use if u.accuracy.n >= r.min_answers)
     use = [Series(label, _points([(u.level, u.accuracy) for u in r.overview.use if u.label == label and u.accuracy.n >= r.min_answers]), False, hue)
            for hue, label in enumerate(labels)]
-    blocks: list[Block] = [CurveChart("access", r.levels, access, f"access @K={r.k}") if access else para("no rankings stored", tone="note")]
+    drawn = [x for x in access if x.points]
+    if drawn:
+        blocks: list[Block] = [CurveChart("access", r.levels, drawn, f"access @K={r.k}")]
+    else:
+        blocks = [para("no rankings stored" if not access else f"no access curve yet: every level has fewer than {r.min_answers} queries", tone="note")]
     if use:
         blocks.append(CurveChart("use", r.levels, use, "share correct"))
     else:

@@ -1,7 +1,8 @@
-"""The diagnosis report: build.py makes the document; markdown.py, html_page.py render it; JSON is it;
-sweeps.py renders the sweeps' sections (Markdown, SVG, dict) that the report and `sweep show` include.
-The report of ONE query has its own document (query.py) and template (query_page.py); its JSON is
-the one-query Report."""
+"""The diagnosis report: build.py gathers the figures (the Report); builder.py makes the ONE document
+of them (document.py: sections in order, each with its key, title, n and blocks); render_markdown.py
+and html_page.py lay it out, and the JSON is the figures plus the document's sections. sweeps.py draws
+the sweeps' charts and tables (also `sweep show`'s). The report of ONE query has its own document
+(query.py) and template (query_page.py); its JSON is the one-query Report."""
 
 from __future__ import annotations
 

@@ -238,3 +238,26 @@ def test_production_imports_print_the_operations_results(evaluated_copy, tmp_pat
     assert added.query.is_labelled and added.ranks and f"added query {added.query.query_id}" in res.output
     assert all(r.system in res.output and r.tier in res.output for r in added.ranks)
     assert all(f"{doc_id} " in res.output for r in added.ranks for doc_id, _ in r.top)
+
+
+def test_tiers_and_query_sets_show_what_the_tui_opens_on(evaluated_copy, monkeypatch):
+    """`tiers` and the TUI's overview read one ladder; `query-sets` and the palette's versions one list."""
+    import json
+
+    from workbench.session import list_versions
+
+    seen = _reached(monkeypatch, "tier_table")
+    res = CliRunner().invoke(main, ["tiers", str(evaluated_copy), "--json"])
+    assert res.exit_code == 0, res.output
+    assert len(seen) == 1
+    session, _ = open_session(evaluated_copy)
+    assert [(t["name"], t["docs"], t["queries"]) for t in json.loads(res.stdout)] \
+        == [(t.name, t.docs, t.queries) for t in seen[0].tiers] \
+        == [(t.name, len(t.doc_ids), len(t.query_ids)) for t in session.tiers]
+    assert all(t.multi_source_queries <= t.queries for t in seen[0].tiers)
+
+    seen = _reached(monkeypatch, "query_sets")
+    res = CliRunner().invoke(main, ["query-sets", str(evaluated_copy), "--json"])
+    assert res.exit_code == 0, res.output
+    assert [v["name"] for v in json.loads(res.stdout)] == [v.info.name for v in seen[0]] \
+        == [v.name for v in list_versions(evaluated_copy)]

@@ -114,7 +114,8 @@ def test_report_json_carries_the_funnel_per_system_and_tier(sample_project):
 
     from workbench.access.ladder import load_tiers
     from workbench.diagnosis.verdicts import read_verdicts
-    from workbench.report.build import build_report, report_json
+    from workbench.report.build import build_report
+    from workbench.report.render_json import report_json
 
     p = load_project(sample_project)
     tiers = load_tiers(p).tiers

@@ -11,7 +11,7 @@ from typing import Literal
 
 from workbench.errors import BadInput
 from workbench.fsutil import atomic_write_bytes
-from workbench.report.build import Report, build_report, report_json
+from workbench.report.build import Report, build_report
 from workbench.report.query import QueryPage, build_query_page
 
 Format = Literal["md", "html", "json"]
@@ -30,6 +30,8 @@ def render(report: Report | QueryPage, fmt: str) -> bytes:
 
         return report_html(report).encode()
     if fmt == "json":
+        from workbench.report.render_json import report_json
+
         return report_json(report)
     raise BadInput(f"unknown report format {fmt!r}; known: {list(FORMATS)}")
 

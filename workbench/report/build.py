@@ -244,13 +244,3 @@ def build_report(project: Project, tiers: list[Tier], query_ids: set[str] | None
         focus="production" if focused else "",
         lead_stealers=_own_stealers(project, tiers, qv, query_ids) if focused else None,
     )
-
-
-def report_json(report: Report) -> bytes:
-    """The figures (every key the Report has, for the programs that read them), then the document's
-    sections: the same keys, titles and words as the Markdown and HTML headings."""
-    from workbench.report.builder import build_document
-
-    doc = msgspec.to_builtins(report)
-    doc["sections"] = msgspec.to_builtins(build_document(report).sections)
-    return msgspec.json.format(msgspec.json.encode(doc), indent=1) + b"\n"

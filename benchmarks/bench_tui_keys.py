@@ -6,8 +6,8 @@ flight, and Enter on the query list → the inspector's ranking rows on screen.
 PROJECT (a built project: `.test-cache/sample-*`) is copied to a temporary folder first, so the
 answers a run stores never make the next run's tasks return at once, and PROJECT is not written.
 
-1. Keys (issue 19's target: ≤ 100 ms each). Opens QUERY (default finance-05) at 120×40 on the tier
-   it opens at, starts an oracle run, then presses each of `n p ] [ 1 2 3` in turn, REPEATS times,
+1. Keys (issue 42's target: p95 ≤ 150 ms each). Opens QUERY (default finance-05) at 120×40 on the tier
+   it opens at, starts an oracle run, then presses each of `n p ] [ 1 2 3 y w G` in turn, REPEATS times,
    and polls `tmux capture-pane` until the screen differs from the one before the key (the
    elapsed-seconds ticker, the task bar and the footer are left out of the comparison, so only the
    key's own redraw counts). A model run is kept in flight: when one ends, the next task that fits
@@ -15,6 +15,9 @@ answers a run stores never make the next run's tasks return at once, and PROJECT
    switches to the Model tab, and the next press is measured from there). A press counts as made
    during a model run when the task bar shows one both before the key and once its redraw is seen;
    the others are reported apart.
+   Then, back on the query list (leaving the inspector cancels its run), `y` (the next verdict
+   system) and `r` (the report) REPEATS times each: the first redraw (the notice that answers the
+   key; the work goes on in a worker).
 2. Opening a query (target: ≤ 0.5 s). For several queries, from the query list filtered to the
    query: the time from Enter to the first capture showing a ranking row (rank 1 and a DocID in a
    ranking table) under that query's head.
@@ -38,7 +41,8 @@ import time
 from pathlib import Path
 
 SESSION = "bench-keys"
-KEYS = ("n", "p", "]", "[", "1", "2", "3")
+KEYS = ("n", "p", "]", "[", "1", "2", "3", "y", "w", "G")  # in the inspector, a model run in flight
+MAIN_KEYS = ("y", "r")  # on the query list
 TASK_KEYS = ("o", "g", "h")  # oracle, retrieve-then-read, near-miss QA: each fits an 8K window on every tier
 IN_FLIGHT = "(x: cancel)"  # the task bar's own words, only while a long task runs
 RANKING_ROW = re.compile(r"│ +1 +\d{3,} ")  # rank 1 and its DocID, inside a ranking table's border
@@ -83,7 +87,7 @@ def ui_cpu_ms(pid: int) -> float:
 
 
 def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
+    return subprocess.run(["tmux", "-L", SESSION, *args], check=True, capture_output=True, text=True).stdout
 
 
 def capture() -> str:
@@ -151,14 +155,23 @@ class ModelRun:
         return False
 
 
-HEAD = "key      presses  median ms  worst ms  UI CPU median/worst ms"
+HEAD = "key      presses  median ms  p95 ms  worst ms  UI CPU median/worst ms"
+
+
+def p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20, method="inclusive")[18] if len(values) > 1 else values[0]
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f} (1 min) / {five:.1f} (5 min) on {os.cpu_count()} CPUs"
 
 
 def summary(label: str, vals: list[tuple[float, float]], missed: int = 0) -> str:
     if not vals:
         return f"{label:<8}       0  no redraw seen"
     wall, cpu = [w for w, _ in vals], [c for _, c in vals]
-    line = (f"{label:<8} {len(vals):>7}  {statistics.median(wall):>9.0f}  {max(wall):>8.0f}"
+    line = (f"{label:<8} {len(vals):>7}  {statistics.median(wall):>9.0f}  {p95(wall):>6.0f}  {max(wall):>8.0f}"
             f"  {statistics.median(cpu):>9.0f} / {max(cpu):.0f}")
     return line + (f"  ({missed} without a redraw in 5 s)" if missed else "")
 
@@ -189,7 +202,7 @@ def bench_keys(query: str, repeats: int, pid: int) -> None:
             else:
                 (during if before and in_flight() else idle).setdefault(key, []).append(ms)
             time.sleep(0.3)
-    print(f"1. key → redraw: {query} on {shown_tier} at 120×40")
+    print(f"1. key → redraw: {query} on {shown_tier} at 120×40; {load()} at the end")
     print(f"one capture-pane: {capture_ms:.1f} ms (the poll's resolution)")
     print(f"model runs started to keep one in flight: {run.started}")
     print(f"{HEAD}   (during a model run)")
@@ -201,6 +214,20 @@ def bench_keys(query: str, repeats: int, pid: int) -> None:
             if key in idle:
                 print(summary(key, idle[key]))
     keys("Escape", pause=1.0)  # leaving the inspector cancels its run
+    wait_for(" queries · system")
+    time.sleep(2)
+    main: dict[str, list[tuple[float, float]]] = {}
+    for _ in range(repeats):
+        for key in MAIN_KEYS:
+            ms = redraw_ms(key, pid)
+            if ms is None:
+                missed[f"list {key}"] = missed.get(f"list {key}", 0) + 1
+            else:
+                main.setdefault(key, []).append(ms)
+            time.sleep(1.5)  # the report's worker and the notices end before the next press
+    print(f"{HEAD}   (on the query list, no model run; {load()})")
+    for key in MAIN_KEYS:
+        print(summary(key, main.get(key, []), missed.get(f"list {key}", 0)))
 
 
 def bench_open(queries: list[str], pid: int) -> None:
@@ -240,7 +267,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     ap.add_argument("project", type=Path)
     ap.add_argument("query", nargs="?", default="finance-05")
-    ap.add_argument("--repeats", type=int, default=5, help="presses of each key")
+    ap.add_argument("--repeats", type=int, default=10, help="presses of each key")
     ap.add_argument("--opens", type=int, default=6, help="queries opened from the list")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-tui-"))
@@ -250,17 +277,17 @@ def main() -> None:
     step = max(1, len(ids) // max(1, args.opens))
     opens = [q for q in ids[::step] if q != args.query][: args.opens]
     env = f"PYTHONPATH={os.environ['PYTHONPATH']} " if os.environ.get("PYTHONPATH") else ""
-    subprocess.run(["tmux", "kill-session", "-t", SESSION], capture_output=True)
+    subprocess.run(["tmux", "-L", SESSION, "kill-session", "-t", SESSION], capture_output=True)
     tmux("new-session", "-d", "-s", SESSION, "-x", "120", "-y", "40", f"env {env}workbench open {project}")
     try:
         wait_for(" queries · system")  # the list is loaded (the header says "queries" at once)
         time.sleep(2)
         pid = app_pid()
-        print(f"load average at the start: {os.getloadavg()[0]:.1f} ({os.cpu_count()} CPUs)")
+        print(f"at the start: {load()}")
         bench_keys(args.query, args.repeats, pid)
         bench_open(opens, pid)
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", SESSION], capture_output=True)
+        subprocess.run(["tmux", "-L", SESSION, "kill-session", "-t", SESSION], capture_output=True)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -269,7 +269,8 @@ class WorkbenchApp(App[None]):
             if stamp != seen:
                 self.post_message(m.ProjectFollowed(stamp, None))
             return
-        self.post_message(m.ProjectFollowed(stamp, core.reload_production(s, self.queries_version, seen, stamp), force))
+        # the version the session shows now (a labelling visit may have made one since the TUI opened)
+        self.post_message(m.ProjectFollowed(stamp, core.reload_production(s, s.project.queries_version, seen, stamp), force))
 
     def follow_production(self) -> None:
         """A look now (as the poll's next tick would)."""

@@ -169,10 +169,14 @@ class MainScreen(WorkbenchScreen):
             now = core.verdict_system(s)
             i = verdict_systems.index(now) if now in verdict_systems else -1
             core.choose_verdict_system(s, verdict_systems[(i + 1) % len(verdict_systems)])
-            self.queries.chosen_system = None
-            self.wb.verdicts_changed()
             self.notify(f"verdicts and figures of {core.verdict_system(s)} ({core.figures_system(s)} rankings)", timeout=3,
                         markup=False)
+
+            def redraw() -> None:  # after the notice is drawn: the key answers at once, the views follow
+                self.queries.chosen_system = None
+                self.wb.verdicts_changed()
+
+            self.call_after_refresh(redraw)
         elif s.systems:  # no verdicts yet: the figures alone
             i = s.systems.index(self.system) if self.system in s.systems else -1
             self.queries.chosen_system = s.systems[(i + 1) % len(s.systems)]
@@ -235,6 +239,7 @@ class MainScreen(WorkbenchScreen):
         if self.session is None or self.session.tierset is None:
             self.notify("Nothing to report yet.", severity="warning")
             return
+        self.notify("writing the diagnosis report (Markdown, HTML, JSON)…", timeout=3)  # the key answers at once
         self.export_report()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="export")

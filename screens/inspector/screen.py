@@ -433,6 +433,7 @@ class QueryScreen(InspectorView):
         if doc is None:
             self.notify("no document highlighted: open the rankings (1) and move to a row", severity="warning", timeout=3)
             return
+        self.notify(f"labelling {doc} {mark.replace('_', ' ')}: figures and verdicts follow…", timeout=2)  # at once
         self.relabel(mark, doc)
 
     def action_undo_label(self) -> None:

@@ -4,17 +4,19 @@ the stored rankings carry rank-derived scores (support/tui.py: with_fixed_scores
 import pytest
 
 from screens.app import make_app
-from support.tui import first_near_miss_case, open_inspector, settle, with_fixed_scores
+from support.tui import first_near_miss_case, open_inspector, settle
+from test_tui_snapshots_sizes import fixed_folder
+
+
+# at a fixed path: the inspector's verdict line shows its command whole, the project's path in it
+@pytest.fixture(scope="session")
+def fixed_hotpot(evaluated):
+    return fixed_folder(evaluated, "hotpot-small")
 
 
 @pytest.fixture(scope="session")
-def fixed_hotpot(evaluated, tmp_path_factory):
-    return with_fixed_scores(evaluated, tmp_path_factory.mktemp("snap") / "hotpot-small")
-
-
-@pytest.fixture(scope="session")
-def fixed_sample(sample_project, tmp_path_factory):
-    return with_fixed_scores(sample_project, tmp_path_factory.mktemp("snap-demo") / "sample_corpus")
+def fixed_sample(sample_project):
+    return fixed_folder(sample_project)
 
 
 def test_query_list_80x24(snap_compare, fixed_hotpot):

@@ -23,7 +23,7 @@ SIZES = [(80, 24), (120, 40)]
 SIZE_IDS = ["80x24", "120x40"]
 
 
-def fixed_folder(src: Path) -> Path:
+def fixed_folder(src: Path, name: str = "sample_corpus") -> Path:
     """The fixed-scores copy of ``src`` at a path that is the same in every run (one per
     content of the built project, made once under a lock: xdist workers share it). /tmp itself,
     not $TMPDIR, nor the user's name: the path is printed in the snapshots."""
@@ -32,9 +32,9 @@ def fixed_folder(src: Path) -> Path:
         key.update(str(path.relative_to(src)).encode() + b"\0" + str(path.stat().st_size).encode() + b"\0")
     home = Path("/tmp/nearmiss-snapshots")
     home.mkdir(exist_ok=True)
-    dest = home / "sample_corpus"
+    dest = home / name
     with FileLock(str(home / "lock")):
-        marker = home / "made-from"
+        marker = home / f"{name}.made-from"
         if not (dest.is_dir() and marker.is_file() and marker.read_text() == key.hexdigest()):
             shutil.rmtree(dest, ignore_errors=True)
             with_fixed_scores(src, dest)

@@ -9,21 +9,11 @@ import shutil
 import msgspec
 from click.testing import CliRunner
 
+from support.recording import recording as _recording
+
 from workbench.cli import main
 from workbench.session import evaluation, queries
 from workbench.session import add_query_from_log, evaluate_all, open_session
-
-
-def _recording(monkeypatch, module, name: str) -> list:
-    """Each call's result, recorded on the way through the real function."""
-    real, seen = getattr(module, name), []
-
-    def through(*args, **kwargs):
-        seen.append(real(*args, **kwargs))
-        return seen[-1]
-
-    monkeypatch.setattr(module, name, through)
-    return seen
 
 
 def _figures(results) -> list:

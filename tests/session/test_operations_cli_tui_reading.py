@@ -14,6 +14,8 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 
+from support.recording import recording as _recording
+
 from support.diagnosis import fill, make_project
 from workbench.cli import main
 from workbench.correctness import comparison_candidates
@@ -27,18 +29,6 @@ def cli(*args) -> str:
     r = CliRunner().invoke(main, [str(a) for a in args])
     assert r.exit_code == 0, r.output
     return r.output
-
-
-def _recording(monkeypatch, module, name: str) -> list:
-    """Each call's result, recorded on the way through the real function."""
-    real, seen = getattr(module, name), []
-
-    def through(*args, **kwargs):
-        seen.append(real(*args, **kwargs))
-        return seen[-1]
-
-    monkeypatch.setattr(module, name, through)
-    return seen
 
 
 def _plain(value) -> object:

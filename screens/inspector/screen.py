@@ -381,6 +381,9 @@ class QueryScreen(InspectorView):
             self.notify("one system's ranking only", timeout=2)
             return
         self.first_system = (self.first_system + 1) % len(ins.systems)
+        if not self.rankings_in_view():  # drawn when the tab shows (1): the key still answers here
+            self.notify(f"the rankings start at {visible(ins.systems[self.first_system].system, one_line=True)} (1 shows them)",
+                        timeout=2, markup=False)
         self.render_rankings()
 
     def yank(self, text: str, what: str) -> None:

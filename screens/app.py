@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive, var
@@ -91,13 +91,61 @@ class WorkbenchApp(App[None]):
         self.user_keymap: dict[str, str] = {}
         self._stamp: tuple | None = None  # the project's stamp last seen (core.project_stamp; None: not loaded yet)
         self._restamp = False  # one of our own writes ended: the next poll takes the stamp as it is, no reload
+        self._held_keys: list[events.Key] = []  # typed while the project loads: replayed in order once it has
+        self._replaying = False
+        self._replay_now: events.Key | None = None  # the held key being replayed (let through)
+
+    def get_default_screen(self) -> MainScreen:
+        """The main screen is the app's first screen, there before any key is read: a key typed
+        while the app starts (`/` and a filter, before the project has loaded) reaches it, where a
+        screen pushed from on_mount would come after the first keys, which the default screen drops."""
+        return MainScreen()
 
     def on_mount(self) -> None:
         self.apply_user_keymap()
-        self.push_screen(MainScreen())
         self.sub_title = visible(self.project_path.name, one_line=True)
         self.load_project()
         self.set_interval(FOLLOW_EVERY_S, self.follow_project)
+
+    # ------------------------------------------------------------------ keys typed while the app starts
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys typed before the project has loaded (`/` and a filter, sent with `open`) are held and
+        replayed in order once it has, one per turn of the message loop: a key that moves the focus
+        (`/`) moves it before the next key is handled, as when typed at human speed."""
+        if isinstance(event, events.Key) and not event.is_forwarded and event is not self._replay_now and self._hold(event):
+            self._held_keys.append(event)
+            return
+        await super().on_event(event)
+
+    def _hold(self, event: events.Key) -> bool:
+        if event.key in self._quit_keys():
+            return False  # leaving is never held
+        loading = self.session is None and any(w.group == "load" and not w.is_finished for w in self.workers)
+        return loading or self._replaying or bool(self._held_keys)
+
+    def _quit_keys(self) -> set[str]:
+        keys = self.user_keymap.get("app.quit") or "q"
+        return {k.strip() for k in keys.split(",")} | {"ctrl+c", "ctrl+q"}
+
+    def replay_held_keys(self) -> None:
+        if self._held_keys and not self._replaying:
+            self._replaying = True
+            self.run_worker(self._replay_held(), group="keys", exclusive=True, exit_on_error=False)
+
+    async def _replay_held(self) -> None:
+        """Each held key once everything the previous one set off (its binding's action, a focus
+        change, which go through other widgets' queues) has been handled."""
+        from textual._wait import wait_for_idle  # Textual's own "no message pump busy" (what its Pilot waits on)
+
+        try:
+            while self._held_keys:
+                await wait_for_idle(0)
+                self._replay_now = self._held_keys.pop(0)
+                self.post_message(self._replay_now)
+            await wait_for_idle(0)
+        finally:
+            self._replaying, self._replay_now = False, None
 
     def apply_user_keymap(self) -> None:
         try:
@@ -207,6 +255,8 @@ class WorkbenchApp(App[None]):
         if w.group == "eval" and w.is_finished and self._evaluate_again:
             self._evaluate_again = False  # indexes became ready while that evaluation ran
             self.evaluate()
+        if w.group == "load" and w.is_finished and self.session is None:
+            self.replay_held_keys()  # the project did not load: what was typed still reaches the screen
         if state == WorkerState.ERROR:
             self.worker_failed(w.group, w.error)
         if state == WorkerState.CANCELLED and w.group in self.LONG_TASKS:
@@ -245,7 +295,7 @@ class WorkbenchApp(App[None]):
         tiers and stored rankings are shared, so only scoring is redone)."""
         if self.session is not None and self.session.project.queries_version == name:
             return
-        while len(self.screen_stack) > 2:  # back to the main screen: an open query may not exist there
+        while len(self.screen_stack) > 1:  # back to the main screen: an open query may not exist there
             self.pop_screen()
         self.queries_version = name
         self.load_project()
@@ -300,6 +350,7 @@ class WorkbenchApp(App[None]):
         self.session = msg.session
         self._stamp = msg.stamp
         self.refresh_header()
+        self.replay_held_keys()  # typed while it loaded: they act on the loaded project (after the list has drawn)
         if msg.stale:
             reason = "; ".join(msg.stale)
             if self.auto_build:

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.message import Message
 from textual.worker import Worker
 
-from workbench.session import DocIdResolver, ModelEvidence, PromptEstimate, QueryInspection, Relabelled, Reloaded, Session, SystemResult, UseTable
+from workbench.session import DocIdResolver, ModelEvidence, PromptEstimate, Relabelled, Reloaded, Session, SystemResult, UseTable
 
 
 class ProjectLoaded(Message):
@@ -74,14 +74,6 @@ class UseReady(Message):
     def __init__(self, use: UseTable | None) -> None:
         super().__init__()
         self.use = use
-
-
-class InspectionReady(Message):
-    """One query on one tier, and the model results already stored for it."""
-
-    def __init__(self, inspection: QueryInspection, known: dict[str, ModelEvidence]) -> None:
-        super().__init__()
-        self.inspection, self.known = inspection, known
 
 
 class PromptEstimates(Message):

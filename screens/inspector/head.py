@@ -3,6 +3,8 @@ question reaches its evidence on this tier, and the diagnosis' verdict."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.text import Text
 
 from screens.render import VERDICT_STYLE, figure_glyph
@@ -32,11 +34,13 @@ def tier_strip(segments: list[Text], selected: int, room: int | None) -> Text:
     return strip
 
 
-def query_head(s: Session, query_id: str, tiers: list[str], tier: str, width: int | None = None) -> Text:
+def query_head(s: Session, query_id: str, tiers: list[str], tier: str, gold_titles: Mapping[int, str],
+               width: int | None = None) -> Text:
     """The query (kind, text, answer, gold), the tiers with the best retriever's figure on each
-    (``tier`` shown), and the access line of this tier."""
+    (``tier`` shown), and the access line of this tier. The gold documents' titles are the ones a
+    worker read (the UI thread reads no document): a gold DocID alone until they come."""
     q = s.project.query(query_id)
-    gold = ", ".join(f"{g} {s.project.documents[g].title}" for g in sorted(q.gold_doc_ids))
+    gold = ", ".join(f"{g} {gold_titles[g]}" if g in gold_titles else str(g) for g in sorted(q.gold_doc_ids))
     head = Text.assemble(
         (f"{visible(q.query_id)} ", "bold"), ("multi" if q.is_multi_source else "single" if q.is_labelled else "unlabelled", "magenta"), "  ",
         visible(q.query, one_line=True), "\n",

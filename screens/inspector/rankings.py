@@ -93,19 +93,18 @@ def ranking_table() -> RankingTable:
     return RankingTable(cursor_type="row", classes="ranking")
 
 
-def fill_ranking(t: DataTable[Text], sr: SystemRanking, ins: QueryInspection, documents: Mapping[int, Document],
-                 width: int) -> None:
-    """The system's top K, then each gold document it ranks below K (or not at all), in place of
-    what the table showed.
+RankingRow = tuple[tuple[Text, Text, Text, Text], str]  # the cells (#, DocID, title, score) and the row key
 
-    Row keys are "rank:doc" for the top K and "out:doc" for a gold document below it."""
-    t.clear(columns=True)
-    t.border_title = system_label(sr.system)
-    t.add_columns("#", "DocID", "title", "score")
+
+def ranking_rows(sr: SystemRanking, ins: QueryInspection, documents: Mapping[int, Document], width: int) -> list[RankingRow]:
+    """The system's top K, then each gold document it ranks below K (or not at all): each row's
+    cells and key ("rank:doc" for the top K, "out:doc" for a gold document below it). Made in the
+    inspect worker (screens.inspector.prepared): each title's word diff is the costly part."""
     gold_titles = [visible(documents[g].title, one_line=True) for g in ins.gold if g in documents]
     imitators: dict[int, list[str]] = {}
     for nm in ins.near_misses:
         imitators.setdefault(nm.imitates, []).append(visible(nm.title, one_line=True))
+    rows: list[RankingRow] = []
     for r in sr.rows:
         style = KIND_STYLE[r.kind]
         label = KIND_LABEL[r.kind]
@@ -114,14 +113,24 @@ def fill_ranking(t: DataTable[Text], sr: SystemRanking, ins: QueryInspection, do
         values = [visible(v, one_line=True) for v in salient_changes(d)[0]] if d is not None else []
         others = imitators.get(r.doc_id, []) + [g for g in gold_titles if g != title] if r.kind == "gold" else gold_titles
         cell = Text(f"#{r.rank}", style) if sr.before else Text(str(r.rank), style)
-        t.add_row(moved(sr, r.doc_id, cell), Text(str(r.doc_id), style),
-                  distinct_title(f"{label} " if label else "", title, others, width, style, values),
-                  Text(f"{r.score:.3f}", style), key=f"{r.rank}:{r.doc_id}")
+        rows.append(((moved(sr, r.doc_id, cell), Text(str(r.doc_id), style),
+                      distinct_title(f"{label} " if label else "", title, others, width, style, values),
+                      Text(f"{r.score:.3f}", style)), f"{r.rank}:{r.doc_id}"))
     for g, rank in sr.gold_ranks.items():
         if rank is None or rank > ins.k:
             title = visible(documents[g].title, one_line=True)
-            t.add_row(moved(sr, g, rank_text(rank, ins.k, sr.depth)), Text(str(g), "green"),
-                      cut(f"GOLD {title}", width, "green italic"), Text("", ""), key=f"out:{g}")
+            rows.append(((moved(sr, g, rank_text(rank, ins.k, sr.depth)), Text(str(g), "green"),
+                          cut(f"GOLD {title}", width, "green italic"), Text("", "")), f"out:{g}"))
+    return rows
+
+
+def fill_ranking(t: DataTable[Text], system: str, rows: tuple[RankingRow, ...] | list[RankingRow]) -> None:
+    """The prepared rows of one system's ranking, in place of what the table showed."""
+    t.clear(columns=True)
+    t.border_title = system_label(system)
+    t.add_columns("#", "DocID", "title", "score")
+    for cells, key in rows:
+        t.add_row(*cells, key=key)
 
 
 def moved(sr: SystemRanking, doc_id: int, cell: Text) -> Text:

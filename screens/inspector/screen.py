@@ -18,6 +18,7 @@ from textual.worker import Worker, WorkerState
 from screens import messages as m
 from screens.base import PaletteCommand
 from screens.inspector.model_panel import replies_text
+from screens.inspector.prepared import InspectionReady, prepare
 from screens.inspector.rankings import LABEL_KEYS
 from screens.inspector.view import InspectorView
 from screens.render import paths_text, toast_room
@@ -107,23 +108,26 @@ class QueryScreen(InspectorView):
     # ------------------------------------------------------------------ data
 
     def load(self) -> None:
-        self.inspection = None
+        self.inspection = self.prepared = None
         self.render_head()
         self.render_why()
         if not self.tier:
             return
-        self.inspect(self.tier)
+        self.inspect(self.tier, self.app.size.width)
         self.estimate(self.tier, self.model)
         self.render_model()
 
     # ------------------------------------------------------------------ workers (threads; post messages only)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="inspect")
-    def inspect(self, tier: str) -> None:
+    def inspect(self, tier: str, width: int) -> None:
+        """The inspection and everything its panes draw (ranking rows, near-miss diffs, the titles
+        they name), made here: the keys that show them only put it on screen."""
         s = self.session
         inspection = core.inspect(s, self.query_id, tier)
+        prepared = prepare(inspection, sorted(self.q.gold_doc_ids), s.project.documents, width)
         known = core.known_results(s, s.tier(tier), self.query_id)
-        self.post_message(m.InspectionReady(inspection, known))
+        self.post_message(InspectionReady(prepared, known))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="explain")
     def explain(self, tier: str, gold: int, doc_id: int) -> None:
@@ -206,12 +210,14 @@ class QueryScreen(InspectorView):
 
     # ------------------------------------------------------------------ messages from the workers
 
-    def on_inspection_ready(self, msg: m.InspectionReady) -> None:
+    def on_inspection_ready(self, msg: InspectionReady) -> None:
         ins = msg.inspection
         self.session.merge_results(ins.query_id, ins.tier, msg.known)
-        if ins.tier != self.tier:
+        if ins.tier != self.tier or ins.query_id != self.query_id:
             return
-        self.inspection = ins
+        self.inspection, self.prepared = ins, msg.prepared
+        if self.gold_titles != msg.prepared.gold_titles:
+            self.gold_titles = dict(msg.prepared.gold_titles)
         self.miss_index = 0
         self.render_rankings()
         self.render_miss()
@@ -428,8 +434,15 @@ class QueryScreen(InspectorView):
         if doc is None:
             self.notify("no document highlighted: move to a row of a ranking", timeout=3)
             return
-        d = self.session.project.documents[doc]
-        self.app.push_screen(TextModal(f"{doc} {d.title}", d.text))
+        self.read_document(doc)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="document")
+    def read_document(self, doc_id: int) -> None:
+        """d: the document's text read here (the UI thread reads no document), shown once read."""
+        from screens.modals import TextModal
+
+        d = self.session.project.documents[doc_id]
+        self.app.call_from_thread(self.app.push_screen, TextModal(f"{doc_id} {d.title}", d.text))
 
     def action_mark(self, mark: str) -> None:
         doc = self.highlighted_doc()
@@ -486,6 +499,7 @@ class QueryScreen(InspectorView):
         if self.tier not in self.tiers:
             self.tier = self._default_tier()
         self.inspection, self.miss_index, self.estimates, self._cursor = None, 0, {}, None
+        self.gold_titles = {}
         self.load()
 
     def switch_tier(self, name: str) -> None:

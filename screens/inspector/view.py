@@ -16,10 +16,11 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from screens.base import WorkbenchScreen
 from screens.inspector.head import WHOLE_HINT, one_line, query_head, verdict_line
 from screens.inspector.model_panel import NO_RESULTS, model_head, model_results
-from screens.inspector.nearmiss import NO_MISSES, miss_diff, miss_head
+from screens.inspector.nearmiss import NO_MISSES
+from screens.inspector.prepared import PreparedInspection, PreparedTables, prepare_tables
 from screens.inspector.why import WhyFacts, WhyPane
-from screens.inspector.rankings import (NO_RUNS, fill_ranking, first_row_doc, gold_ranks, ranking_table,
-                                       row_doc, tables_that_fit, title_width)
+from screens.inspector.rankings import (NO_RUNS, fill_ranking, first_row_doc, ranking_table, row_doc,
+                                       tables_that_fit, title_width)
 from screens.widgets import KeyFooter, TaskBar, WorkbenchHeader
 from workbench import session as core
 from workbench.session import PromptEstimate, QueryInspection, Session, preferred
@@ -47,6 +48,8 @@ class InspectorView(WorkbenchScreen):
         self.tiers = [t.name for t in session.tiers_for(query_id)]
         self.tier = tier if tier in self.tiers else self._default_tier()
         self.inspection: QueryInspection | None = None
+        self.prepared: PreparedInspection | None = None  # what the panes draw for it (made in the inspect worker)
+        self.gold_titles: dict[int, str] = {}  # the query's gold documents' titles, as the worker read them
         self.miss_index = 0
         models = session.models()
         self.model = models[0][0]
@@ -108,7 +111,7 @@ class InspectorView(WorkbenchScreen):
 
     def render_head(self) -> None:
         # the tier strip fits the line (the selected tier in view), less the head's padding
-        head = query_head(self.session, self.query_id, self.tiers, self.tier, self.app.size.width - 2)
+        head = query_head(self.session, self.query_id, self.tiers, self.tier, self.gold_titles, self.app.size.width - 2)
         # The verdict wraps where the screen has rows for it; on a short one (80×24) it keeps one line
         # so the rankings keep theirs, and a cut line says where it is whole (w: the Why tab).
         verdict = self.verdict_line()
@@ -172,16 +175,27 @@ class InspectorView(WorkbenchScreen):
             return
         self._tables_for = wanted
         ins, n, width, start = wanted
-        documents = self.session.project.documents
-        self.show("#gold-ranks", gold_ranks(ins, documents, width))
+        prepared = self.prepared_tables(ins)
+        self.show("#gold-ranks", prepared.gold_ranks)
         tables = [ranking_table() for _ in range(n)]
         for table, sr in zip(tables, (ins.systems[start:] + ins.systems[:start])[:n]):
-            fill_ranking(table, sr, ins, documents, width)  # before mounting: drawn in the layout that shows them
+            fill_ranking(table, sr.system, prepared.rows[sr.system])  # before mounting: drawn in the layout that shows them
         if self._cursor is not None and self._cursor[0] < len(tables):  # back where the user was labelling
             table = tables[self._cursor[0]]
             table.focus_row_once_mounted(min(self._cursor[1], max(table.row_count - 1, 0)))
         self._cursor = None
         self._replace_tables(tables)
+
+    def prepared_tables(self, ins: QueryInspection) -> PreparedTables:
+        """The rows the worker made for this width; after a resize, made again here (the worker read
+        the documents they name: the corpus mapping holds them parsed, no disk read)."""
+        p = self.prepared
+        if p is None or p.inspection is not ins:
+            raise AssertionError("the inspection is shown only once prepared")
+        if p.tables.screen_width != self.app.size.width:
+            tables = prepare_tables(ins, self.session.project.documents, self.app.size.width)
+            self.prepared = p = PreparedInspection(p.inspection, p.gold_titles, p.misses, tables)
+        return p.tables
 
     def _replace_tables(self, widgets: Sequence[Widget]) -> None:
         """The ranking pane's widgets replaced at once: the old ones stop being displayed as their
@@ -226,14 +240,14 @@ class InspectorView(WorkbenchScreen):
         if ins is not None and self._miss_for == (ins, self.miss_index):
             return  # drawn already (a document's diff is long: wrapping it again costs a redraw)
         self._miss_for = (ins, self.miss_index) if ins is not None else None
-        if ins is None or not ins.near_misses:
+        if ins is None or not ins.near_misses or self.prepared is None:
             head.update(NO_MISSES)
             left.update("")
             right.update("")
             return
-        documents = self.session.project.documents
-        head.update(miss_head(ins, self.miss_index, documents))
-        diff = miss_diff(ins, self.miss_index, documents)
+        miss = self.prepared.misses[self.miss_index]  # drawn in the inspect worker
+        head.update(miss.head)
+        diff = miss.diff
         if diff is not None:
             left.update(diff[0])
             right.update(diff[1])

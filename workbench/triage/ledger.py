@@ -427,9 +427,31 @@ def view(project: Project, name: str) -> RunView:
     return out
 
 
-def served_ids(project: Project, name: str) -> set[str]:
-    """The queries run:NAME has a ranking for (known or not), read without decoding a row."""
-    return set(_select(project, "SELECT DISTINCT query_id FROM latest WHERE name = ? AND slot = 'ranking'", (name,)))
+_SERVED: dict[tuple[str, str], tuple[int, frozenset[str]]] = {}
+
+
+def served_ids(project: Project, name: str) -> frozenset[str]:
+    """The queries run:NAME has a ranking for (known or not), read without decoding a row. Remembered
+    per process with the newest row it saw: a ranking slot, once filled, stays filled, so a later call
+    reads only the rows added since (a live collection's batch does not read every served query again)."""
+    key = (str(project.root), name)
+    db = _connect(ledger_path(project), project.root, create=False)
+    if db is None:
+        return frozenset()
+    try:
+        newest = int(db.execute("SELECT COALESCE(MAX(entry_id), 0) FROM latest WHERE name = ?", (name,)).fetchone()[0])
+        seen, served = _SERVED.get(key, (0, frozenset()))
+        if seen > newest:  # another ledger in the same place (moved aside, imported again): read afresh
+            seen, served = 0, frozenset()
+        if seen < newest:
+            served = served | {r[0] for r in db.execute(
+                "SELECT DISTINCT query_id FROM latest WHERE name = ? AND slot = 'ranking' AND entry_id > ?", (name, seen))}
+            _SERVED[key] = (newest, served)
+    except sqlite3.DatabaseError as exc:
+        raise LedgerError(f"{ledger_path(project)}: {exc}") from None
+    finally:
+        db.close()
+    return served
 
 
 def latest_rows(project: Project, name: str, query_ids: list[str]) -> dict[tuple[str, str], Row]:

@@ -492,7 +492,8 @@ class Project:
         if not self.original_queries:
             self.original_queries = self.queries
         self._query_index = {q.query_id: q for q in self.queries}
-        self._original_index = {q.query_id: q for q in self.original_queries}
+        self._original_index = (self._query_index if self.original_queries is self.queries
+                                else {q.query_id: q for q in self.original_queries})  # one index when they are one list
 
     @property
     def state_dir(self) -> Path:

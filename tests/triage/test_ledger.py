@@ -246,3 +246,23 @@ def test_a_ledger_of_before_the_view_index_reads_the_same_writable_or_not(evalua
     assert read() == before  # writable: built once, kept
     with sqlite3.connect(ledger_file(evaluated_copy)) as db:
         assert db.execute("SELECT value FROM meta WHERE key = 'latest'").fetchone() == ("1",)
+
+
+def test_a_parsed_trace_is_kept_deflated_and_an_earlier_plain_one_still_reads(evaluated_copy, tmp_path):
+    """The parsed traces (their documents' text and prompt) are the ledger's bulk: stored deflated; a
+    row an earlier release stored as plain JSON reads the same."""
+    import zlib
+
+    from workbench.session.production import import_traces
+    from workbench.triage import ledger
+
+    queries = load_project(evaluated_copy).queries
+    import_traces(evaluated_copy, str(write_traces(evaluated_copy, tmp_path / "a.jsonl", queries[:3], with_ids=True)), "prod",
+                  judge=False)
+    project = load_project(evaluated_copy)
+    read = ledger.parsed_traces(project, "prod")
+    with sqlite3.connect(ledger_file(evaluated_copy)) as db:
+        stored = [(rid, bytes(p)) for rid, p in db.execute("SELECT id, parsed FROM entries WHERE parsed IS NOT NULL ORDER BY id")]
+        assert len(stored) == 3 and all(p[:1] != b"{" and len(p) < len(zlib.decompress(p)) for _, p in stored)
+        db.execute("UPDATE entries SET parsed = ? WHERE id = ?", (zlib.decompress(stored[0][1]), stored[0][0]))
+    assert ledger.parsed_traces(project, "prod") == read and json.loads(read[0])["trace_id"]

@@ -9,6 +9,7 @@ from functools import partial
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.reactive import var
 from textual.widgets import DataTable, Input, TabbedContent, TabPane
 from textual.worker import Worker
@@ -25,6 +26,10 @@ from workbench.session import Session
 
 # what takes focus when a tab is shown (a focused widget left in a hidden pane would pull the tab back)
 TAB_FOCUS = {"overview": "#overview-pane", "queries": "#query-table", "diagnosis": "#diagnosis-pane", "sweeps": "#sweeps-pane"}
+
+
+class FixMeasured(Message):
+    """A fix was tried: its measured effect is stored (the Diagnosis tab shows it)."""
 
 
 class MainScreen(WorkbenchScreen):
@@ -264,9 +269,12 @@ class MainScreen(WorkbenchScreen):
         s = self.wb.current
         recs = core.run_fix(s, fix, self.wb.progress_reporter(f"trying {fix.system}: "))
         tried = next((r.fix for r in recs if r.fix is not None and r.fix.system == fix.system), None)
-        self.app.call_from_thread(self.query_one(DiagnosisPane).render_diagnosis)
+        self.post_message(FixMeasured())  # the Diagnosis tab reads the recommendations again, with its effect
         self.app.call_from_thread(self.notify, (tried.effect if tried else None) or "stored; no paired queries to judge it on yet",
                                   title=f"{fix.system} measured", timeout=10, markup=False)
+
+    def on_fix_measured(self, _msg: FixMeasured) -> None:
+        self.query_one(DiagnosisPane).render_diagnosis(reread=True)
 
     @on(Worker.StateChanged)
     def _worker_state(self, event: Worker.StateChanged) -> None:

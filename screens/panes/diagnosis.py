@@ -4,23 +4,43 @@ access at the session's K beside use per tier, and a chart of the best system.""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Static
 
 from screens.render import bar, fmt
 from workbench import session as core
 from workbench.safe_text import as_text, visible
-from workbench.session import Session, UseRow
+from workbench.session import Recommendation, Session, UseRow
 
 BAR_WIDTH = 18
 # the verdict columns' headers: short enough for 80 columns, never two alike (ACC / ACC?)
 VERDICT_SHORT = {"ACCESS": "ACC", "ACCESS?": "ACC?", "USE-UNDER-DISTRACTORS": "DISTR", "UNDECIDED": "UND", "NOT-YET": "NYET"}
+
+
+@dataclass(frozen=True)
+class DiagnosisView:
+    """What the tab shows, made in a worker: the parts drawn, and the recommendations they were
+    drawn from (the verdict system's, read afresh; the UI thread keeps them on the session)."""
+
+    session: Session
+    system: str
+    recommendations: tuple[Recommendation, ...]
+    parts: tuple[RenderableType, ...]
+
+
+class DiagnosisViewReady(Message):
+    def __init__(self, view: DiagnosisView) -> None:
+        super().__init__()
+        self.view = view
 
 
 class DiagnosisPane(VerticalScroll):
@@ -31,6 +51,7 @@ class DiagnosisPane(VerticalScroll):
     session: var[Session | None] = var(None, always_update=True)
     verdicts: var[int] = var(0)  # bumped when access results, verdicts or labels change
     use: var[int] = var(0)  # bumped when the use table changes
+    view: var[DiagnosisView | None] = var(None)  # what is shown: posted by the worker, drawn by watch_view
 
     def compose(self) -> ComposeResult:
         yield Static("Waiting for access results…", id="diagnosis-body")
@@ -40,23 +61,41 @@ class DiagnosisPane(VerticalScroll):
 
     watch_session = watch_verdicts = watch_use = _redraw  # every input of the tab redraws it
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="recommend")
-    def load_recommendations(self, s: Session) -> None:
-        core.load_recommendations(s)
-        self.app.call_from_thread(self.render_diagnosis)
-
-    def render_diagnosis(self) -> None:
+    def render_diagnosis(self, reread: bool = False) -> None:
+        """The tab made again in a worker (its recommendations read from the stored runs when the
+        verdict system changed, the diagnosis is new or ``reread``); what it shows until then stays."""
         s = self.session
-        body = self.query_one("#diagnosis-body", Static)
         if s is None or not s.results:
-            body.update("Waiting for access results…" if s is None or s.tierset else "Build tiers and indexes first (Ctrl+B).")
+            self.view = None
+            self.query_one("#diagnosis-body", Static).update(
+                "Waiting for access results…" if s is None or s.tierset else "Build tiers and indexes first (Ctrl+B).")
             return
-        if s.diagnosis is not None and core.shown_recommendations(s) is None:
-            self.load_recommendations(s)  # the verdict system changed (y) or the diagnosis is new
-        body.update(Group(*diagnosis_parts(s)))
+        self.prepare_view(s, reread)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="recommend")
+    def prepare_view(self, s: Session, reread: bool) -> None:
+        kept = core.shown_recommendations(s)
+        if s.diagnosis is not None and (kept is None or reread):
+            system, recs = core.read_recommendations(s)
+        else:
+            system, recs = core.verdict_system(s) or "", kept or []
+        self.post_message(DiagnosisViewReady(DiagnosisView(s, system, tuple(recs), tuple(diagnosis_parts(s, recs)))))
+
+    def on_diagnosis_view_ready(self, msg: DiagnosisViewReady) -> None:
+        v = msg.view
+        if v.session is not self.session:
+            return  # another project (or version) was loaded meanwhile: its own view follows
+        if v.session.diagnosis is not None and v.system == (core.verdict_system(v.session) or ""):
+            core.keep_recommendations(v.session, v.system, list(v.recommendations))  # t and the palette run the first fix
+        self.view = v
+
+    def watch_view(self, view: DiagnosisView | None) -> None:
+        if view is not None:
+            self.query_one("#diagnosis-body", Static).update(Group(*view.parts))
 
 
-def diagnosis_parts(s: Session) -> list[RenderableType]:
+def diagnosis_parts(s: Session, recs: list[Recommendation] | None = None) -> list[RenderableType]:
+    """The tab's parts; ``recs``: the verdict system's recommendations (None: those kept on the session)."""
     k = s.k
     by = {(r.system, r.tier): r.summary for r in s.results}
     systems = list(s.systems)
@@ -90,7 +129,7 @@ def diagnosis_parts(s: Session) -> list[RenderableType]:
         chart.append("\n")
     legend = Text.assemble(("Chart", "bold"), f" ({best_sys}): ", (f"SR@{k}", "cyan"), " · ", (f"FR@{k}", "magenta"),
                            " · ", ("QA/5", "green"), "\n")
-    parts: list[RenderableType] = [*verdict_section(s), t, legend, chart]
+    parts: list[RenderableType] = [*verdict_section(s, recs), t, legend, chart]
     if any(_distrusted(row, task) for row in use.values() for task in ("qa", "oracle")):
         parts.append(Text("* judged by a judge that cannot tell right answers from wrong ones (calibration "
                           "failed): treat these QA figures as noise; set a capable `judge` in workbench.toml.",
@@ -122,8 +161,9 @@ def reading_shown(reading: str, decided: int) -> str:
     return reading if core.reading_given(decided) else "–"
 
 
-def verdict_section(s: Session) -> list[RenderableType]:
-    """The diagnosis' verdicts: the primary system's reading per tier level, its rule, the recommendations."""
+def verdict_section(s: Session, recs: list[Recommendation] | None = None) -> list[RenderableType]:
+    """The diagnosis' verdicts: the primary system's reading per tier level, its rule, the recommendations
+    (``recs``: the verdict system's; None: those kept on the session)."""
     d, system = s.diagnosis, core.verdict_system(s)
     if d is None or system is None:
         return [Text("Verdicts: computing…", "dim")]
@@ -151,9 +191,9 @@ def verdict_section(s: Session) -> list[RenderableType]:
                   reading_shown(r.reading, r.decided))
     legend = Text(" · ".join(f"{VERDICT_SHORT.get(v, v)} {v}" for v in core.VERDICTS if VERDICT_SHORT.get(v, v) != v) + "\n",
                   "dim")
-    recs = recommendations_text(s, overall.recommendations)
-    recs.append("r: export the report (Markdown, self-contained HTML, JSON)\n", "dim")
-    return [head, t, legend, funnel_text(d.funnel(system), system), recs]
+    recs_text = recommendations_text(s, overall.recommendations, core.shown_recommendations(s) if recs is None else recs)
+    recs_text.append("r: export the report (Markdown, self-contained HTML, JSON)\n", "dim")
+    return [head, t, legend, funnel_text(d.funnel(system), system), recs_text]
 
 
 FUNNEL_STYLES = {"not_retrieved": "red", "ranked_out": "dark_orange", "not_delivered": "yellow", "not_used": "magenta",
@@ -181,10 +221,10 @@ def funnel_text(rows: "list[core.Funnel]", system: str) -> Text:
     return out
 
 
-def recommendations_text(s: Session, texts: list[str]) -> Text:
-    """The recommendations in order, each access fix with its command, its judge and, once tried,
-    its measured effect; the key that runs the first runnable one."""
-    shown = core.shown_recommendations(s)
+def recommendations_text(s: Session, texts: list[str], shown: list[Recommendation] | None) -> Text:
+    """The recommendations in order (``shown``: read from the stored runs; None: not yet, the
+    diagnosis' texts), each access fix with its command, its judge and, once tried, its measured
+    effect; the key that runs the first runnable one."""
     recs = Text("Recommendations (access first):\n", "bold")
     for i, rec in enumerate(shown if shown is not None else [core.Recommendation(x) for x in texts], 1):
         recs.append(f"  {i}. {visible(rec.text)}\n", "")
@@ -193,7 +233,7 @@ def recommendations_text(s: Session, texts: list[str]) -> Text:
             recs.append(f"     {visible(line)}\n", "bold green" if measured else "dim")
     if not texts:
         recs.append("  none: nothing decided fails\n", "dim")
-    fix = core.first_runnable_fix(s)
+    fix = core.first_runnable(shown or [])
     if fix is not None:
         recs.append("t", "bold")
         recs.append(f": try {visible(fix.system, one_line=True)} on {visible(', '.join(fix.tiers), one_line=True)} "

@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from workbench.project.versions import VersionInfo, last_changed, list_versions
     from workbench.diagnosis.filters import FLAGS
     from workbench.records import Document, Query
+    from workbench.session.diagnosis import keep_recommendations, read_recommendations
+    from workbench.diagnosis.recommend import first_runnable
     from workbench.session.diagnosis import choose_verdict_system, diagnose, diagnosis_after_run, export_report, figures_system, first_runnable_fix, fix_cost, fix_pairs, insight_overview, load_recommendations, query_sources, run_fix, shown_recommendations, verdict_system, verdict_systems
     from workbench.session.labelling import Relabelled, access_line, add_query_from_log, apply_relabelled, close_visit, edit_reference_answer, label_document, undo_label, version_shown
     from workbench.session.state import Session, build, evaluate_all, inspect, open_session, ranks_before, use_table
@@ -161,6 +163,9 @@ _HOME = {
     'fix_pairs': 'workbench.session.diagnosis',
     'insight_overview': 'workbench.session.diagnosis',
     'load_recommendations': 'workbench.session.diagnosis',
+    'read_recommendations': 'workbench.session.diagnosis',
+    'keep_recommendations': 'workbench.session.diagnosis',
+    'first_runnable': 'workbench.diagnosis.recommend',
     'query_sources': 'workbench.session.diagnosis',
     'run_fix': 'workbench.session.diagnosis',
     'shown_recommendations': 'workbench.session.diagnosis',
@@ -334,6 +339,7 @@ __all__ = [
     "access_line", "index_status", "list_versions", "last_changed", "diagnose", "verdict_systems", "verdict_system",
     "choose_verdict_system", "figures_system", "diagnosis_after_run", "export_report", "query_sources", "insight_overview", "ranks_before",
     "load_recommendations", "shown_recommendations", "first_runnable_fix", "fix_cost", "fix_pairs", "run_fix",
+    "read_recommendations", "keep_recommendations", "first_runnable",
     "unjudged_documents", "has_answer_bearing_unjudged",
     "select", "verdicts", "shown_system", "compared", "stolen", "unjudged_rows", "diagnosis_report", "ensure_rankings", "missing_rankings", "report_stem", "report_path", "imported_figures", "import_run",
     "evaluate_systems", "plan_eval", "run_eval", "add_query", "rank_added", "import_answers", "import_traces", "judge_answers", "production_since", "since_ns",

@@ -69,13 +69,26 @@ def diagnosis_after_run(session: Session, query_id: str) -> None:
 def load_recommendations(session: Session) -> list[Recommendation]:
     """The verdict system's recommendations, each access fix with its command, judge and measured
     effect, read afresh from the stored runs (blocking: a worker's call) and kept on the session."""
-    system = verdict_system(session)
     if session.diagnosis is None:
         return []
+    system, recs = read_recommendations(session)
+    keep_recommendations(session, system, recs)
+    return recs
+
+
+def read_recommendations(session: Session) -> tuple[str, list[Recommendation]]:
+    """The verdict system and its recommendations read afresh (blocking: a worker's call), not kept:
+    a TUI worker posts them in its view record and the UI thread keeps them (keep_recommendations)."""
+    system = verdict_system(session)
+    if session.diagnosis is None:
+        return system or "", []
     qv = session.diagnosis.qv
     recs = primary_recommendations(session.project, qv, session.tiers, VerdictReader(session.project, qv.k), system) if system else []
-    session.recommended = (system or "", recs)
-    return recs
+    return system or "", recs
+
+
+def keep_recommendations(session: Session, system: str, recs: list[Recommendation]) -> None:
+    session.recommended = (system, recs)
 
 
 def shown_recommendations(session: Session) -> list[Recommendation] | None:

@@ -273,6 +273,9 @@ class MainScreen(WorkbenchScreen):
         self.app.call_from_thread(self.notify, (tried.effect if tried else None) or "stored; no paired queries to judge it on yet",
                                   title=f"{fix.system} measured", timeout=10, markup=False)
 
+    def on_screen_resume(self) -> None:
+        self.queries.draw_if_stale()  # back from the inspector: what changed meanwhile (labels, verdicts)
+
     def on_fix_measured(self, _msg: FixMeasured) -> None:
         self.query_one(DiagnosisPane).render_diagnosis(reread=True)
 

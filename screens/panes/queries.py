@@ -110,6 +110,7 @@ class QueryListPane(Vertical):
 
     def on_mount(self) -> None:
         self._columns: tuple[str, ...] = ()
+        self._stale = False  # inputs changed while covered: drawn when the list shows again
 
     @property
     def table(self) -> DataTable[Text]:
@@ -161,6 +162,11 @@ class QueryListPane(Vertical):
             queries.sort(key=lambda q: feedback_rank(facts.feedback.get(q.query_id)))  # stable: ladder order within
         matching = len(queries)
         queries = queries[:LIST_CAP]
+        if self.covered():  # under the inspector: its j/k get the ids now, the rows are drawn when the list shows
+            self._stale = True
+            self.post_message(QueryListShown(tuple(q.query_id for q in queries)))
+            return
+        self._stale = False
         current = table.cursor_row
         named = self.app.size.width >= BREAKS_NAMED_FROM_WIDTH
         # a domain every id starts with says nothing the id does not: its column goes where room is short
@@ -203,6 +209,16 @@ class QueryListPane(Vertical):
                     core.filter_problems(f, s.project.domains, [t.name for t in tiers], s.diagnosis is not None)]
         self.query_one("#query-legend", Static).update(self.legend(s, system, matching, problems))
         self.post_message(QueryListShown(tuple(q.query_id for q in queries)))
+
+    def covered(self) -> bool:
+        """A full screen (the inspector) over this one: drawing rows nobody sees would hold up its keys
+        (a label there changes every verdict: the whole list again)."""
+        top = self.app.screen
+        return top is not self.screen and not top.is_modal and self.screen in self.app.screen_stack
+
+    def draw_if_stale(self) -> None:
+        if self._stale:
+            self.render_list()
 
     def legend(self, s: Session, system: str, n: int, problems: list[str]) -> Text:
         tiers = s.tiers

@@ -45,10 +45,12 @@ class PtyApp:
         os.write(self.fd, keys.encode())
 
     def close(self) -> int:
-        """Drain until the process exits; returns its status."""
-        while True:
+        """Drain until the process exits (at most 15 s: an app that keeps redrawing never sends EOF);
+        returns its status."""
+        deadline = time.monotonic() + 15.0
+        while time.monotonic() < deadline:
             try:
-                ready, _, _ = select.select([self.fd], [], [], 5.0)
+                ready, _, _ = select.select([self.fd], [], [], min(5.0, max(0.0, deadline - time.monotonic())))
                 if not ready:
                     break
                 chunk = os.read(self.fd, 65536)

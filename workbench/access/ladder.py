@@ -25,6 +25,7 @@ import msgspec
 from workbench.errors import BadInput, WorkbenchError
 from workbench.fsutil import atomic_write_bytes, set_aside, sha256_bytes
 from workbench.project.files import Project, config_error
+from workbench.project.load import appended_since, queries_seen
 from workbench.records import LadderConfig, Query, Tier, TierKind, TierSet
 from workbench.tokens import doc_tokens
 
@@ -184,19 +185,16 @@ def load_tiers(project: Project) -> TierSet:
 class _Built:
     """The tier set this process last loaded or wrote for a project, and the queries it covers."""
 
-    __slots__ = ("tierset", "queries", "documents_hash")
+    __slots__ = ("tierset", "seen", "documents_hash")
 
     def __init__(self, tierset: TierSet, project: Project) -> None:
-        self.tierset, self.queries, self.documents_hash = tierset, list(project.queries), project.documents_hash()
+        self.tierset, self.seen, self.documents_hash = tierset, queries_seen(project.queries), project.documents_hash()
 
     def appended(self, project: Project) -> list[Query] | None:
-        """The queries added at the end since (the same query objects before them: project/load.py
-        reuses them only when queries.jsonl grew by appended lines), or None."""
-        old, now, n = self.queries, project.queries, len(self.queries)
-        if (self.documents_hash != project.documents_hash() or len(now) < n
-                or (n and (now[0] is not old[0] or now[n - 1] is not old[-1]))):
+        """The queries added at the end since, or None (another corpus, or the queries changed otherwise)."""
+        if self.documents_hash != project.documents_hash():
             return None
-        return now[n:]
+        return appended_since(self.seen, project.queries)
 
 
 _BUILT: dict[str, _Built] = {}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import codecs
 import hashlib
 from pathlib import Path
-from typing import Container
+from typing import Container, NamedTuple
 
 import msgspec
 
@@ -39,6 +39,27 @@ def read_records(doc_path: Path, query_path: Path) -> tuple[list[tuple[int, Docu
     if problems:
         raise ProjectError(problems)
     return docs, queries
+
+
+class QueriesSeen(NamedTuple):
+    """A list of queries as a reader last saw it: how many, and its first and last query objects."""
+
+    n: int
+    first: Query | None
+    last: Query | None
+
+
+def queries_seen(queries: list[Query]) -> QueriesSeen:
+    return QueriesSeen(len(queries), queries[0] if queries else None, queries[-1] if queries else None)
+
+
+def appended_since(seen: QueriesSeen, queries: list[Query]) -> list[Query] | None:
+    """The queries appended since ``seen`` (the same query objects before them: a load reuses them only
+    when queries.jsonl grew by appended lines, _ParsedQueries), or None when the list changed otherwise."""
+    n = seen.n
+    if len(queries) < n or (n and (queries[0] is not seen.first or queries[n - 1] is not seen.last)):
+        return None
+    return queries[n:]
 
 
 def _hasher(doc_bytes: bytes, query_bytes: bytes) -> "hashlib._Hash":

@@ -58,6 +58,8 @@ class Session:
     recommended: tuple[str, list[Recommendation]] | None = None
     _inspections: OrderedDict[tuple, QueryInspection] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # which queries each tier asks, a set per tier, for the tier set it was made from (asks)
+    _members: tuple[TierSet | None, dict[str, frozenset[str]]] | None = field(default=None, repr=False)
 
     @property
     def k(self) -> int:
@@ -77,10 +79,9 @@ class Session:
     def asks(self, tier: Tier, query_id: str) -> bool:
         """Is the query asked on this tier: a set per tier, made once per tier set (a list lookup per
         query and tier cost the query list seconds at 100,000 production queries)."""
-        memo = self.__dict__.get("_members")
+        memo = self._members
         if memo is None or memo[0] is not self.tierset:
-            memo = (self.tierset, {t.name: frozenset(t.query_ids) for t in self.tiers})
-            self.__dict__["_members"] = memo
+            memo = self._members = (self.tierset, {t.name: frozenset(t.query_ids) for t in self.tiers})
         return query_id in memo[1].get(tier.name, ())
 
     @property

@@ -22,8 +22,8 @@ import msgspec
 
 from workbench.fsutil import atomic_write_bytes
 from workbench.project.files import DOCUMENTS_FILE, Problem, Project, ProjectError, encode_jsonl, query_id_problem, validate
-from workbench.project.load import load_project
-from workbench.records import Document, Hit
+from workbench.project.load import appended_since, load_project, queries_seen
+from workbench.records import Document, Hit, Query
 from workbench.triage import ledger
 from workbench.triage.ledger import ProductionAnswer
 from workbench.triage.queries import add_queries
@@ -187,22 +187,22 @@ class _QueryIndex:
     same queries with more appended (project/load.py reuses the parsed queries of a grown file): a live
     collection adding production's queries batch after batch matches each batch in its own cost."""
 
-    __slots__ = ("queries", "known", "by_text")
+    __slots__ = ("seen", "known", "by_text")
 
     def __init__(self) -> None:
-        self.queries: list = []
+        self.seen = queries_seen([])
         self.known: set[str] = set()
         self.by_text: dict[str, str] = {}
 
-    def update(self, queries: list) -> "_QueryIndex":
-        n = len(self.queries)
-        if not (len(queries) >= n and (n == 0 or (queries[0] is self.queries[0] and queries[n - 1] is self.queries[-1]))):
+    def update(self, queries: list[Query]) -> "_QueryIndex":
+        new = appended_since(self.seen, queries)
+        if new is None:
             self.__init__()  # type: ignore[misc]
-            n = 0
-        for q in queries[n:]:
+            new = queries
+        for q in new:
             self.known.add(q.query_id)
             self.by_text.setdefault(normalise(q.query), q.query_id)
-        self.queries = list(queries)
+        self.seen = queries_seen(queries)
         return self
 
 

@@ -212,9 +212,9 @@ class WorkbenchApp(App[None]):
         results = core.evaluate_all(s, self.progress_reporter("evaluating "))
         self.post_message(m.AccessReady(results))
         self.post_message(m.UseReady(core.use_table(s.project, s.tiers)))
-        core.diagnose(s)
-        core.load_recommendations(s)  # each access fix's command, judge and measured effect
-        self.post_message(m.DiagnosisReady())
+        d = core.read_diagnosis(s)  # read here, installed by the UI thread (on_diagnosis_ready)
+        system, recs = core.read_recommendations(s, d)  # each access fix's command, judge and measured effect
+        self.post_message(m.DiagnosisReady(d, system, recs))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="use")
     def refresh_use(self) -> None:
@@ -426,6 +426,9 @@ class WorkbenchApp(App[None]):
         self.access += 1
 
     def on_diagnosis_ready(self, msg: m.DiagnosisReady) -> None:
+        s = self.current
+        if core.install_diagnosis(s, msg.diagnosis):
+            core.keep_recommendations(s, msg.system, msg.recommendations)
         self.verdicts_changed()
 
     def refresh_header(self) -> None:

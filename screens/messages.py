@@ -7,7 +7,8 @@ from pathlib import Path
 from textual.message import Message
 from textual.worker import Worker
 
-from workbench.session import DocIdResolver, ModelEvidence, PromptEstimate, Relabelled, Reloaded, Session, SystemResult, UseTable
+from workbench.session import (DocIdResolver, LiveDiagnosis, ModelEvidence, PromptEstimate, Recommendation, Relabelled, Reloaded,
+                               Session, SystemResult, UseTable)
 
 
 class ProjectLoaded(Message):
@@ -107,4 +108,9 @@ class LabelsChanged(Message):
 
 
 class DiagnosisReady(Message):
-    """The session's verdicts were (re)computed (session.diagnosis)."""
+    """Every query's verdicts read afresh, with the verdict system's recommendations (read in the
+    evaluate worker; the UI thread installs them on the session)."""
+
+    def __init__(self, diagnosis: LiveDiagnosis, system: str, recommendations: list[Recommendation]) -> None:
+        super().__init__()
+        self.diagnosis, self.system, self.recommendations = diagnosis, system, recommendations

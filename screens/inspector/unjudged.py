@@ -7,15 +7,22 @@ document leaves it, the cursor stays on the next one.
 
 The pane is added to the inspector's tabs on first use; while it has focus its keys come first
 (n / p step, [ ] tier, j / k query, d the whole document, u undo), the inspector's others still work.
+
+The list and every listed document are read in a worker and posted as one immutable UnjudgedView:
+the UI thread draws it and reads no document (n / p / d only show what was read).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from screens import messages as m
@@ -32,6 +39,29 @@ CSS = f"""
 #{PANE_ID}-list {{ height: auto; max-height: 35%; }}
 #{PANE_ID}-scroll {{ height: 1fr; border: round $primary-darken-2; padding: 0 1; }}
 """
+
+
+@dataclass(frozen=True)
+class UnjudgedView:
+    """One query's unjudged documents on one tier, with each one's title and text (read off the UI thread)."""
+
+    query_id: str
+    tier: str
+    docs: tuple[StepperDoc, ...]
+    documents: Mapping[int, Document]
+
+
+def read_view(session: core.Session, query_id: str, tier: str) -> UnjudgedView:
+    """In a worker: the list and the documents it names (the pane draws these and reads nothing)."""
+    docs = tuple(core.unjudged_documents(session, query_id, tier)) if tier else ()
+    store = session.project.documents
+    return UnjudgedView(query_id, tier, docs, {s.doc.doc_id: store[s.doc.doc_id] for s in docs})
+
+
+class UnjudgedReady(Message):
+    def __init__(self, view: UnjudgedView) -> None:
+        super().__init__()
+        self.view = view
 
 
 def passage(doc: Document, found: StepperDoc | None) -> Text:
@@ -83,8 +113,17 @@ class UnjudgedPane(Vertical):
 
     def __init__(self) -> None:
         super().__init__(id=f"{PANE_ID}-pane")
-        self.docs: list[StepperDoc] = []
-        self.shown_for: tuple[str, str] = ("", "")  # (query, tier) the list was read for
+        self.view = UnjudgedView("", "", (), {})
+        self.wanted: tuple[str, str] = ("", "")  # (query, tier) the newest read was asked for
+        self.keep_row = False  # the next view drawn keeps the cursor's row (read again after a label)
+
+    @property
+    def docs(self) -> tuple[StepperDoc, ...]:
+        return self.view.docs
+
+    @property
+    def shown_for(self) -> tuple[str, str]:
+        return (self.view.query_id, self.view.tier)
 
     def compose(self) -> ComposeResult:
         yield Static(id=f"{PANE_ID}-head")
@@ -109,12 +148,26 @@ class UnjudgedPane(Vertical):
         return self.docs[min(self.table.cursor_row, len(self.docs) - 1)]
 
     def reload(self) -> None:
-        """Read the list again for the inspector's query and tier (after a label, a tier, a query);
-        the cursor keeps its row, so a labelled document's place goes to the next one."""
+        """Read the list again for the inspector's query and tier (after a label, a tier, a query),
+        in a worker; the cursor keeps its row when it is the same list, so a labelled document's place
+        goes to the next one."""
         qs = self.inspector
-        row = self.table.cursor_row if self.shown_for == (qs.query_id, qs.tier) else 0
-        self.docs = core.unjudged_documents(qs.session, qs.query_id, qs.tier) if qs.tier else []
-        self.shown_for = (qs.query_id, qs.tier)
+        self.wanted = (qs.query_id, qs.tier)
+        self.keep_row = self.wanted == self.shown_for
+        if not self.keep_row:
+            self.render_current()  # says it is reading, not the list of another query or tier
+        self.read(qs.query_id, qs.tier)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="unjudged")
+    def read(self, query_id: str, tier: str) -> None:
+        self.post_message(UnjudgedReady(read_view(self.inspector.session, query_id, tier)))
+
+    def on_unjudged_ready(self, msg: UnjudgedReady) -> None:
+        msg.stop()
+        if (msg.view.query_id, msg.view.tier) != self.wanted:
+            return  # read for a query or tier left since: the newer read draws
+        row = self.table.cursor_row if self.keep_row else 0
+        self.view = msg.view
         table = self.table
         table.clear()
         width = max(16, self.app.size.width - 52)  # the ranks stay in view at 80 columns
@@ -129,13 +182,17 @@ class UnjudgedPane(Vertical):
         self.render_current()
 
     def render_current(self) -> None:
-        qs = self.inspector
         head = self.query_one(f"#{PANE_ID}-head", Static)
         body = self.query_one(f"#{PANE_ID}-passage", Static)
+        tier = visible(self.view.tier)
+        if self.wanted != self.shown_for:
+            head.update(Text(f"Reading the unjudged documents on {visible(self.wanted[1])}…", "dim"))
+            body.update("")
+            return
         s = self.current()
         if s is None:
             head.update(Text.assemble(
-                (f"No unjudged document on {visible(qs.tier)}: ", "bold"),
+                (f"No unjudged document on {tier}: ", "bold"),
                 "every document in the systems' top K is gold, a hard negative or labelled not relevant.\n",
                 ("[ ] another tier · j/k another query · u undo", "dim")))
             body.update("")
@@ -144,7 +201,7 @@ class UnjudgedPane(Vertical):
         bearing = sum(d.doc.answer_bearing for d in self.docs)
         kind = Text(" ANSWER-BEARING ", ANSWER_STYLE) if s.doc.answer_bearing else Text(" unjudged ", "reverse")
         t = Text.assemble(
-            (f"Unjudged {i + 1}/{len(self.docs)} on {visible(qs.tier)} ", "bold"), kind, " ",
+            (f"Unjudged {i + 1}/{len(self.docs)} on {tier} ", "bold"), kind, " ",
             (visible(f"{s.doc.doc_id} {s.doc.title}", one_line=True), "bold"), "  ", (ranks_text(s), "yellow"), "\n")
         if s.doc.answer_bearing:
             t.append(visible(f"states the answer “{s.doc.alias}” in its {'title' if s.doc.in_title else 'text'}: "
@@ -152,13 +209,13 @@ class UnjudgedPane(Vertical):
         else:
             t.append(f"does not state the answer ({bearing} of {len(self.docs)} do)", "dim")
         head.update(t)
-        body.update(passage(qs.session.project.documents[s.doc.doc_id], s))
+        body.update(passage(self.view.documents[s.doc.doc_id], s))
         self.query_one(f"#{PANE_ID}-scroll", VerticalScroll).scroll_home(animate=False)
 
     def on_show(self) -> None:
         """Shown by its tab rather than by U: read for what the inspector shows now, if it is not."""
         qs = self.inspector
-        if self.shown_for != (qs.query_id, qs.tier):
+        if self.wanted != (qs.query_id, qs.tier):
             self.reload()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -190,7 +247,7 @@ class UnjudgedPane(Vertical):
         if s is None:
             self.notify("no unjudged document here", timeout=3)
             return
-        d = self.inspector.session.project.documents[s.doc.doc_id]
+        d = self.view.documents[s.doc.doc_id]
         self.app.push_screen(TextModal(f"{d.doc_id} {d.title}", d.text))
 
     def action_tier(self, step: int) -> None:

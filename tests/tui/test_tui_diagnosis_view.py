@@ -43,3 +43,45 @@ async def test_the_diagnosis_tab_shows_the_view_its_worker_posted(tmp_path, monk
         await settle(pilot)
         assert pane.view is not view and pane.view.system == core.verdict_system(app.session) != view.system
         assert f"Diagnosis {pane.view.system}" in text_of(pane.query_one("#diagnosis-body"))
+
+
+async def test_the_evaluate_worker_posts_the_diagnosis_and_the_ui_thread_installs_it(tmp_path, monkeypatch):
+    """Building, evaluating and evaluating again: every diagnosis and recommendation the session
+    keeps is set on the UI thread; a worker only reads and posts (DiagnosisReady)."""
+    from workbench.session.state import Session
+
+    set_on: list[tuple[str, str]] = []
+    plain = Session.__setattr__
+
+    def recording(self, name, value):
+        if name in ("diagnosis", "recommended") and value is not None:
+            set_on.append((name, threading.current_thread().name))
+        plain(self, name, value)
+
+    monkeypatch.setattr(Session, "__setattr__", recording)
+    root = failing_project(tmp_path / "tiny")
+    app = make_app(root, auto_build=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, rounds=8)
+        first = app.session.diagnosis
+        assert first is not None and app.session.recommended is not None
+        app.request_evaluation()  # what a finished build, a tier run or ctrl+r asks for
+        await settle(pilot, rounds=8)
+        assert app.session.diagnosis is not first  # read afresh, installed whole
+        assert {name for name, _ in set_on} == {"diagnosis", "recommended"}
+        assert {thread for _, thread in set_on} == {threading.main_thread().name}, set_on
+
+
+def test_a_diagnosis_read_before_a_label_change_is_not_installed(tmp_path):
+    """read_diagnosis leaves the session as it was; one read for a project a label replaced since is
+    refused (the change installed its own)."""
+    import copy
+
+    session, _ = core.open_session(failing_project(tmp_path / "tiny"))
+    core.build(session)
+    core.diagnose(session)
+    shown = session.diagnosis
+    read = core.read_diagnosis(session)
+    assert read is not shown and session.diagnosis is shown
+    session.project = copy.copy(session.project)  # what a label change does: another Project
+    assert core.install_diagnosis(session, read) is False and session.diagnosis is shown

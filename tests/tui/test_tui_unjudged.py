@@ -108,3 +108,43 @@ async def test_help_names_the_key(insight_project):
         await pilot.pause()
         text = " ".join(text_of(s) for s in app.screen.query(Static))
         assert "inspector.unjudged" in text and "v:unjudged" in text
+
+
+async def test_the_pane_reads_its_documents_in_a_worker(insight_copy):
+    """U, n, p, a tier and d put on screen what a worker read: no document is read on the UI thread,
+    and a list read for a tier left since is never drawn over the newer one."""
+    from test_tui_inspector_prepared import ReadsByThread
+
+    from screens.modals import TextModal
+
+    app = make_app(insight_copy)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        reads = ReadsByThread(app.session.project.documents)
+        app.session.project.documents = reads
+        pane = await open_pane(pilot, app)
+        assert listed(pane) == [7, 2]
+        for key in ("n", "p", "right_square_bracket", "left_square_bracket"):
+            await pilot.press(key)
+            await settle(pilot)
+        assert pane.shown_for == ("q1", "full") and listed(pane) == [7, 2]
+        assert pane.query_one("#unjudged-passage", Static).content.plain.startswith("Paris museums")
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(app.screen, TextModal)
+        assert 7 in reads.off_ui
+        assert reads.on_ui == [], f"documents read on the UI thread: {reads.on_ui}"
+
+        app.pop_screen()
+        await settle(pilot)
+        from screens.inspector.unjudged import UnjudgedReady, UnjudgedView
+
+        empty = UnjudgedView("q1", "full", (), {})
+        pane.wanted = ("q1", "another-tier")  # a newer read asked for: a view of the older one is not drawn
+        pane.post_message(UnjudgedReady(empty))
+        await pilot.pause()
+        assert pane.view is not empty and listed(pane) == [7, 2]
+        pane.wanted = ("q1", "full")
+        pane.post_message(UnjudgedReady(empty))
+        await pilot.pause()
+        assert pane.view is empty and listed(pane) == []

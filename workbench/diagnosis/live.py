@@ -62,6 +62,11 @@ class LiveDiagnosis:
         self.chosen = system
         return self.primary
 
+    def reread(self) -> LiveDiagnosis:
+        """A new diagnosis read afresh from every stored result; this one is not touched (a worker
+        reads while the screens keep showing this one, then the UI thread installs the new one)."""
+        return LiveDiagnosis(self.project, self.tiers, self.collector.k, self.collector.oracle_model)
+
     def refresh(self) -> None:
         self.collector.forget()
         self.qv = read_verdicts(self.project, self.tiers, collector=self.collector)

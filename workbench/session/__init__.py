@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from workbench.records import Document, Query
     from workbench.session.diagnosis import keep_recommendations, read_recommendations
     from workbench.diagnosis.recommend import first_runnable
-    from workbench.session.diagnosis import choose_verdict_system, diagnose, diagnosis_after_run, export_report, figures_system, first_runnable_fix, fix_cost, fix_pairs, insight_overview, load_recommendations, query_sources, run_fix, shown_recommendations, verdict_system, verdict_systems
+    from workbench.session.diagnosis import choose_verdict_system, diagnose, diagnosis_after_run, install_diagnosis, read_diagnosis, export_report, figures_system, first_runnable_fix, fix_cost, fix_pairs, insight_overview, load_recommendations, query_sources, run_fix, shown_recommendations, verdict_system, verdict_systems
     from workbench.session.labelling import Relabelled, access_line, add_query_from_log, apply_relabelled, close_visit, edit_reference_answer, label_document, undo_label, version_shown
     from workbench.session.state import Session, build, evaluate_all, inspect, open_session, ranks_before, use_table
     from workbench.session.unjudged import has_answer_bearing_unjudged, unjudged_documents
@@ -155,6 +155,8 @@ _HOME = {
     'Query': 'workbench.records',
     'choose_verdict_system': 'workbench.session.diagnosis',
     'diagnose': 'workbench.session.diagnosis',
+    'read_diagnosis': 'workbench.session.diagnosis',
+    'install_diagnosis': 'workbench.session.diagnosis',
     'diagnosis_after_run': 'workbench.session.diagnosis',
     'export_report': 'workbench.session.diagnosis',
     'figures_system': 'workbench.session.diagnosis',
@@ -337,7 +339,7 @@ __all__ = [
     "estimate_prompts", "why_not_run", "run_model_task", "run_batch", "calibrate_judge", "export_evidence", "window_budget", "sweep_panels",
     "label_document", "undo_label", "close_visit", "version_shown", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
     "access_line", "index_status", "list_versions", "last_changed", "diagnose", "verdict_systems", "verdict_system",
-    "choose_verdict_system", "figures_system", "diagnosis_after_run", "export_report", "query_sources", "insight_overview", "ranks_before",
+    "choose_verdict_system", "figures_system", "diagnosis_after_run", "read_diagnosis", "install_diagnosis", "export_report", "query_sources", "insight_overview", "ranks_before",
     "load_recommendations", "shown_recommendations", "first_runnable_fix", "fix_cost", "fix_pairs", "run_fix",
     "read_recommendations", "keep_recommendations", "first_runnable",
     "unjudged_documents", "has_answer_bearing_unjudged",

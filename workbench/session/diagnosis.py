@@ -51,13 +51,27 @@ def figures_system(session: Session) -> str:
 
 
 def diagnose(session: Session) -> LiveDiagnosis:
-    """Verdicts of every query from every stored result (blocking): built on first use, re-read
-    after ``ctrl+r`` or a tier run. Kept on the session for the query list and the inspector."""
-    if session.diagnosis is None:
-        session.diagnosis = LiveDiagnosis(session.project, session.tiers)
-    else:
-        session.diagnosis.refresh()
-    return session.diagnosis
+    """Verdicts of every query from every stored result (blocking), kept on the session for the
+    query list and the inspector: read_diagnosis, then install_diagnosis."""
+    d = read_diagnosis(session)
+    install_diagnosis(session, d)
+    return d
+
+
+def read_diagnosis(session: Session) -> LiveDiagnosis:
+    """Verdicts of every query read afresh (blocking: a worker's call), not kept: a TUI worker posts
+    it and the UI thread installs it, so no screen sees a diagnosis half re-read."""
+    d = session.diagnosis
+    return LiveDiagnosis(session.project, session.tiers) if d is None else d.reread()
+
+
+def install_diagnosis(session: Session, diagnosis: LiveDiagnosis) -> bool:
+    """Keep ``diagnosis`` on the session, unless it was read for a project a label change replaced
+    since (that change installed its own); False then."""
+    if diagnosis.project is not session.project:
+        return False
+    session.diagnosis = diagnosis
+    return True
 
 
 def diagnosis_after_run(session: Session, query_id: str) -> None:
@@ -76,13 +90,18 @@ def load_recommendations(session: Session) -> list[Recommendation]:
     return recs
 
 
-def read_recommendations(session: Session) -> tuple[str, list[Recommendation]]:
+def read_recommendations(session: Session, diagnosis: LiveDiagnosis | None = None) -> tuple[str, list[Recommendation]]:
     """The verdict system and its recommendations read afresh (blocking: a worker's call), not kept:
-    a TUI worker posts them in its view record and the UI thread keeps them (keep_recommendations)."""
-    system = verdict_system(session)
-    if session.diagnosis is None:
+    a TUI worker posts them in its view record and the UI thread keeps them (keep_recommendations).
+    ``diagnosis``: one read but not installed yet (read_diagnosis), else the session's."""
+    if diagnosis is not None and diagnosis is not session.diagnosis:
+        chosen = session.chosen_verdict_system
+        system = chosen if chosen in [s.name for s in diagnosis.qv.systems] else diagnosis.primary
+    else:
+        system, diagnosis = verdict_system(session), session.diagnosis
+    if diagnosis is None:
         return system or "", []
-    qv = session.diagnosis.qv
+    qv = diagnosis.qv
     recs = primary_recommendations(session.project, qv, session.tiers, VerdictReader(session.project, qv.k), system) if system else []
     return system or "", recs
 

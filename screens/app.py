@@ -9,6 +9,7 @@ user can cause (WorkbenchError) is shown in one modal with its hint.
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 from typing import Any
@@ -99,6 +100,7 @@ class WorkbenchApp(App[None]):
         self._held_keys: list[events.Key] = []  # typed while the project loads: replayed in order once it has
         self._replaying = False
         self._replay_now: events.Key | None = None  # the held key being replayed (let through)
+        self._warmed = False  # the embedder's warm-up started (core.warm_up, once the first figures show)
 
     def get_default_screen(self) -> MainScreen:
         """The main screen is the app's first screen, there before any key is read: a key typed
@@ -215,6 +217,10 @@ class WorkbenchApp(App[None]):
         d = core.read_diagnosis(s)  # read here, installed by the UI thread (on_diagnosis_ready)
         system, recs = core.read_recommendations(s, d)  # each access fix's command, judge and measured effect
         self.post_message(m.DiagnosisReady(d, system, recs))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="warm")
+    def warm_up(self) -> None:
+        self.post_message(m.WarmedUp(core.warm_up(self.current)))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="use")
     def refresh_use(self) -> None:
@@ -430,6 +436,15 @@ class WorkbenchApp(App[None]):
         if core.install_diagnosis(s, msg.diagnosis):
             core.keep_recommendations(s, msg.system, msg.recommendations)
         self.verdicts_changed()
+        if not self._warmed:  # the first figures are on screen: load what the first Why needs
+            self._warmed = True
+            self.warm_up()
+
+    def on_warmed_up(self, msg: m.WarmedUp) -> None:
+        # torch and the model add ~450,000 objects that live as long as the app; a full collection
+        # walking them took ~190 ms of the UI thread, at a moment no key chooses. Frozen, they are
+        # no longer walked (still freed by reference counting).
+        gc.freeze()
 
     def refresh_header(self) -> None:
         """The header names what every view shows: the query-set version and the verdict system."""

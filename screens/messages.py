@@ -114,3 +114,12 @@ class DiagnosisReady(Message):
     def __init__(self, diagnosis: LiveDiagnosis, system: str, recommendations: list[Recommendation]) -> None:
         super().__init__()
         self.diagnosis, self.system, self.recommendations = diagnosis, system, recommendations
+
+
+class WarmedUp(Message):
+    """The project's embedder is loaded (core.warm_up): what the app keeps from now on is frozen
+    out of the cyclic collector's walks."""
+
+    def __init__(self, model: str) -> None:
+        super().__init__()
+        self.model = model

@@ -19,7 +19,7 @@ from screens.inspector.model_panel import NO_RESULTS, model_head, model_results
 from screens.inspector.nearmiss import NO_MISSES
 from screens.inspector.prepared import PreparedInspection, PreparedTables, prepare_tables
 from screens.inspector.why import WhyFacts, WhyPane
-from screens.inspector.rankings import (NO_RUNS, fill_ranking, first_row_doc, ranking_table, row_doc,
+from screens.inspector.rankings import (NO_RUNS, RankingTable, fill_ranking, first_row_doc, ranking_table, row_doc,
                                        tables_that_fit, title_width)
 from screens.widgets import KeyFooter, TaskBar, WorkbenchHeader
 from workbench import session as core
@@ -177,8 +177,16 @@ class InspectorView(WorkbenchScreen):
         ins, n, width, start = wanted
         prepared = self.prepared_tables(ins)
         self.show("#gold-ranks", prepared.gold_ranks)
+        shown = (ins.systems[start:] + ins.systems[:start])[:n]
+        mounted = list(box.query(RankingTable).results(RankingTable))
+        if len(mounted) == n and self._cursor is None:
+            # the same tables refilled: a fresh table's mount (styles, layout) cost the key more than its rows
+            for table, sr in zip(mounted, shown):
+                fill_ranking(table, sr.system, prepared.rows[sr.system])
+            box.display = True
+            return
         tables = [ranking_table() for _ in range(n)]
-        for table, sr in zip(tables, (ins.systems[start:] + ins.systems[:start])[:n]):
+        for table, sr in zip(tables, shown):
             fill_ranking(table, sr.system, prepared.rows[sr.system])  # before mounting: drawn in the layout that shows them
         if self._cursor is not None and self._cursor[0] < len(tables):  # back where the user was labelling
             table = tables[self._cursor[0]]

@@ -148,3 +148,14 @@ def test_end_to_end_on_a_tiny_project(local_server, tmp_path):
             assert row.p50_s > 0 and row.prompt_tokens > 0
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0 and "model calls 0" in again.output, again.output
+
+
+@pytest.mark.llm
+def test_the_server_runs_below_our_cpu_priority(local_server):
+    """Generation is background work: the server's niceness is ours plus SERVER_NICENESS (a key in
+    the TUI during a model run gets the CPU first)."""
+    from workbench.llm.server import SERVER_NICENESS
+
+    assert local_server.proc is not None
+    theirs = int(Path(f"/proc/{local_server.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+    assert theirs == min(19, os.nice(0) + SERVER_NICENESS)

@@ -3,6 +3,8 @@ OpenAI-compatible server, as a child process on a free 127.0.0.1 port.
 
 Lifetime: started on first use, health-checked (`GET /v1/models`), stopped at exit (atexit)
 and never left behind by a crash of ours: on Linux the child gets PR_SET_PDEATHSIG=SIGKILL.
+It runs at a lower CPU priority (niceness SERVER_NICENESS): generation is background work, and
+on a laptop's few cores a person pressing keys in the TUI meanwhile must not wait for it.
 PDEATHSIG fires when the *thread* that forked exits, so the child is always forked from one
 long-lived launcher thread (which only waits on it), never from a short-lived worker thread.
 """
@@ -34,6 +36,9 @@ MODEL_ALIAS = "smollm2-135m"
 DEFAULT_N_CTX = 8192
 STARTUP_TIMEOUT_S = 120.0
 PR_SET_PDEATHSIG = 1
+# added to the server's niceness: the TUI's keys and the receiver's acknowledgements get the CPU
+# first; the server still takes every core nobody else wants (an idle machine generates as fast)
+SERVER_NICENESS = 10
 
 
 class LocalServerError(ExternalError):
@@ -87,7 +92,11 @@ def port_in_use(host: str, port: int) -> bool:
     return False
 
 
-def _die_with_parent() -> None:  # runs in the child between fork and exec
+def _prepare_child() -> None:  # runs in the child between fork and exec
+    try:
+        os.nice(SERVER_NICENESS)
+    except OSError:
+        pass  # a priority the platform refuses: the server runs at ours
     if sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL("libc.so.6", use_errno=True)
@@ -269,7 +278,7 @@ def _launch(cmd: list[str], log_path: Path) -> subprocess.Popen:
             with open(log_path, "wb") as log:
                 box["proc"] = subprocess.Popen(
                     cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                    preexec_fn=_die_with_parent, close_fds=True,
+                    preexec_fn=_prepare_child, close_fds=True,
                 )
         except BaseException as exc:  # noqa: BLE001 - handed to the caller
             box["error"] = exc

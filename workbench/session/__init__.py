@@ -11,7 +11,8 @@ session's state (what the front end derived so far) and operations over it, one 
 state (open, build, evaluate, inspect), use (model runs, batches, calibration, evidence export),
 labelling (the inspector visit's labels, queries from a log), diagnosis (verdict system,
 recommendations and their fixes, the report, the sharper views), unjudged (the documents nobody
-judged, for labelling). Screens import this package only.
+judged, for labelling), warm (what is loaded ahead so a key's first use does not stop the UI).
+Screens import this package only.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
     from workbench.session.collide import collide, Collided
     from workbench.session.follow import production_feedback, production_stamp, production_arrivals, reload_production, install_reload, Reloaded
     from workbench.session.follow import project_stamp, changes_said
+    from workbench.session.warm import warm_up
     from workbench.session.production import production_since, since_ns, ProductionWindow
     from workbench.session.production import import_answers, import_traces, judge_answers, AnswersImport, TracesImport
     from workbench.session.collect import start_collect, collected_feedback, LiveCollect
@@ -254,6 +256,7 @@ _HOME = {
     'Reloaded': 'workbench.session.follow',
     'project_stamp': 'workbench.session.follow',
     'changes_said': 'workbench.session.follow',
+    'warm_up': 'workbench.session.warm',
     'doc_id_resolver': 'workbench.session.gold',
     'resolve_doc_ids': 'workbench.session.gold',
     'DocIdResolver': 'workbench.session.gold',
@@ -348,7 +351,7 @@ __all__ = [
     "parse_filter", "filter_problems", "query_matches", "reading_given", "plan_run", "run_models", "tune", "rerank", "collide", "production_stamp", "production_feedback", "production_arrivals", "reload_production", "install_reload",
     "start_collect", "collected_feedback",
     "doc_id_resolver", "resolve_doc_ids", "DocIdResolver",
-    "project_stamp", "changes_said",
+    "project_stamp", "changes_said", "warm_up",
     "diagnosis_view", "stealers_view", "unjudged_view", "positions_view", "eval_report", "fix_selection", "run_summary", "serve_model",
     "named_doc_ids", "trec_export", "split_level", "movement_line", "retriever_names",
     # names and registries

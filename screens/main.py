@@ -258,7 +258,7 @@ class MainScreen(WorkbenchScreen):
         """Run the Diagnosis tab's first runnable recommendation (a rerank, or fine-tuning) in the background."""
         fix = core.first_runnable_fix(self.session) if self.session else None
         if fix is None:
-            self.notify("No recommendation runs from here yet: configure a [rerankers.NAME] (README: Trying a fix), "
+            self.notify("No recommendation runs from here yet: configure a [rerankers.NAME] (docs: howto/try-a-fix.md), "
                         "or wait for the diagnosis.", severity="warning", markup=False)
             return
         self.action_tab("diagnosis")

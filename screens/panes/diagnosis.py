@@ -180,7 +180,7 @@ def verdict_section(s: Session, recs: list[Recommendation] | None = None) -> lis
                              ("no reading yet", "bold yellow"),
                              f" ({of}; a reading needs at least {core.MIN_DECIDED}: – in the table)\n", (overall.rule, "dim"))
     # no outer edge: ten columns fit the 78 cells beside the scrollbar at 80 columns
-    t = Table(title="Verdicts per tier level (query × tier; rule table in README / report)", title_justify="left", expand=True,
+    t = Table(title="Verdicts per tier level (query × tier; the rules: docs/reference/verdicts.md, and the report)", title_justify="left", expand=True,
               show_edge=False, pad_edge=False)
     t.add_column("level", no_wrap=True)
     for v in core.VERDICTS:  # short forms: ACCESS and ACCESS? stay apart at 80 columns (the legend below names them)

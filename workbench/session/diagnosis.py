@@ -29,11 +29,11 @@ def verdict_system(session: Session) -> str | None:
     """The one system whose verdicts and figures every view shows: the user's choice (y) while the
     diagnosis has it, else the diagnosis' default (workbench/diagnosis decides it)."""
     d = session.diagnosis
-    if d is None:
-        return None
-    if session.chosen_verdict_system in verdict_systems(session):
-        return session.chosen_verdict_system
-    return d.primary
+    return None if d is None else _system_shown(d, session.chosen_verdict_system)
+
+
+def _system_shown(diagnosis: LiveDiagnosis, chosen: str | None) -> str | None:
+    return chosen if chosen in [spec.name for spec in diagnosis.qv.systems] else diagnosis.primary
 
 
 def choose_verdict_system(session: Session, name: str | None) -> None:
@@ -94,13 +94,10 @@ def read_recommendations(session: Session, diagnosis: LiveDiagnosis | None = Non
     """The verdict system and its recommendations read afresh (blocking: a worker's call), not kept:
     a TUI worker posts them in its view record and the UI thread keeps them (keep_recommendations).
     ``diagnosis``: one read but not installed yet (read_diagnosis), else the session's."""
-    if diagnosis is not None and diagnosis is not session.diagnosis:
-        chosen = session.chosen_verdict_system
-        system = chosen if chosen in [s.name for s in diagnosis.qv.systems] else diagnosis.primary
-    else:
-        system, diagnosis = verdict_system(session), session.diagnosis
+    diagnosis = diagnosis or session.diagnosis
     if diagnosis is None:
-        return system or "", []
+        return "", []
+    system = _system_shown(diagnosis, session.chosen_verdict_system)
     qv = diagnosis.qv
     recs = primary_recommendations(session.project, qv, session.tiers, VerdictReader(session.project, qv.k), system) if system else []
     return system or "", recs

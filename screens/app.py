@@ -233,8 +233,8 @@ class WorkbenchApp(App[None]):
         s = self.current
         model = s.models()[0][0]
 
-        def each(_qid: str, _ev: object) -> None:
-            self.call_from_thread(self.verdicts_changed)
+        def each(qid: str, ev: core.ModelEvidence | None) -> None:  # read here, kept by the UI thread
+            self.post_message(m.QueryAnswered(qid, ev, core.diagnosis_with(s, qid)))
 
         ran, kept, skipped = core.run_batch(s, query_ids, model, task, self.progress_reporter("batch: "), on_each=each)
         self.call_from_thread(self.refresh_use)
@@ -439,6 +439,25 @@ class WorkbenchApp(App[None]):
         if not self._warmed:  # the first figures are on screen: load what the first Why needs
             self._warmed = True
             self.warm_up()
+
+    @work(thread=True, exit_on_error=False, group="verdicts")
+    def reread_query_verdicts(self, query_id: str) -> None:
+        self.post_message(m.QueryAnswered(query_id, None, core.diagnosis_with(self.current, query_id)))
+
+    def on_query_answered(self, msg: m.QueryAnswered) -> None:
+        ev = msg.evidence
+        if ev is not None:
+            self.current.merge_results(msg.query_id, ev.tier, {ev.system: ev})
+        self.install_query_verdicts(msg.query_id, msg.diagnosis)
+
+    def install_query_verdicts(self, query_id: str, diagnosis: core.LiveDiagnosis | None) -> None:
+        """A query's verdicts read afresh after a model answer: installed, and every view follows;
+        read from a diagnosis another one replaced since (two runs ending together, an evaluation):
+        read again from the one shown, so neither's news is lost."""
+        if diagnosis is None or core.install_diagnosis(self.current, diagnosis):
+            self.verdicts_changed()
+        elif diagnosis.project is self.current.project:
+            self.reread_query_verdicts(query_id)
 
     def on_warmed_up(self, msg: m.WarmedUp) -> None:
         # torch and the model add ~450,000 objects that live as long as the app; a full collection

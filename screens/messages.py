@@ -85,11 +85,23 @@ class PromptEstimates(Message):
 
 class ModelUpdate(Message):
     """A model result for (query, tier) arrived or changed (live, from the run's saves);
-    ``final``: the run ended (``evidence`` None: it produced nothing for this query)."""
+    ``final``: the run ended (``evidence`` None: it produced nothing for this query), and
+    ``diagnosis`` is the session's with the query's verdicts read afresh (None: no diagnosis yet)."""
 
-    def __init__(self, query_id: str, evidence: ModelEvidence | None, final: bool) -> None:
+    def __init__(self, query_id: str, evidence: ModelEvidence | None, final: bool,
+                 diagnosis: LiveDiagnosis | None = None) -> None:
         super().__init__()
-        self.query_id, self.evidence, self.final = query_id, evidence, final
+        self.query_id, self.evidence, self.final, self.diagnosis = query_id, evidence, final, diagnosis
+
+
+class QueryAnswered(Message):
+    """A batch's model answered one query (``evidence`` None: nothing stored for it), or a query's
+    verdicts were read again (``evidence`` None too); ``diagnosis``: the session's with that query's
+    verdicts read afresh in the worker, for the UI thread to install."""
+
+    def __init__(self, query_id: str, evidence: ModelEvidence | None, diagnosis: LiveDiagnosis | None) -> None:
+        super().__init__()
+        self.query_id, self.evidence, self.diagnosis = query_id, evidence, diagnosis
 
 
 class Exported(Message):

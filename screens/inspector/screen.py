@@ -161,7 +161,8 @@ class QueryScreen(InspectorView):
             if ":" in str(exc):
                 self.app.call_from_thread(self.app.notify, visible(str(exc)), timeout=8, markup=False)
             raise
-        self.post_message(m.ModelUpdate(self.query_id, ev, final=True))
+        # the new verdicts are read here and installed by the UI thread (on_model_update)
+        self.post_message(m.ModelUpdate(self.query_id, ev, final=True, diagnosis=core.diagnosis_with(s, self.query_id)))
 
     def _post(self, message: m.ModelUpdate) -> None:
         self.post_message(message)
@@ -262,7 +263,7 @@ class QueryScreen(InspectorView):
         self.render_model()
         if msg.final:
             self.wb.refresh_use()
-            self.wb.verdicts_changed()
+            self.wb.install_query_verdicts(msg.query_id, msg.diagnosis)
 
     def on_exported(self, msg: m.Exported) -> None:
         self.notify(paths_text(msg.paths, toast_room(self.app.size.width)), title="Evidence exported", timeout=8, markup=False)

@@ -5,7 +5,7 @@ list of queries with their verdict and one access glyph per tier. What it lists 
 from __future__ import annotations
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
@@ -15,9 +15,9 @@ from textual.widgets import DataTable, Input, Static
 from screens.render import VERDICT_STYLE, figure_glyph
 from workbench import session as core
 from workbench.safe_text import as_text, visible
-from workbench.session import FILTER_WORDS, Query, Session
+from workbench.session import FILTER_WORDS, LIST_SORTS, ListSort, QueryListView, Session
 
-SORTS = ("ladder", "breaks", "feedback")  # feedback: what production's users flagged first, worst score first
+SORTS = LIST_SORTS
 NEW_MARK = "*"  # a production query that arrived while the TUI was open (ASCII: one cell in every terminal)
 FLAGGED_MARK = "!"  # production's user flagged its answer (a thumbs-down or a score <= 0 on its trace)
 VERDICT_FILTERS = "v:" + "|".join(w for w in FILTER_WORDS if w != "notyet")  # every v: word, from its one home
@@ -49,47 +49,19 @@ class QueryListShown(Message):
         self.query_ids = query_ids
 
 
-class SessionFacts:
-    """The filter words' facts from the session, for one system's figures (core.FilterFacts)."""
+class QueryListReady(Message):
+    """A worker read the list for the pane's inputs as they were at request ``serial``."""
 
-    def __init__(self, s: Session, system: str) -> None:
-        self.s, self.system = s, system
-        self._sources: dict[str, tuple[str, ...]] | None = None
-        self._feedback: dict | None = None
-
-    @property
-    def feedback(self) -> dict:
-        """Query id → production users' feedback (read once per filtering)."""
-        if self._feedback is None:
-            self._feedback = core.production_feedback(self.s.project)
-        return self._feedback
-
-    def flagged(self, query: Query) -> bool:
-        fb = self.feedback.get(query.query_id)
-        return fb is not None and fb.negative
-
-    def breaks(self, query: Query) -> bool:
-        return self.s.breaks_at(self.system, query) is not None
-
-    def fails_on(self, query: Query, tier_word: str) -> bool:
-        # only the query's own tiers: fail:base is its own domain's base tier, not the others'
-        names = [t.name for t in self.s.tiers if tier_word in t.name.lower() and self.s.asks(t, query.query_id)]
-        figs = [self.s.figure(self.system, n, query) for n in names]
-        return any(f is not None and f < 1.0 for f in figs)
-
-    def verdict_in(self, query: Query, word: str) -> bool:
-        if word == core.UNJUDGED_WORD:  # not a verdict: an answer-bearing unjudged document
-            return core.has_answer_bearing_unjudged(self.s, query.query_id)
-        d = self.s.diagnosis
-        return d is not None and d.matches(query.query_id, word, core.verdict_system(self.s))
-
-    def sources(self, query: Query) -> tuple[str, ...]:
-        if self._sources is None:  # read once per filtering, not once per query
-            self._sources = {k: tuple(v) for k, v in core.query_sources(self.s.project).items()}
-        return self._sources.get(query.query_id, ())
+    def __init__(self, view: QueryListView, serial: int) -> None:
+        super().__init__()
+        self.view, self.serial = view, serial
 
 
 class QueryListPane(Vertical):
+    """Its inputs (the session, the verdicts' revision, the filter, the sort, the system) start a
+    worker that reads a QueryListView; the pane draws the latest one it asked for. What only changes
+    the drawing (the width, the new-query marks, the build note) redraws the view it holds."""
+
     DEFAULT_CSS = """
     QueryListPane { height: 1fr; }
     QueryListPane #query-legend { height: auto; color: $text-muted; }
@@ -99,18 +71,19 @@ class QueryListPane(Vertical):
     session: var[Session | None] = var(None, always_update=True)
     verdicts: var[int] = var(0)  # bumped when access results, verdicts or labels change
     build_note: var[str] = var("")  # what a running build has made usable so far
-    sort: var[str] = var("ladder")
+    sort: var[ListSort] = var("ladder")
     chosen_system: var[str | None] = var(None)  # the user's choice (y) while there are no verdicts
     arrived: var[frozenset[str]] = var(frozenset())  # production queries imported since the TUI opened: marked new
+
+    view: QueryListView | None = None  # the list last read for the latest request
+    _serial = 0  # the latest request: an older read arriving late is not drawn
+    _stale = False  # a view arrived while covered: drawn when the list shows again
+    _columns: tuple[str, ...] = ()
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder=filter_hint(self.app.size.width - 6), id="filter")
         yield Static("", id="query-legend")
         yield DataTable(id="query-table", cursor_type="row", zebra_stripes=True)
-
-    def on_mount(self) -> None:
-        self._columns: tuple[str, ...] = ()
-        self._stale = False  # inputs changed while covered: drawn when the list shows again
 
     @property
     def table(self) -> DataTable[Text]:
@@ -127,71 +100,83 @@ class QueryListPane(Vertical):
     def shown(self) -> list[str]:
         return [str(k.value) for k in self.table.rows]
 
-    def _redraw(self) -> None:
-        self.render_list()
+    def reread(self) -> None:
+        """Ask a worker for the list as the inputs are now."""
+        s = self.session
+        if s is None:
+            return
+        self._serial += 1
+        self._read(s, self.system, self.query_one("#filter", Input).value, self.sort, self._serial)
 
-    # every input of the list redraws it
-    watch_session = watch_verdicts = watch_build_note = watch_sort = watch_chosen_system = watch_arrived = _redraw
+    # every input of what is listed reads the list again
+    watch_session = watch_verdicts = watch_sort = watch_chosen_system = reread
+
+    def watch_build_note(self) -> None:
+        self.draw()
+
+    def watch_arrived(self) -> None:
+        self.draw()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="query-list")
+    def _read(self, s: Session, system: str, filter_text: str, sort: ListSort, serial: int) -> None:
+        self.post_message(QueryListReady(core.read_query_list(s, system, filter_text, sort, LIST_CAP), serial))
+
+    def on_query_list_ready(self, msg: QueryListReady) -> None:
+        msg.stop()
+        if msg.serial != self._serial:
+            return  # a newer request is under way: its answer is the one drawn
+        self.view = msg.view
+        self.draw()
 
     def on_resize(self) -> None:
         # the input's border and padding take 4 cells, the hint's own margin 2
         self.query_one("#filter", Input).placeholder = filter_hint(self.app.size.width - 6)
-        self.render_list()  # the legend is shorter on a short terminal, the text column follows the width
+        self.draw()  # the legend is shorter on a short terminal, the text column follows the width
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:
-        self.render_list()
+        self.reread()
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self) -> None:
         self.table.focus()
 
-    def render_list(self) -> None:
-        s = self.session
-        if s is None:
+    def draw(self) -> None:
+        """Draw the view held (the UI thread's part: cells and widths, no reading)."""
+        v = self.view
+        if v is None or not self.is_mounted:
             return
-        table = self.table
-        system = self.system
-        f = core.parse_filter(self.query_one("#filter", Input).value)
-        facts = SessionFacts(s, system)
-        queries = [q for q in s.project.queries if core.query_matches(f, q, facts)]
-        tiers = s.tiers
-        if self.sort == "breaks":
-            queries.sort(key=lambda q: (b if (b := s.breaks_at(system, q)) is not None else len(tiers) + 1, q.query_id))
-        elif self.sort == "feedback":
-            queries.sort(key=lambda q: feedback_rank(facts.feedback.get(q.query_id)))  # stable: ladder order within
-        matching = len(queries)
-        queries = queries[:LIST_CAP]
+        ids = tuple(r.query_id for r in v.rows)
         if self.covered():  # under the inspector: its j/k get the ids now, the rows are drawn when the list shows
             self._stale = True
-            self.post_message(QueryListShown(tuple(q.query_id for q in queries)))
+            self.post_message(QueryListShown(ids))
             return
         self._stale = False
+        table = self.table
         current = table.cursor_row
         named = self.app.size.width >= BREAKS_NAMED_FROM_WIDTH
         # a domain every id starts with says nothing the id does not: its column goes where room is short
-        with_domain = named or any(not q.query_id.startswith(q.domain or "\0") for q in s.project.queries)
+        with_domain = named or not v.ids_name_domains
         rows = []
-        for q in queries:
+        for r in v.rows:
             glyphs = Text()
-            for t in tiers:
-                glyphs.append_text(figure_glyph(s.figure(system, t.name, q)) if s.asks(t, q.query_id) else Text("·", "dim"))
+            for asked, fig in zip(r.asked, r.figures):
+                glyphs.append_text(figure_glyph(fig) if asked else Text("·", "dim"))
             # IDs and domains whole (technology-07 … -10 must stay apart); the query text takes the rest
-            qid = as_text(q.query_id, one_line=True)
-            if q.query_id in self.arrived:
+            qid = as_text(r.query_id, one_line=True)
+            if r.query_id in self.arrived:
                 qid = Text.assemble((NEW_MARK, "bold yellow"), qid)
-            if facts.flagged(q):
+            if r.flagged:
                 qid = Text.assemble((FLAGGED_MARK, "bold red"), qid)
-            cells = {"query": qid, "dom": as_text(q.domain or "–", one_line=True),
-                     "S/M": Text("M" if q.is_multi_source else "S" if q.is_labelled else "U"),
-                     "verdict": verdict_cell(s, q.query_id), "tiers": glyphs}
+            cells = {"query": qid, "dom": as_text(r.domain or "–", one_line=True), "S/M": Text(r.kind),
+                     "verdict": verdict_cell(r.verdict), "tiers": glyphs}
             if named:
-                b = s.breaks_at(system, q)
-                cells["breaks"] = as_text(tiers[b].name, "red") if b is not None else Text("–" if s.per_query else "…", "dim")
+                cells["breaks"] = (as_text(r.breaks, "red") if r.breaks is not None
+                                   else Text("–" if v.figures_known else "…", "dim"))
             if not with_domain:
                 del cells["dom"]
-            cells["text"] = Text(visible(q.query, one_line=True), no_wrap=True, overflow="ellipsis")
-            rows.append((q.query_id, cells))
+            cells["text"] = Text(visible(r.text, one_line=True), no_wrap=True, overflow="ellipsis")
+            rows.append((r.query_id, cells))
         columns = tuple(rows[0][1]) if rows else self._columns or ("query", "dom", "S/M", "verdict", "tiers", "breaks", "text")
         table.clear(columns=True)  # the columns too: a column keeps the widest cell it ever held
         table.add_columns(*columns)
@@ -203,12 +188,10 @@ class QueryListPane(Vertical):
         for key, cells in rows:
             cells["text"].truncate(room, overflow="ellipsis")
             table.add_row(*cells.values(), key=key)
-        if queries:
-            table.move_cursor(row=min(max(current, 0), len(queries) - 1))
-        problems = [visible(x, one_line=True) for x in
-                    core.filter_problems(f, s.project.domains, [t.name for t in tiers], s.diagnosis is not None)]
-        self.query_one("#query-legend", Static).update(self.legend(s, system, matching, problems))
-        self.post_message(QueryListShown(tuple(q.query_id for q in queries)))
+        if rows:
+            table.move_cursor(row=min(max(current, 0), len(rows) - 1))
+        self.query_one("#query-legend", Static).update(self.legend(v))
+        self.post_message(QueryListShown(ids))
 
     def covered(self) -> bool:
         """A full screen (the inspector) over this one: drawing rows nobody sees would hold up its keys
@@ -218,28 +201,27 @@ class QueryListPane(Vertical):
 
     def draw_if_stale(self) -> None:
         if self._stale:
-            self.render_list()
+            self.draw()
 
-    def legend(self, s: Session, system: str, n: int, problems: list[str]) -> Text:
-        tiers = s.tiers
-        stand_ins = s.stand_ins(system)
+    def legend(self, v: QueryListView) -> Text:
+        tiers = list(v.tiers)
         return Text.assemble(
-            *[(f"filter: {p}\n", "bold red") for p in problems],
+            *[(f"filter: {visible(p, one_line=True)}\n", "bold red") for p in v.problems],
             (f"{self.build_note}\n" if self.build_note else "", "yellow"),
-            (f"{n}/{len(s.project.queries)} queries", "bold"),
-            (f" (the first {LIST_CAP:,} listed: / narrows)" if n > LIST_CAP else "", "yellow"),
-            f" · system {system} (y) · sort {self.sort} (s) · ",
+            (f"{v.matching}/{v.total} queries", "bold"),
+            (f" (the first {v.cap:,} listed: / narrows)" if v.matching > v.cap else "", "yellow"),
+            f" · system {v.system} (y) · sort {v.sort} (s) · ",
             # every tier, numbered as the glyph columns are (the legend wraps rather than hides tiers)
-            ("tiers " + " ".join(f"{i + 1}={visible(t.name, one_line=True)}" for i, t in enumerate(tiers))
+            ("tiers " + " ".join(f"{i + 1}={visible(t, one_line=True)}" for i, t in enumerate(tiers))
              if self.app.size.height >= TIER_NAMES_FROM_HEIGHT else f"tiers 1–{len(tiers)} in ladder order (1: Overview names them)"),
-            (f"  ● all gold in top {s.k} ◐ some ○ none", "dim"),
+            (f"  ● all gold in top {v.k} ◐ some ○ none", "dim"),
             # a narrow terminal keeps that row for a query
-            (f" · verdicts of {core.verdict_system(s)} "
-             + (f"({VERDICT_FILTERS})" if self.app.size.width >= VERDICT_WORDS_FROM_WIDTH else "(v: words: f1)") if s.diagnosis else "",
-             "dim"),
+            (f" · verdicts of {v.verdict_system} "
+             + (f"({VERDICT_FILTERS})" if self.app.size.width >= VERDICT_WORDS_FROM_WIDTH else "(v: words: f1)")
+             if v.verdict_system is not None else "", "dim"),
             (f" · {NEW_MARK}new from traces ({len(self.arrived)})" if self.arrived else "", "bold yellow"),
-            (f"\nuntil {system} is ready there: " + stand_in_text(stand_ins, [t.name for t in tiers])
-             if stand_ins else "", "yellow"),
+            (f"\nuntil {v.system} is ready there: " + stand_in_text(v.stand_ins, tiers)
+             if v.stand_ins else "", "yellow"),
         )
 
 
@@ -261,17 +243,8 @@ def stand_in_text(stand_ins: dict[str, str], tiers: list[str]) -> str:
     return "; ".join(parts)
 
 
-def feedback_rank(fb) -> tuple[int, float]:
-    """The feedback sort: flagged first (lowest score first), then other scored answers by score,
-    then queries without feedback."""
-    if fb is None:
-        return (2, 0.0)
-    return (0 if fb.negative else 1, fb.score if fb.score is not None else 0.0)
-
-
-def verdict_cell(s: Session, query_id: str) -> Text:
+def verdict_cell(verdict: str | None) -> Text:
     """The query list's verdict: the first failing tier's, else PASS, else NOT-YET (workbench.diagnosis.live)."""
-    v = s.diagnosis.summary(query_id, core.verdict_system(s)) if s.diagnosis else None
-    if v is None:
+    if verdict is None:
         return Text("…", "dim")
-    return Text(v.verdict if v.verdict != "USE-UNDER-DISTRACTORS" else "USE-DISTR", VERDICT_STYLE[v.verdict])
+    return Text(verdict if verdict != "USE-UNDER-DISTRACTORS" else "USE-DISTR", VERDICT_STYLE[verdict])

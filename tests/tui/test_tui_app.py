@@ -49,6 +49,7 @@ async def test_filter_and_sort(evaluated):
         s = app.session
         await pilot.press("slash")
         await pilot.press(*"multi fail")
+        await settle(pilot)  # the list is read by a worker
         table = app.screen.query_one("#query-table", DataTable)
         ids = [k.value for k in table.rows]
         assert ids, "the fixture has failing multi-source queries"
@@ -58,11 +59,12 @@ async def test_filter_and_sort(evaluated):
         await pilot.press("enter")  # back to the table
         assert app.focused is table
         app.screen.query_one("#filter", Input).value = "d:comparison"
-        await pilot.pause()
+        await settle(pilot)
         assert all(s.project.query(k.value).domain == "comparison" for k in table.rows)
         app.screen.query_one("#filter", Input).value = ""
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("s")
+        await settle(pilot)
         order = [s.breaks_at("hybrid", s.project.query(k.value)) for k in table.rows]
         n = len(s.tiers)
         keys = [o if o is not None else n + 1 for o in order]

@@ -44,7 +44,7 @@ async def test_queries_imported_while_the_tui_is_open_show_as_new(evaluated_copy
         for qid in added:
             assert str(table.get_cell(qid, table.ordered_columns[0].key)).startswith("*")
         app.screen.query_one("#filter", Input).value = "from:traces"
-        await pilot.pause()
+        await settle(pilot)
         assert sorted(str(k.value) for k in table.rows) == sorted(added)
         # a second look at the same records brings nothing new
         app.follow_production()

@@ -143,12 +143,12 @@ async def test_fail_base_is_the_own_domains_base_tier_and_v_bogus_explains(sampl
                 if t.name.startswith("base") and q.query_id in t.query_ids and a is not None and a.sr_at_k < 1:
                     expected.add(q.query_id)
         ms.query_one("#filter", Input).value = "fail:base"
-        await pilot.pause()
+        await settle(pilot)
         table = ms.query_one("#query-table", DataTable)
         assert {str(k.value) for k in table.rows} == expected
         assert 0 < len(expected) < len(s.project.queries)
         ms.query_one("#filter", Input).value = "v:bogus"
-        await pilot.pause()
+        await settle(pilot)
         assert table.row_count == 0
         legend = text_of(ms.query_one("#query-legend"))
         assert "no verdict word 'bogus'" in legend and "access" in legend
@@ -227,7 +227,7 @@ async def test_j_k_step_through_the_filter_and_slash_goes_to_it(evaluated):
         await settle(pilot)
         ms = app.screen
         ms.query_one("#filter", Input).value = "multi"
-        await pilot.pause()
+        await settle(pilot)
         ids = [str(k.value) for k in ms.query_one("#query-table", DataTable).rows]
         assert len(ids) > 2
         assert app.listed == tuple(ids)  # what the list shows reaches the inspector as data, not by reading its table

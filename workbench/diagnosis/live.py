@@ -2,10 +2,14 @@
 
 One object per open project. `refresh()` re-reads every stored result (after `ctrl+r` or a tier
 run); `update_query(q)` after a one-query model run re-reads and recomputes that query only, so the
-query list and the inspector show the new verdict the moment the run is stored. Headless.
+query list and the inspector show the new verdict the moment the run is stored; `reread()` and
+`with_query(q)` do the same into a new object, for a front end that reads in a worker and installs
+on its UI thread. Headless.
 """
 
 from __future__ import annotations
+
+import copy
 
 import msgspec
 
@@ -38,6 +42,7 @@ class LiveDiagnosis:
         self.collector = VerdictReader(project, k, oracle_model)
         self.qv: QueryVerdicts = read_verdicts(project, tiers, collector=self.collector)
         self.chosen: str | None = None  # the user's choice of verdict system (None: the default, qv.primary)
+        self.base: LiveDiagnosis | None = None  # the diagnosis this one was derived from (with_query), until installed
         self._index()
 
     def _index(self) -> None:
@@ -66,6 +71,16 @@ class LiveDiagnosis:
         """A new diagnosis read afresh from every stored result; this one is not touched (a worker
         reads while the screens keep showing this one, then the UI thread installs the new one)."""
         return LiveDiagnosis(self.project, self.tiers, self.collector.k, self.collector.oracle_model)
+
+    def with_query(self, query_id: str) -> LiveDiagnosis:
+        """A new diagnosis: this one with one query's verdicts read afresh after a result for it was
+        stored (update_query); this one is not touched, so a worker reads while the screens show it.
+        ``base`` names this one: whoever installs the new one checks nothing else was installed since."""
+        new = copy.copy(self)
+        new.collector = VerdictReader(self.project, self.collector.k, self.collector.oracle_model)
+        new.base = self
+        new.update_query(query_id)
+        return new
 
     def refresh(self) -> None:
         self.collector.forget()

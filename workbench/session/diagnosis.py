@@ -67,17 +67,23 @@ def read_diagnosis(session: Session) -> LiveDiagnosis:
 
 def install_diagnosis(session: Session, diagnosis: LiveDiagnosis) -> bool:
     """Keep ``diagnosis`` on the session, unless it was read for a project a label change replaced
-    since (that change installed its own); False then."""
+    since (that change installed its own), or derived (diagnosis_with) from a diagnosis another one
+    replaced since (installing it would drop that one's news: derive it again); False then."""
     if diagnosis.project is not session.project:
         return False
+    if diagnosis.base is not None and diagnosis.base is not session.diagnosis:
+        return False
+    diagnosis.base = None  # installed: the one it came from may go
     session.diagnosis = diagnosis
     return True
 
 
-def diagnosis_after_run(session: Session, query_id: str) -> None:
-    """A model result for this query was stored: recompute its verdicts (if the diagnosis is loaded)."""
-    if session.diagnosis is not None:
-        session.diagnosis.update_query(query_id)
+def diagnosis_with(session: Session, query_id: str) -> LiveDiagnosis | None:
+    """A model result for this query was stored: the session's diagnosis with the query's verdicts
+    read afresh (blocking: a worker's call), not installed (install_diagnosis); None while there is
+    no diagnosis (the evaluation that makes one reads the result)."""
+    d = session.diagnosis
+    return None if d is None else d.with_query(query_id)
 
 
 def load_recommendations(session: Session) -> list[Recommendation]:

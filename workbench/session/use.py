@@ -14,7 +14,7 @@ from workbench.names import TASKS
 from workbench.progress import Cancelled, Progress, no_progress, run_polled
 from workbench.records import ModelConfig, Query, Tier
 from workbench.session.state import Session, inspect
-from workbench.session.diagnosis import diagnosis_after_run, export_report
+from workbench.session.diagnosis import export_report
 
 if TYPE_CHECKING:
     from workbench.llm.records import TierRun
@@ -90,7 +90,9 @@ def run_model_task(
     ``on_update`` sees every saved state (answers before judging); ``progress`` is polled while
     the model works, and raising Cancelled from it cancels the run (finished parts stay saved).
     ``on_note`` hears what the run found stale (a stored answer whose prompt an edit changed:
-    `llm.counting.invalidation_note`, the line `workbench run` prints)."""
+    `llm.counting.invalidation_note`, the line `workbench run` prints). The session is not touched:
+    the caller keeps the answer (Session.merge_results) and reads the new verdicts (diagnosis_with)
+    where its state has one owner (the TUI's UI thread)."""
     from workbench.llm.providers import open_client, resolve_judge
     from workbench.llm.tasks import run_tier
 
@@ -140,7 +142,6 @@ def run_model_task(
     note = invalidation_note(run)
     if note and on_note is not None:
         on_note(note)
-    diagnosis_after_run(session, query.query_id)
     return evidence_from_run(run, query.query_id, session.project)
 
 
@@ -165,7 +166,8 @@ def run_batch(session: Session, query_ids: list[str], model: str, task: str, pro
               on_each: Callable[[str, ModelEvidence | None], None] | None = None) -> tuple[int, int, int]:
     """Run one task on each query (on its batch_tier), one after another; resumable: a query that
     already has this task's stored answer there is skipped. Raising Cancelled from ``progress``
-    stops it (what finished stays stored). Returns (ran, kept, skipped: cannot run)."""
+    stops it (what finished stays stored). ``on_each`` hears each query's answer (what the session
+    keeps: run_model_task touches no session state). Returns (ran, kept, skipped: cannot run)."""
     ran = kept = skipped = 0
     for n, qid in enumerate(query_ids):
         progress(f"{task} on {len(query_ids)} queries ({qid})", n, len(query_ids))
@@ -178,8 +180,6 @@ def run_batch(session: Session, query_ids: list[str], model: str, task: str, pro
             continue
         ev = run_model_task(session, tier, session.project.query(qid), model, task, lambda _e: None,
                             _Counting(progress, f"{qid} ({n + 1}/{len(query_ids)})", n, len(query_ids)))
-        if ev is not None:
-            session.merge_results(qid, tier.name, {ev.system: ev})
         ran += 1
         if on_each is not None:
             on_each(qid, ev)

@@ -1,0 +1,68 @@
+"""The query list takes its data as a message (issue 42): a worker filters and sorts every query and
+reads what the filter words need from disk (production's feedback, the trace imports' sources, the
+unjudged documents) into an immutable QueryListView; the pane draws the latest one it asked for
+and reads nothing on the UI thread."""
+
+from __future__ import annotations
+
+import threading
+
+from textual.widgets import DataTable, Input
+
+from screens.app import make_app
+from screens.panes.queries import QueryListPane, QueryListReady
+from support.tui import settle
+from workbench import session as core
+from workbench.session import query_list
+
+
+async def test_the_list_is_read_in_a_worker_whatever_the_key(evaluated, monkeypatch):
+    calls: list[tuple[str, str]] = []
+
+    def recording(name, fn):
+        def wrapper(*args, **kwargs):
+            calls.append((name, threading.current_thread().name))
+            return fn(*args, **kwargs)
+        return wrapper
+
+    for name in ("production_feedback", "query_sources", "has_answer_bearing_unjudged"):  # what reads the disk
+        monkeypatch.setattr(query_list, name, recording(name, getattr(query_list, name)))
+    monkeypatch.setattr(core, "read_query_list", recording("read_query_list", query_list.read_query_list))
+    app = make_app(evaluated)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        pane = app.screen.query_one(QueryListPane)
+        assert pane.shown and pane.view is not None and [r.query_id for r in pane.view.rows] == pane.shown
+        await pilot.press("2", "slash", *"d:comparison")
+        await settle(pilot)
+        shown = pane.shown
+        assert 0 < len(shown) < len(app.session.project.queries)
+        assert all(app.session.project.query(q).domain == "comparison" for q in shown)
+        for words in ("from:traces", "v:unjudged", "run:none", ""):
+            pane.query_one("#filter", Input).value = words
+            await settle(pilot)
+        pane.table.focus()
+        for key in ("s", "s", "y"):  # the breaks sort, production's feedback sort, the next system
+            await pilot.press(key)
+            await settle(pilot)
+        assert pane.view.sort == "feedback" and len(pane.shown) == len(app.session.project.queries)
+        names = {name for name, _ in calls}
+        assert names == {"production_feedback", "query_sources", "has_answer_bearing_unjudged", "read_query_list"}
+        assert {thread for _, thread in calls}.isdisjoint({threading.main_thread().name}), calls
+
+
+async def test_a_view_read_for_an_older_request_is_not_drawn(evaluated):
+    app = make_app(evaluated)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        pane = app.screen.query_one(QueryListPane)
+        view, rows = pane.view, pane.shown
+        older = core.read_query_list(app.session, pane.system, "d:comparison", "ladder", 500)
+        assert [r.query_id for r in older.rows] != rows
+        pane.post_message(QueryListReady(older, pane._serial - 1))  # a read a newer request overtook
+        await settle(pilot)
+        assert pane.view is view and pane.shown == rows
+        pane.post_message(QueryListReady(older, pane._serial))  # the latest request's answer is drawn
+        await settle(pilot)
+        assert pane.view is older and pane.shown == [r.query_id for r in older.rows]
+        assert app.screen.query_one("#query-table", DataTable).row_count == len(older.rows)

@@ -8,9 +8,11 @@ and the queries."""
 
 from __future__ import annotations
 
+import asyncio
 from functools import partial
 from typing import TYPE_CHECKING, Callable, NamedTuple, cast
 
+import textual.system_commands  # noqa: F401  (the palette's system entries: loaded with the app, not on the first ctrl+p)
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
@@ -59,8 +61,9 @@ def binding_entries(app: WorkbenchApp, screen: object) -> list[PaletteEntry]:
     return entries
 
 
-def palette_entries(app: WorkbenchApp, screen: object) -> list[PaletteEntry]:
-    """Everything the palette offers on ``screen`` (the screen it was opened on), in the order it lists them."""
+def palette_entries(app: WorkbenchApp, screen: object, versions: list[core.VersionInfo] | None = None) -> list[PaletteEntry]:
+    """Everything the palette offers on ``screen`` (the screen it was opened on), in the order it lists them;
+    ``versions``: the query-set versions as a worker read them (None: read them here)."""
     entries = binding_entries(app, screen)
     if isinstance(screen, WorkbenchScreen):
         entries.extend(PaletteEntry(title, cb, help_) for title, cb, help_ in screen.palette_commands())
@@ -68,7 +71,7 @@ def palette_entries(app: WorkbenchApp, screen: object) -> list[PaletteEntry]:
                                 "right vs wrong reference answers: a judge that fails never counts"))
     if app.session is not None:
         shown = app.session.project.queries_version
-        for v in core.list_versions(app.project_path):
+        for v in versions if versions is not None else core.list_versions(app.project_path):
             mark = " (shown)" if v.name == shown else ""
             changed = core.last_changed(v)
             entries.append(PaletteEntry(f"Queries: version {v.name}{mark}", partial(app.switch_queries_version, v.name),
@@ -85,13 +88,20 @@ def shown(entry: PaletteEntry, title: Content) -> Content:
 
 
 class WorkbenchCommands(Provider):
+    _versions: list[core.VersionInfo] | None = None
+
     @property
     def wb(self) -> WorkbenchApp:
         return cast("WorkbenchApp", self.app)
 
+    async def startup(self) -> None:
+        """The query-set versions, read once per opening off the UI thread (a file per version)."""
+        if self.wb.session is not None:
+            self._versions = await asyncio.to_thread(core.list_versions, self.wb.project_path)
+
     def _entries(self) -> list[PaletteEntry]:
         # the screen the palette was opened on (app.screen is the palette itself)
-        return palette_entries(self.wb, self.screen)
+        return palette_entries(self.wb, self.screen, self._versions if self._versions is not None else [])
 
     async def discover(self) -> Hits:
         for e in self._entries():

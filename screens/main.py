@@ -19,6 +19,7 @@ from screens.base import PaletteCommand, WorkbenchScreen
 from screens.panes import DiagnosisPane, OverviewPane, QueryListPane, SweepsPane
 from screens.panes.queries import SORTS, QueryListShown
 from screens.render import paths_text, toast_room
+from screens.triage_forms import AddQueryModal, NewQuery, field_errors
 from screens.widgets import KeyFooter, TaskBar, WorkbenchHeader
 from workbench import session as core
 from workbench.safe_text import visible
@@ -187,7 +188,6 @@ class MainScreen(WorkbenchScreen):
             self.queries.chosen_system = s.systems[(i + 1) % len(s.systems)]
 
     def action_add_query(self) -> None:
-        from screens.triage_forms import AddQueryModal
 
         if self.session is None or self.session.tierset is None:
             self.notify("Build the tiers and indexes first (Ctrl+B).", severity="warning")
@@ -196,7 +196,6 @@ class MainScreen(WorkbenchScreen):
         self.open_add_query_form(AddQueryModal())
 
     def open_add_query_form(self, form: object) -> None:
-        from screens.triage_forms import AddQueryModal, NewQuery
 
         def submitted(new: NewQuery | None) -> None:
             if new is not None:
@@ -216,7 +215,6 @@ class MainScreen(WorkbenchScreen):
         self.post_message(m.ResolverReady(project, core.doc_id_resolver(project)))
 
     def on_resolver_ready(self, msg: m.ResolverReady) -> None:
-        from screens.triage_forms import AddQueryModal
 
         self._resolver = (msg.project, msg.resolver)
         form = self.app.screen
@@ -227,7 +225,6 @@ class MainScreen(WorkbenchScreen):
     def add_query(self, new: object) -> None:
         """Add it, run every retriever on every tier, then open it in the inspector. Bad input (an unknown
         gold document, domain) opens the form again with what was typed, the error beside its field."""
-        from screens.triage_forms import AddQueryModal, NewQuery, field_errors
 
         assert isinstance(new, NewQuery)
         try:

@@ -20,8 +20,10 @@ from screens.base import PaletteCommand
 from screens.inspector.model_panel import replies_text
 from screens.inspector.prepared import InspectionReady, prepare
 from screens.inspector.rankings import LABEL_KEYS
+from screens.inspector.unjudged import show_unjudged
 from screens.inspector.view import InspectorView
 from screens.render import paths_text, toast_room
+from screens.triage_forms import AnswerModal
 from screens.inspector.why import ExplanationReady, WhyPane
 from workbench.safe_text import visible
 from workbench import session as core
@@ -458,8 +460,6 @@ class QueryScreen(InspectorView):
 
     async def action_unjudged(self, step: int) -> None:
         """U: the Unjudged pane (screens.inspector.unjudged); again there, the next document."""
-        from screens.inspector.unjudged import show_unjudged
-
         await show_unjudged(self, step)
 
     # The labelling keys are off the footer (it must fit 120 columns with f1 in view): the
@@ -473,7 +473,6 @@ class QueryScreen(InspectorView):
         event.widget.border_subtitle = ""
 
     def action_edit_answer(self) -> None:
-        from screens.triage_forms import AnswerModal
 
         def saved(answer: str | None) -> None:
             if answer is not None and answer != self.q.answer:

@@ -27,6 +27,7 @@ class OverviewPane(VerticalScroll):
 
     session: var[Session | None] = var(None, always_update=True)
     indexes: var[int] = var(0)  # bumped when a build makes indexes usable or finishes
+    statuses: var[dict[str, dict[str, str]]] = var(dict)  # tier → index kind → status, read in a worker
 
     def compose(self) -> ComposeResult:
         yield Static("Loading project…", id="overview-body")
@@ -34,11 +35,22 @@ class OverviewPane(VerticalScroll):
 
     def watch_session(self, session: Session | None) -> None:
         self.render_overview()
-        if session is not None:  # stored results only: off the UI thread
+        if session is not None:  # stored results and index manifests: off the UI thread
             self.run_worker(self._load_insight(session), group="insight", exclusive=True, exit_on_error=False)
+            self.run_worker(self._load_statuses(session), group="index-status", exclusive=True, exit_on_error=False)
 
     def watch_indexes(self) -> None:
+        if self.session is not None:
+            self.run_worker(self._load_statuses(self.session), group="index-status", exclusive=True, exit_on_error=False)
+
+    def watch_statuses(self) -> None:
         self.render_overview()
+
+    async def _load_statuses(self, session: Session) -> None:
+        tiers = session.tiers
+        statuses = await asyncio.to_thread(lambda: {t.name: core.index_status(session.project, t) for t in tiers})
+        if session is self.session:
+            self.statuses = statuses
 
     async def _load_insight(self, session: Session) -> None:
         lines = await asyncio.to_thread(core.insight_overview, session)
@@ -65,14 +77,14 @@ class OverviewPane(VerticalScroll):
         if s.tierset is None:
             tiers.add_row("[yellow]no tiers yet[/]", "", "", "", "", "", "")
         for t in s.tiers:
-            st = core.index_status(p, t)
+            st = self.statuses.get(t.name, {})
             doms = ", ".join(t.domains) if len(t.domains) <= 2 else f"{len(t.domains)} domains"
             fits = [
                 Text("yes", "green") if t.tokens + cfg.max_tokens + PROMPT_ALLOWANCE <= core.window_budget(cfg) else Text("no", "red")
                 for _, cfg in models
             ]
             tiers.add_row(as_text(t.name), f"{len(t.doc_ids):,}", f"{t.tokens:,}", as_text(doms), str(len(t.query_ids)),
-                          _status(st["sparse"]), _status(st["dense"]), *fits)
+                          _status(st.get("sparse")), _status(st.get("dense")), *fits)
         mt = Table(title="Models", title_justify="left", expand=True)
         for c in ("model", "endpoint", "window", "usable", "answer budget"):
             mt.add_column(c)
@@ -84,5 +96,7 @@ class OverviewPane(VerticalScroll):
         self.query_one("#overview-body", Static).update(Group(head, tiers, mt, note))
 
 
-def _status(s: str) -> Text:
+def _status(s: str | None) -> Text:
+    if s is None:
+        return Text("…", "dim")  # being read
     return Text(s, "green" if s == "ok" else "yellow")

@@ -17,7 +17,7 @@ from textual.worker import Worker
 from screens import messages as m
 from screens.base import PaletteCommand, WorkbenchScreen
 from screens.panes import DiagnosisPane, OverviewPane, QueryListPane, SweepsPane
-from screens.panes.queries import SORTS, QueryListShown
+from screens.panes.queries import QueryListShown
 from screens.render import paths_text, toast_room
 from screens.triage_forms import AddQueryModal, NewQuery, field_errors
 from screens.widgets import KeyFooter, TaskBar, WorkbenchHeader
@@ -161,7 +161,7 @@ class MainScreen(WorkbenchScreen):
 
     def action_cycle_sort(self) -> None:
         pane = self.queries
-        pane.sort = SORTS[(SORTS.index(pane.sort) + 1) % len(SORTS)]
+        pane.sort = core.LIST_SORTS[(core.LIST_SORTS.index(pane.sort) + 1) % len(core.LIST_SORTS)]
         words = {"breaks": "where it breaks", "feedback": "production's feedback (flagged ! first)"}
         self.notify(f"sorted by {words.get(pane.sort, 'ladder order')}", timeout=2)
 
@@ -188,7 +188,6 @@ class MainScreen(WorkbenchScreen):
             self.queries.chosen_system = s.systems[(i + 1) % len(s.systems)]
 
     def action_add_query(self) -> None:
-
         if self.session is None or self.session.tierset is None:
             self.notify("Build the tiers and indexes first (Ctrl+B).", severity="warning")
             return
@@ -196,7 +195,6 @@ class MainScreen(WorkbenchScreen):
         self.open_add_query_form(AddQueryModal())
 
     def open_add_query_form(self, form: object) -> None:
-
         def submitted(new: NewQuery | None) -> None:
             if new is not None:
                 self.add_query(new)
@@ -215,7 +213,6 @@ class MainScreen(WorkbenchScreen):
         self.post_message(m.ResolverReady(project, core.doc_id_resolver(project)))
 
     def on_resolver_ready(self, msg: m.ResolverReady) -> None:
-
         self._resolver = (msg.project, msg.resolver)
         form = self.app.screen
         if isinstance(form, AddQueryModal) and form.resolver is None:
@@ -225,7 +222,6 @@ class MainScreen(WorkbenchScreen):
     def add_query(self, new: object) -> None:
         """Add it, run every retriever on every tier, then open it in the inspector. Bad input (an unknown
         gold document, domain) opens the form again with what was typed, the error beside its field."""
-
         assert isinstance(new, NewQuery)
         try:
             change = core.add_query_from_log(self.wb.current, new.text, new.answer, new.gold,

@@ -473,7 +473,6 @@ class QueryScreen(InspectorView):
         event.widget.border_subtitle = ""
 
     def action_edit_answer(self) -> None:
-
         def saved(answer: str | None) -> None:
             if answer is not None and answer != self.q.answer:
                 self.relabel("answer", answer)

@@ -8,6 +8,7 @@ import asyncio
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.reactive import var
@@ -36,22 +37,24 @@ class OverviewPane(VerticalScroll):
     def watch_session(self, session: Session | None) -> None:
         self.render_overview()
         if session is not None:  # stored results and index manifests: off the UI thread
-            self.run_worker(self._load_insight(session), group="insight", exclusive=True, exit_on_error=False)
-            self.run_worker(self._load_statuses(session), group="index-status", exclusive=True, exit_on_error=False)
+            self._load_insight(session)
+            self._load_statuses(session)
 
     def watch_indexes(self) -> None:
         if self.session is not None:
-            self.run_worker(self._load_statuses(self.session), group="index-status", exclusive=True, exit_on_error=False)
+            self._load_statuses(self.session)
 
     def watch_statuses(self) -> None:
         self.render_overview()
 
+    @work(exclusive=True, group="index-status", exit_on_error=False)  # the coroutine is made when it runs
     async def _load_statuses(self, session: Session) -> None:
         tiers = session.tiers
         statuses = await asyncio.to_thread(lambda: {t.name: core.index_status(session.project, t) for t in tiers})
         if session is self.session:
             self.statuses = statuses
 
+    @work(exclusive=True, group="insight", exit_on_error=False)
     async def _load_insight(self, session: Session) -> None:
         lines = await asyncio.to_thread(core.insight_overview, session)
         self.query_one("#insight-body", Static).update(

@@ -15,9 +15,8 @@ from textual.widgets import DataTable, Input, Static
 from screens.render import VERDICT_STYLE, figure_glyph
 from workbench import session as core
 from workbench.safe_text import as_text, visible
-from workbench.session import FILTER_WORDS, LIST_SORTS, ListSort, QueryListView, Session
+from workbench.session import FILTER_WORDS, ListSort, QueryListView, Session
 
-SORTS = LIST_SORTS
 NEW_MARK = "*"  # a production query that arrived while the TUI was open (ASCII: one cell in every terminal)
 FLAGGED_MARK = "!"  # production's user flagged its answer (a thumbs-down or a score <= 0 on its trace)
 VERDICT_FILTERS = "v:" + "|".join(w for w in FILTER_WORDS if w != "notyet")  # every v: word, from its one home
@@ -77,6 +76,8 @@ class QueryListPane(Vertical):
 
     view: QueryListView | None = None  # the list last read for the latest request
     _serial = 0  # the latest request: an older read arriving late is not drawn
+    _drawn = 0  # the request whose view the table holds
+    _select_when_drawn = False  # Enter pressed on the list while its rows were being read
     _stale = False  # a view arrived while covered: drawn when the list shows again
     _columns: tuple[str, ...] = ()
 
@@ -125,8 +126,22 @@ class QueryListPane(Vertical):
         msg.stop()
         if msg.serial != self._serial:
             return  # a newer request is under way: its answer is the one drawn
-        self.view = msg.view
+        self.view, self._drawn = msg.view, msg.serial
         self.draw()
+        if self._select_when_drawn:
+            self._select_when_drawn = False
+            if msg.view.rows and not self.covered():
+                # from the table's own message loop: a message's sender is the pump that posts it,
+                # and one sent by this pane would stop bubbling here, short of the screen
+                self.table.call_later(self.table.action_select_cursor)
+
+    @on(DataTable.RowSelected, "#query-table")
+    def _selected_while_reading(self, event: DataTable.RowSelected) -> None:
+        # "/hr-07 Enter Enter" typed fast: the second Enter opens the first row of the list typed
+        # for, not of the list still shown; it waits for the read
+        if self._drawn != self._serial:
+            event.stop()
+            self._select_when_drawn = True
 
     def on_resize(self) -> None:
         # the input's border and padding take 4 cells, the hint's own margin 2

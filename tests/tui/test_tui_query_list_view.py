@@ -66,3 +66,30 @@ async def test_a_view_read_for_an_older_request_is_not_drawn(evaluated):
         await settle(pilot)
         assert pane.view is older and pane.shown == [r.query_id for r in older.rows]
         assert app.screen.query_one("#query-table", DataTable).row_count == len(older.rows)
+
+
+async def test_enter_typed_while_the_list_is_read_opens_the_row_it_was_typed_for(evaluated, monkeypatch):
+    """"/ID Enter Enter" typed faster than the list is read: the second Enter waits for the filtered
+    list and opens its first row, not the first row of the list still shown."""
+    from screens.inspector import QueryScreen
+    from screens.main import MainScreen
+
+    gate = threading.Event()
+    real = query_list.read_query_list
+
+    def held(*args, **kwargs):
+        gate.wait(60)
+        return real(*args, **kwargs)
+
+    app = make_app(evaluated)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        pane = app.screen.query_one(QueryListPane)
+        target = pane.shown[-1]
+        assert target != pane.shown[0]
+        monkeypatch.setattr(core, "read_query_list", held)
+        await pilot.press("slash", *target, "enter", "enter")
+        assert isinstance(app.screen, MainScreen) and pane.shown[0] != target  # the list is still being read
+        gate.set()
+        await settle(pilot)
+        assert isinstance(app.screen, QueryScreen) and app.screen.query_id == target

@@ -136,6 +136,9 @@ class MainScreen(WorkbenchScreen):
         if self.session is None or self.session.tierset is None:
             self.notify("Build the tiers and indexes first (Ctrl+B).", severity="warning")
             return
+        self.queries.after_read(partial(self._batch, task))  # over the filter just typed, once it is read
+
+    def _batch(self, task: str) -> None:
         ids = self.queries.shown
         if not ids:
             self.notify("the filter matches no query", timeout=3)

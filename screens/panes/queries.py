@@ -4,6 +4,8 @@ list of queries with their verdict and one access glyph per tier. What it lists 
 
 from __future__ import annotations
 
+from typing import Callable
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -78,6 +80,7 @@ class QueryListPane(Vertical):
     _serial = 0  # the latest request: an older read arriving late is not drawn
     _drawn = 0  # the request whose view the table holds
     _select_when_drawn = False  # Enter pressed on the list while its rows were being read
+    _when_drawn: list[Callable[[], None]] = []  # what waits for the list being read (after_read)
     _stale = False  # a view arrived while covered: drawn when the list shows again
     _columns: tuple[str, ...] = ()
 
@@ -128,12 +131,23 @@ class QueryListPane(Vertical):
             return  # a newer request is under way: its answer is the one drawn
         self.view, self._drawn = msg.view, msg.serial
         self.draw()
+        waiting, self._when_drawn = self._when_drawn, []
+        for callback in waiting:
+            callback()
         if self._select_when_drawn:
             self._select_when_drawn = False
             if msg.view.rows and not self.covered():
                 # from the table's own message loop: a message's sender is the pump that posts it,
                 # and one sent by this pane would stop bubbling here, short of the screen
                 self.table.call_later(self.table.action_select_cursor)
+
+    def after_read(self, callback: Callable[[], None]) -> None:
+        """Call back now, or once the list being read is drawn: what acts on the list's rows (a
+        batch over the filter's queries) acts on the list the user asked for."""
+        if self._drawn == self._serial:
+            callback()
+        else:
+            self._when_drawn = [*self._when_drawn, callback]
 
     @on(DataTable.RowSelected, "#query-table")
     def _selected_while_reading(self, event: DataTable.RowSelected) -> None:

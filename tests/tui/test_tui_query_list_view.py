@@ -93,3 +93,29 @@ async def test_enter_typed_while_the_list_is_read_opens_the_row_it_was_typed_for
         gate.set()
         await settle(pilot)
         assert isinstance(app.screen, QueryScreen) and app.screen.query_id == target
+
+
+async def test_a_batch_asked_while_the_list_is_read_runs_on_the_filter_just_typed(evaluated, monkeypatch):
+    gate = threading.Event()
+    real = query_list.read_query_list
+
+    def held(*args, **kwargs):
+        gate.wait(60)
+        return real(*args, **kwargs)
+
+    app = make_app(evaluated)
+    batches: list[tuple[list[str], str]] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        monkeypatch.setattr(app, "run_batch", lambda ids, task: batches.append((list(ids), task)))
+        ms = app.screen
+        pane = ms.query_one(QueryListPane)
+        target = pane.shown[-1]
+        monkeypatch.setattr(core, "read_query_list", held)
+        pane.query_one("#filter", Input).value = target
+        await pilot.pause()
+        ms.action_batch("oracle")  # the palette's "Batch: …" entry
+        assert batches == []  # not over the list still shown
+        gate.set()
+        await settle(pilot)
+        assert batches == [([target], "oracle")]

@@ -18,6 +18,9 @@ from workbench import session as core
 from workbench.safe_text import as_text, visible
 from workbench.session import Session
 
+WIDE_FROM = 100  # narrower: the tiers table keeps its figures whole (one index column, no domains)
+NUMBERS = ("docs", "tokens", "queries")
+FIGURES = (*NUMBERS, "indexes")  # the tiers table's columns a cut would falsify
 PROMPT_ALLOWANCE = 400  # the estimate's prompt tokens beside the tier (the model panel counts the exact prompt)
 
 
@@ -47,6 +50,9 @@ class OverviewPane(VerticalScroll):
     def watch_statuses(self) -> None:
         self.render_overview()
 
+    def on_resize(self) -> None:
+        self.render_overview()  # the tiers table's columns follow the width
+
     @work(exclusive=True, group="index-status", exit_on_error=False)  # the coroutine is made when it runs
     async def _load_statuses(self, session: Session) -> None:
         tiers = session.tiers
@@ -71,14 +77,10 @@ class OverviewPane(VerticalScroll):
             f"{len(p.documents):,} documents · {len(p.queries)} queries ({len(p.queries) - multi} single-source, {multi} multi-source) · "
             f"{len(p.domains)} domain(s) · query set {p.corpus_hash()[:12]}\n",
         )
-        tiers = Table(title="Tiers", title_justify="left", expand=True)
-        for c in ("tier", "docs", "tokens", "domains", "queries", "sparse", "dense"):
-            tiers.add_column(c, justify="right" if c in ("docs", "tokens", "queries") else "left", no_wrap=c == "tier")
         models = s.models()
-        for name, _ in models:
-            tiers.add_column(f"fits {name}", justify="center")
-        if s.tierset is None:
-            tiers.add_row("[yellow]no tiers yet[/]", "", "", "", "", "", "")
+        narrow = self.app.size.width < WIDE_FROM  # one index column, no domains: every figure stays whole
+        tiers = Table(title="Tiers", title_justify="left", expand=True)
+        rows = []
         for t in s.tiers:
             st = self.statuses.get(t.name, {})
             doms = ", ".join(t.domains) if len(t.domains) <= 2 else f"{len(t.domains)} domains"
@@ -86,17 +88,38 @@ class OverviewPane(VerticalScroll):
                 Text("yes", "green") if t.tokens + cfg.max_tokens + PROMPT_ALLOWANCE <= core.window_budget(cfg) else Text("no", "red")
                 for _, cfg in models
             ]
-            tiers.add_row(as_text(t.name), f"{len(t.doc_ids):,}", f"{t.tokens:,}", as_text(doms), str(len(t.query_ids)),
-                          _status(st.get("sparse")), _status(st.get("dense")), *fits)
+            indexes = [_both(st)] if narrow else [_status(st.get("sparse")), _status(st.get("dense"))]
+            rows.append([as_text(t.name), Text(f"{len(t.doc_ids):,}"), Text(f"{t.tokens:,}"),
+                         *([] if narrow else [as_text(doms)]), Text(str(len(t.query_ids))), *indexes, *fits])
+        heads = ["tier", "docs", "tokens", *([] if narrow else ["domains"]), "queries",
+                 *(["indexes"] if narrow else ["sparse", "dense"]), *(f"fits {name}" for name, _ in models)]
+        for i, c in enumerate(heads):
+            # a figure is never cut: its column is at least as wide as its widest cell
+            whole = max([len(c), *(r[i].cell_len for r in rows)]) if c in FIGURES else None
+            tiers.add_column(c, justify="right" if c in NUMBERS else "center" if c.startswith("fits") else "left",
+                             no_wrap=c == "tier" or whole is not None, min_width=whole)
+        if s.tierset is None:
+            tiers.add_row("[yellow]no tiers yet[/]", *[""] * (len(heads) - 1))
+        for r in rows:
+            tiers.add_row(*r)
         mt = Table(title="Models", title_justify="left", expand=True)
-        for c in ("model", "endpoint", "window", "usable", "answer budget"):
-            mt.add_column(c)
-        for name, cfg in models:
-            mt.add_row(as_text(name), as_text(cfg.base_url or "embedded llama.cpp (SmolLM2), started on first use"),
-                       f"{cfg.context_window:,}", f"{core.window_budget(cfg):,}", str(cfg.max_tokens))
+        cells = [(as_text(name), as_text(cfg.base_url or "embedded llama.cpp (SmolLM2), started on first use"),
+                  f"{cfg.context_window:,}", f"{core.window_budget(cfg):,}", str(cfg.max_tokens)) for name, cfg in models]
+        for i, c in enumerate(("model", "endpoint", "window", "usable", "answer budget")):
+            mt.add_column(c, no_wrap=i >= 2, min_width=max([len(c), *(len(str(row[i])) for row in cells)]) if i >= 2 else None)
+        for row in cells:
+            mt.add_row(*row)
         note = Text(f"Fits = tier tokens + ~{PROMPT_ALLOWANCE} prompt tokens + answer budget within the usable window "
                     "(estimate; the model panel counts the exact prompt).", style="dim")
         self.query_one("#overview-body", Static).update(Group(head, tiers, mt, note))
+
+
+def _both(st: dict[str, str]) -> Text:
+    """Both indexes in one cell: "ok", or what is not ("dense stale")."""
+    if not st:
+        return Text("…", "dim")  # being read
+    bad = [f"{kind} {state}" for kind, state in st.items() if state != "ok"]
+    return Text(", ".join(bad), "yellow") if bad else Text("ok", "green")
 
 
 def _status(s: str | None) -> Text:

@@ -109,3 +109,26 @@ async def test_ranking_tables_follow_a_tier_switched_on_another_tab(sample_proje
         await settle(pilot)
         rows = shown_rows(qs)
         assert rows[0][: len(first.rows)] == [str(r.doc_id) for r in first.rows] and rows != full_rows
+
+
+async def test_the_overview_keeps_every_figure_whole_at_80_and_120_columns(sample_project):
+    """The tiers table cut "15,556" tokens to "15,5…" at 80 columns: now it drops the domains and
+    joins the two index columns there, and every figure of every tier reads whole at both sizes."""
+    from screens.panes.overview import OverviewPane
+    from support.tui import text_of
+
+    app = make_app(sample_project)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("1")
+        await settle(pilot)
+        for width in (80, 120):
+            await pilot.resize_terminal(width, 40)
+            await settle(pilot)
+            body = text_of(app.screen.query_one(OverviewPane).query_one("#overview-body"))
+            rows = {line.split("│")[1].strip(): line for line in body.splitlines() if line.count("│") > 3}
+            for t in app.session.tiers:
+                cells = [c.strip() for c in rows[t.name].split("│")]
+                assert f"{t.tokens:,}" in cells and f"{len(t.doc_ids):,}" in cells and str(len(t.query_ids)) in cells, (width, t.name)
+                assert ("ok" in cells) and "…" not in rows[t.name], (width, rows[t.name])  # statuses read, shown whole
+            assert ("domains" in body) == (width >= 100)

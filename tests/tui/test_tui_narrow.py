@@ -130,5 +130,26 @@ async def test_the_overview_keeps_every_figure_whole_at_80_and_120_columns(sampl
             for t in app.session.tiers:
                 cells = [c.strip() for c in rows[t.name].split("│")]
                 assert f"{t.tokens:,}" in cells and f"{len(t.doc_ids):,}" in cells and str(len(t.query_ids)) in cells, (width, t.name)
-                assert ("ok" in cells) and "…" not in rows[t.name], (width, rows[t.name])  # statuses read, shown whole
+                assert "ok" in cells and "…" not in rows[t.name], (width, rows[t.name])  # the indexes' states, whole
             assert ("domains" in body) == (width >= 100)
+
+
+async def test_the_overview_of_a_project_without_tiers_says_so(tmp_path):
+    from screens.panes.overview import OverviewPane
+    from support.llm_project import make_tiny_project
+    from support.tui import text_of
+
+    from screens.modals import ConfirmModal
+
+    app = make_app(make_tiny_project(tmp_path / "tiny"))  # not built: no tiers, no indexes
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmModal)  # "build now?"
+        await pilot.press("escape")  # not now
+        await settle(pilot)
+        await pilot.press("1")
+        await settle(pilot)
+        pane = app.screen.query_one(OverviewPane)
+        body = text_of(pane.query_one("#overview-body"))
+        assert pane.view is not None and not pane.view.tiers_built
+        assert "no tiers yet" in body and f"{pane.view.documents:,} documents" in body and "Models" in body

@@ -61,9 +61,10 @@ async def test_no_key_of_a_triage_session_reads_a_file_on_the_ui_thread(sample_p
                 await settle(pilot)
             _WATCH["reads"] = None
             assert reads == [], f"read on the UI thread: {reads[:5]}"
-            # what the Overview shows of the indexes was read in a worker and is there
+            # what the Overview shows (the index manifests among it) was read in a worker and is there
             pane = app.screen.query_one(OverviewPane)
-            assert set(pane.statuses) == {t.name for t in app.session.tiers}
-            assert "…" not in text_of(pane.query_one("#overview-body", Static)).split("Models")[0].split("Tiers")[1]
+            assert pane.view is not None and [t.name for t in pane.view.tiers] == [t.name for t in app.session.tiers]
+            assert {t.sparse for t in pane.view.tiers} == {"ok"}
+            assert f"query set {app.session.project.corpus_hash()[:12]}" in text_of(pane.query_one("#overview-body", Static))
     finally:
         _WATCH["reads"] = None

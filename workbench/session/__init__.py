@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from workbench.session.state import Session, build, evaluate_all, inspect, open_session, ranks_before, use_table
     from workbench.session.unjudged import has_answer_bearing_unjudged, unjudged_documents
     from workbench.session.query_list import LIST_SORTS, ListSort, QueryListView, QueryRow, read_query_list
+    from workbench.session.overview import ModelLine, OverviewView, TierLine, overview_view
     from workbench.session.use import calibrate_judge, estimate_prompts, export_evidence, known_results, run_batch, run_model_task, sweep_panels, why_not_run, window_budget
     from workbench.diagnosis.filters import Filter, FilterFacts, filter_problems, parse_filter, query_matches
     from workbench.project.settings import MIN_DECIDED, reading_given
@@ -197,6 +198,10 @@ _HOME = {
     'QueryListView': 'workbench.session.query_list',
     'QueryRow': 'workbench.session.query_list',
     'read_query_list': 'workbench.session.query_list',
+    'ModelLine': 'workbench.session.overview',
+    'OverviewView': 'workbench.session.overview',
+    'TierLine': 'workbench.session.overview',
+    'overview_view': 'workbench.session.overview',
     'unjudged_documents': 'workbench.session.unjudged',
     'calibrate_judge': 'workbench.session.use',
     'estimate_prompts': 'workbench.session.use',
@@ -351,7 +356,7 @@ __all__ = [
     "choose_verdict_system", "figures_system", "diagnosis_with", "read_diagnosis", "install_diagnosis", "export_report", "query_sources", "insight_overview", "ranks_before",
     "load_recommendations", "shown_recommendations", "first_runnable_fix", "fix_cost", "fix_pairs", "run_fix",
     "read_recommendations", "keep_recommendations", "first_runnable",
-    "unjudged_documents", "has_answer_bearing_unjudged", "read_query_list",
+    "unjudged_documents", "has_answer_bearing_unjudged", "read_query_list", "overview_view",
     "select", "verdicts", "shown_system", "compared", "stolen", "unjudged_rows", "diagnosis_report", "ensure_rankings", "missing_rankings", "report_stem", "report_path", "imported_figures", "import_run",
     "evaluate_systems", "plan_eval", "run_eval", "add_query", "rank_added", "import_answers", "import_traces", "judge_answers", "production_since", "since_ns",
     "parse_filter", "filter_problems", "query_matches", "reading_given", "plan_run", "run_models", "tune", "rerank", "collide", "production_stamp", "production_feedback", "production_arrivals", "reload_production", "install_reload",
@@ -368,7 +373,7 @@ __all__ = [
     "Recommendation", "RunnableFix", "StepperDoc", "Selection", "ImportedFigures", "Filter", "FilterFacts",
     "EvalPlan", "Evaluation", "RankedQuery", "AnswersImport", "TracesImport", "RunPlan", "ModelRuns", "Tuned", "Reranked", "Collided", "Reloaded",
     "LiveCollect", "ProductionWindow",
-    "QueryListView", "QueryRow", "ListSort", "LIST_SORTS",
+    "QueryListView", "QueryRow", "ListSort", "LIST_SORTS", "OverviewView", "TierLine", "ModelLine",
     "DiagnosisView", "StealersView", "UnjudgedView", "PositionsView", "EvalReport", "RunSummary", "TrecExport", "TuneOptions", "EffectiveSize", "DocExplain",
     # the CLI's remaining commands (C2)
     "plan_sweep", "run_sweep", "list_sweeps", "show_sweeps", "SweepRequest", "SweepPlan", "PlanRow", "SweepRun", "SweepOpened", "SweepList", "StoredSweep", "SweepError", "collide_score", "export_eval_set", "CollideScore", "EvalSetWritten", "init_project", "import_into_project", "build_ladder", "tier_table", "index_tiers", "index_project", "query_sets", "check_project", "demo_project", "TierTable", "TierRow", "IndexesBuilt", "QuerySet", "run_imported", "answers_imported", "traces_imported", "answers_summary", "RunImported", "AnswersImported", "AnswersSummary", "TracesImported", "export_labels", "LabelsExported", "add_and_rank", "top_ranks", "AddedQuery", "TopRanks", "set_lock_timeout", "atomic_write_bytes", "LOCK_TIMEOUT_ENV", "DEFAULT_LOCK_TIMEOUT_S", "command", "stage_unit", "ProjectError",

@@ -48,12 +48,25 @@ async def _try_the_first_fix(root, system: str, number: int = 2) -> str:
         return after
 
 
-async def test_t_runs_the_rerank_and_the_tab_shows_its_effect(tmp_path):
-    from support.rerank import make_cross_encoder
+async def test_t_runs_the_rerank_and_the_tab_shows_its_effect(tmp_path, monkeypatch):
+    import threading
 
+    from support.rerank import make_cross_encoder
+    from workbench.session.state import Session
+
+    kept_on: set[str] = set()  # the fix's worker measures and reads; only the UI thread keeps what the tab shows
+    plain = Session.__setattr__
+
+    def recording(self, name, value):
+        if name == "recommended" and value is not None:
+            kept_on.add(threading.current_thread().name)
+        plain(self, name, value)
+
+    monkeypatch.setattr(Session, "__setattr__", recording)
     ce = make_cross_encoder(tmp_path / "ce")
     root = failing_project(tmp_path / "tiny", ce={"backend": "cross-encoder", "model": str(ce), "batch_size": 2})
     await _try_the_first_fix(root, "hybrid>rerank:ce@100")
+    assert kept_on == {threading.main_thread().name}
 
 
 @pytest.mark.llm

@@ -140,7 +140,8 @@ def fix_cost(session: Session, fix: RunnableFix) -> str:
 def run_fix(session: Session, fix: RunnableFix, progress: Progress = no_progress) -> list[Recommendation]:
     """Try a runnable fix on the tiers it is judged on (a rerank's score cache, a finished training
     and the tuned embedder's chunk vectors resume an interrupted one), then the recommendations
-    again, with its measured effect."""
+    read again, with its measured effect (blocking: a worker's call; not kept on the session: the
+    front end that shows them keeps them, keep_recommendations)."""
     if not fix.runnable:
         raise WorkbenchError(f"{fix.system} does not run from here: {fix.note or fix.skipped or fix.command}")
     k = session.diagnosis.qv.k if session.diagnosis else None
@@ -150,12 +151,12 @@ def run_fix(session: Session, fix: RunnableFix, progress: Progress = no_progress
     if fix.kind == "tune":
         progress(f"{fix.system} {', '.join(fix.tiers)}", 0, 1)
         tune(session.project, tiers, progress=progress)
-        return load_recommendations(session)
+        return read_recommendations(session)[1]
 
     # the stage reports once per query; a chat model's first query takes a while, so say it started
     progress(f"{fix.system} {', '.join(fix.tiers)}", 0, sum(len(session.project.tier_query_ids(t)) for t in tiers))
     rerank(session.project, tiers, [fix.system], k, progress)
-    return load_recommendations(session)
+    return read_recommendations(session)[1]
 
 
 def export_report(session: Session, directory: Path, query_id: str | None = None,

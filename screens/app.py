@@ -205,7 +205,14 @@ class WorkbenchApp(App[None]):
             self.post_message(m.IndexesReady(kind, tiers))
 
         report = self.progress_reporter("building indexes: ")
-        summary = core.build(self.current, lambda stage, done, total: report(build_stage(stage), done, total), ready=ready)
+
+        def progress(stage: str, done: int, total: int) -> None:
+            report(build_stage(stage), done, total)
+
+        s = self.current
+        tierset = core.ladder_of(s.project, progress)
+        self.post_message(m.TiersReady(s, tierset))  # installed by the UI thread before any index is ready
+        summary = core.build_indexes_of(s.project, list(tierset.tiers), progress, ready=ready)
         self.post_message(m.IndexesBuilt(summary))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="eval")
@@ -404,6 +411,13 @@ class WorkbenchApp(App[None]):
         sparse, dense = (len(self.indexes_ready.get(k, ())) for k in ("sparse", "dense"))
         return (f"building indexes: sparse ready on {sparse}/{n} tiers, dense on {dense}/{n}; each tier's figures "
                 "come from the best retriever built there until the chosen one is ready")
+
+    def on_tiers_ready(self, msg: m.TiersReady) -> None:
+        s = msg.session
+        if s is not self.session or s.tierset == msg.tierset:
+            return  # another project since, or the tiers it had: nothing to show again
+        s.tierset = msg.tierset
+        self.mutate_reactive(WorkbenchApp.session)  # every view: the tiers exist now (or changed)
 
     def on_indexes_ready(self, msg: m.IndexesReady) -> None:
         """Part of a running build is usable: its systems join the figures now (BM25 in seconds,

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.message import Message
 from textual.worker import Worker
 
-from workbench.session import (DocIdResolver, LiveDiagnosis, ModelEvidence, PromptEstimate, Recommendation, Relabelled, Reloaded,
+from workbench.session import (DocIdResolver, LiveDiagnosis, ModelEvidence, PromptEstimate, Recommendation, Relabelled, Reloaded, TierSet,
                                Session, SystemResult, UseTable)
 
 
@@ -55,6 +55,15 @@ class IndexesReady(Message):
     def __init__(self, kind: str, tiers: list[str]) -> None:
         super().__init__()
         self.kind, self.tiers = kind, tiers
+
+
+class TiersReady(Message):
+    """The build's tier set (the stored one, or the ladder written afresh), for the UI thread to
+    install on the session it was read for."""
+
+    def __init__(self, session: Session, tierset: TierSet) -> None:
+        super().__init__()
+        self.session, self.tierset = session, tierset
 
 
 class IndexesBuilt(Message):

@@ -46,15 +46,15 @@ async def test_the_diagnosis_tab_shows_the_view_its_worker_posted(tmp_path, monk
 
 
 async def test_the_evaluate_worker_posts_the_diagnosis_and_the_ui_thread_installs_it(tmp_path, monkeypatch):
-    """Building, evaluating and evaluating again: every diagnosis and recommendation the session
-    keeps is set on the UI thread; a worker only reads and posts (DiagnosisReady)."""
+    """Building, evaluating and evaluating again: every tier set, diagnosis and recommendation the
+    session keeps is set on the UI thread; a worker only reads and posts (TiersReady, DiagnosisReady)."""
     from workbench.session.state import Session
 
     set_on: list[tuple[str, str]] = []
     plain = Session.__setattr__
 
     def recording(self, name, value):
-        if name in ("diagnosis", "recommended") and value is not None:
+        if name in ("diagnosis", "recommended", "tierset") and value is not None:
             set_on.append((name, threading.current_thread().name))
         plain(self, name, value)
 
@@ -68,7 +68,7 @@ async def test_the_evaluate_worker_posts_the_diagnosis_and_the_ui_thread_install
         app.request_evaluation()  # what a finished build, a tier run or ctrl+r asks for
         await settle(pilot, rounds=8)
         assert app.session.diagnosis is not first  # read afresh, installed whole
-        assert {name for name, _ in set_on} == {"diagnosis", "recommended"}
+        assert {name for name, _ in set_on} == {"diagnosis", "recommended", "tierset"}  # the build's ladder too
         assert {thread for _, thread in set_on} == {threading.main_thread().name}, set_on
 
 

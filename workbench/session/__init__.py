@@ -47,12 +47,12 @@ if TYPE_CHECKING:
     from workbench.project.labels import MARKS
     from workbench.project.versions import VersionInfo, last_changed, list_versions
     from workbench.diagnosis.filters import FLAGS
-    from workbench.records import Document, Query
+    from workbench.records import Document, Query, TierSet
     from workbench.session.diagnosis import keep_recommendations, read_recommendations
     from workbench.diagnosis.recommend import first_runnable
     from workbench.session.diagnosis import choose_verdict_system, diagnose, diagnosis_with, install_diagnosis, read_diagnosis, export_report, figures_system, first_runnable_fix, fix_cost, fix_pairs, insight_overview, load_recommendations, query_sources, run_fix, shown_recommendations, verdict_system, verdict_systems
     from workbench.session.labelling import Relabelled, access_line, add_query_from_log, apply_relabelled, close_visit, edit_reference_answer, label_document, undo_label, version_shown
-    from workbench.session.state import Session, build, evaluate_all, inspect, open_session, ranks_before, use_table
+    from workbench.session.state import Session, build, build_indexes_of, ladder_of, evaluate_all, inspect, open_session, ranks_before, use_table
     from workbench.session.unjudged import has_answer_bearing_unjudged, unjudged_documents
     from workbench.session.query_list import LIST_SORTS, ListSort, QueryListView, QueryRow, read_query_list
     from workbench.session.overview import ModelLine, OverviewView, TierLine, overview_view
@@ -157,6 +157,9 @@ _HOME = {
     'FLAGS': 'workbench.diagnosis.filters',  # the filter's one-word flags (multi, fail, …): the palette lists them
     'Document': 'workbench.records',
     'Query': 'workbench.records',
+    'TierSet': 'workbench.records',
+    'ladder_of': 'workbench.session.state',
+    'build_indexes_of': 'workbench.session.state',
     'choose_verdict_system': 'workbench.session.diagnosis',
     'diagnose': 'workbench.session.diagnosis',
     'read_diagnosis': 'workbench.session.diagnosis',
@@ -349,7 +352,7 @@ _HOME = {
 
 __all__ = [
     # operations
-    "open_session", "build", "evaluate_all", "use_table", "inspect", "known_results",
+    "open_session", "build", "ladder_of", "build_indexes_of", "evaluate_all", "use_table", "inspect", "known_results",
     "estimate_prompts", "why_not_run", "run_model_task", "run_batch", "calibrate_judge", "export_evidence", "window_budget", "sweep_panels",
     "label_document", "undo_label", "close_visit", "version_shown", "edit_reference_answer", "add_query_from_log", "apply_relabelled",
     "access_line", "index_status", "list_versions", "last_changed", "diagnose", "verdict_systems", "verdict_system",
@@ -369,7 +372,7 @@ __all__ = [
     "TASKS", "MARKS", "VERDICTS", "explain_on", "explained", "Explanation", "lost_gold", "STAGES", "STAGE_LABELS", "Funnel", "FILTER_WORDS", "FLAGS", "MIN_DECIDED", "UNJUDGED_WORD", "system_label", "preferred", "salient_changes", "word_diff",
     # records a front end shows
     "Session", "PromptEstimate", "SystemResult", "UseRow", "UseTable", "ModelEvidence", "QueryInspection",
-    "SystemRanking", "Span", "Query", "Document", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",
+    "SystemRanking", "Span", "Query", "Document", "TierSet", "VersionInfo", "LiveDiagnosis", "QueryVerdict", "Relabelled",
     "Recommendation", "RunnableFix", "StepperDoc", "Selection", "ImportedFigures", "Filter", "FilterFacts",
     "EvalPlan", "Evaluation", "RankedQuery", "AnswersImport", "TracesImport", "RunPlan", "ModelRuns", "Tuned", "Reranked", "Collided", "Reloaded",
     "LiveCollect", "ProductionWindow",

@@ -175,14 +175,28 @@ def build(session: Session, progress: Progress = no_progress,
     """Tiers (if stale) and every missing/stale index. Returns a one-line summary.
 
     ``ready(kind, tier names)`` is called as indexes become usable (every sparse one first, then
-    dense tier by tier, smallest first), so a caller can evaluate what is there already."""
+    dense tier by tier, smallest first), so a caller can evaluate what is there already. A front
+    end that keeps the session on one thread calls the two steps itself (ladder_of, then
+    build_indexes_of) and installs the tier set between them."""
+    session.tierset = ladder_of(session.project, progress)
+    return build_indexes_of(session.project, session.tiers, progress, ready)
+
+
+def ladder_of(project: Project, progress: Progress = no_progress) -> TierSet:
+    """The project's tier set: the stored one while current, else the ladder written afresh (blocking)."""
     try:
-        session.tierset = load_tiers(session.project)
+        return load_tiers(project)
     except StaleTiersError:
         progress("ladder", 0, 1)
-        session.tierset = write_ladder(session.project)
+        tierset = write_ladder(project)
         progress("ladder", 1, 1)
-    done = build_indexes(session.project, session.tiers, progress=progress, ready=ready)
+        return tierset
+
+
+def build_indexes_of(project: Project, tiers: list[Tier], progress: Progress = no_progress,
+                     ready: Callable[[IndexKind, list[str]], None] | None = None) -> str:
+    """Every missing or stale index of these tiers (blocking); the one-line summary."""
+    done = build_indexes(project, tiers, progress=progress, ready=ready)
     return f"built {len(done['built'])} index(es), {len(done['kept'])} already current"
 
 

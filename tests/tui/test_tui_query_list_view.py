@@ -68,12 +68,8 @@ async def test_a_view_read_for_an_older_request_is_not_drawn(evaluated):
         assert app.screen.query_one("#query-table", DataTable).row_count == len(older.rows)
 
 
-async def test_enter_typed_while_the_list_is_read_opens_the_row_it_was_typed_for(evaluated, monkeypatch):
-    """"/ID Enter Enter" typed faster than the list is read: the second Enter waits for the filtered
-    list and opens its first row, not the first row of the list still shown."""
-    from screens.inspector import QueryScreen
-    from screens.main import MainScreen
-
+def hold_reads(monkeypatch) -> threading.Event:
+    """From now on the list's reads wait until the returned event is set (a slow machine, held)."""
     gate = threading.Event()
     real = query_list.read_query_list
 
@@ -81,13 +77,23 @@ async def test_enter_typed_while_the_list_is_read_opens_the_row_it_was_typed_for
         gate.wait(60)
         return real(*args, **kwargs)
 
+    monkeypatch.setattr(core, "read_query_list", held)
+    return gate
+
+
+async def test_enter_typed_while_the_list_is_read_opens_the_row_it_was_typed_for(evaluated, monkeypatch):
+    """"/ID Enter Enter" typed faster than the list is read: the second Enter waits for the filtered
+    list and opens its first row, not the first row of the list still shown."""
+    from screens.inspector import QueryScreen
+    from screens.main import MainScreen
+
     app = make_app(evaluated)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         pane = app.screen.query_one(QueryListPane)
         target = pane.shown[-1]
         assert target != pane.shown[0]
-        monkeypatch.setattr(core, "read_query_list", held)
+        gate = hold_reads(monkeypatch)
         await pilot.press("slash", *target, "enter", "enter")
         assert isinstance(app.screen, MainScreen) and pane.shown[0] != target  # the list is still being read
         gate.set()
@@ -96,13 +102,6 @@ async def test_enter_typed_while_the_list_is_read_opens_the_row_it_was_typed_for
 
 
 async def test_a_batch_asked_while_the_list_is_read_runs_on_the_filter_just_typed(evaluated, monkeypatch):
-    gate = threading.Event()
-    real = query_list.read_query_list
-
-    def held(*args, **kwargs):
-        gate.wait(60)
-        return real(*args, **kwargs)
-
     app = make_app(evaluated)
     batches: list[tuple[list[str], str]] = []
     async with app.run_test(size=(120, 40)) as pilot:
@@ -111,7 +110,7 @@ async def test_a_batch_asked_while_the_list_is_read_runs_on_the_filter_just_type
         ms = app.screen
         pane = ms.query_one(QueryListPane)
         target = pane.shown[-1]
-        monkeypatch.setattr(core, "read_query_list", held)
+        gate = hold_reads(monkeypatch)
         pane.query_one("#filter", Input).value = target
         await pilot.pause()
         ms.action_batch("oracle")  # the palette's "Batch: …" entry

@@ -42,7 +42,8 @@ class MainScreen(WorkbenchScreen):
         Binding("2", "tab('queries')", "Queries", id="main.queries", show=False, tooltip="show the Queries tab"),
         Binding("3", "tab('diagnosis')", "Diagnosis", id="main.diagnosis", show=False, tooltip="show the Diagnosis tab"),
         Binding("4", "tab('sweeps')", "Sweeps", id="main.sweeps", show=False, tooltip="show the Sweeps tab"),
-        Binding("slash", "focus_filter", "Filter", id="main.filter", tooltip="type in the query list's filter"),
+        # priority: the app runs it as it reads the key, so the keys typed right after "/" reach the filter
+        Binding("slash", "focus_filter", "Filter", id="main.filter", priority=True, tooltip="type in the query list's filter"),
         Binding("s", "cycle_sort", "Sort", id="main.sort",
                 tooltip="sort the queries: ladder order, where they break, production's feedback"),
         Binding("y", "cycle_system", "System", id="main.system", tooltip="the next verdict system: its verdicts and figures"),
@@ -149,8 +150,9 @@ class MainScreen(WorkbenchScreen):
 
     def action_tab(self, tab: str) -> None:
         # Focus moves with the tab: a focused widget left in a hidden pane would pull the tab back.
+        # Set now, not on the next loop (Widget.focus): keys already typed go where they were meant.
         self.query_one("#tabs", TabbedContent).active = tab
-        self.query_one(TAB_FOCUS[tab]).focus()
+        self.set_focus(self.query_one(TAB_FOCUS[tab]))
 
     def palette_filter(self, text: str) -> None:
         """The palette's filter entry: the query list, filtered by ``text`` (if this screen is still shown)."""
@@ -158,9 +160,14 @@ class MainScreen(WorkbenchScreen):
             self.action_tab("queries")
             self.query_one("#filter", Input).value = text
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "focus_filter" and isinstance(self.focused, Input):
+            return False  # "/" typed in the filter is a character of it
+        return True
+
     def action_focus_filter(self) -> None:
         self.action_tab("queries")
-        self.query_one("#filter", Input).focus()
+        self.set_focus(self.query_one("#filter", Input))  # now: "/hr-07" typed in one burst reaches the filter
 
     def action_cycle_sort(self) -> None:
         pane = self.queries

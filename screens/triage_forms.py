@@ -121,7 +121,7 @@ class AddQueryModal(ModalScreen["NewQuery | None"]):
         if not self.show_validation(event.input, event.validation_result):
             return
         if i < len(order) - 1:
-            self.query_one(f"#{order[i + 1]}", Input).focus()
+            self.set_focus(self.query_one(f"#{order[i + 1]}", Input))  # now: what is typed next goes there
             return
         for field_id in order:  # every field checked again: the resolver may have come since it was typed
             field = self.query_one(f"#{field_id}", Input)

@@ -9,6 +9,7 @@ from typing import Callable
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import var
@@ -51,17 +52,26 @@ class QueryListShown(Message):
 
 
 class QueryListReady(Message):
-    """A worker read the list for the pane's inputs as they were at request ``serial``."""
+    """A worker read the list for the pane's inputs as they were at request ``serial`` (``view``
+    None: the read failed)."""
 
-    def __init__(self, view: QueryListView, serial: int) -> None:
+    def __init__(self, view: QueryListView | None, serial: int) -> None:
         super().__init__()
         self.view, self.serial = view, serial
+
+
+class FilterDone(Message):
+    """Enter in the filter, queued behind the keys typed before it (they reach the pane first)."""
 
 
 class QueryListPane(Vertical):
     """Its inputs (the session, the verdicts' revision, the filter, the sort, the system) start a
     worker that reads a QueryListView; the pane draws the latest one it asked for. What only changes
     the drawing (the width, the new-query marks, the build note) redraws the view it holds."""
+
+    # Enter in the filter is taken by the app as it reads the key (a priority binding), not by the
+    # Input later: a second Enter typed in the same burst ("/hr-07 Enter Enter") opens the row
+    BINDINGS = [Binding("enter", "submit_filter", "Done", id="queries.submit_filter", show=False, priority=True)]
 
     DEFAULT_CSS = """
     QueryListPane { height: 1fr; }
@@ -78,8 +88,11 @@ class QueryListPane(Vertical):
 
     view: QueryListView | None = None  # the list last read for the latest request
     _serial = 0  # the latest request: an older read arriving late is not drawn
+    _reading = False  # one read at a time: keys that come meanwhile are served by the one after it
     _drawn = 0  # the request whose view the table holds
     _select_when_drawn = False  # Enter pressed on the list while its rows were being read
+    _submitting = False  # Enter pressed in the filter: FilterDone is on its way behind the typed keys
+    _open_after_submit = False  # a second Enter came before it: open the first row of the list typed for
     _when_drawn: list[Callable[[], None]] = []  # what waits for the list being read (after_read)
     _stale = False  # a view arrived while covered: drawn when the list shows again
     _columns: tuple[str, ...] = ()
@@ -105,12 +118,18 @@ class QueryListPane(Vertical):
         return [str(k.value) for k in self.table.rows]
 
     def reread(self) -> None:
-        """Ask a worker for the list as the inputs are now."""
-        s = self.session
-        if s is None:
+        """Ask a worker for the list as the inputs are now. One read runs at a time (at 100,000
+        queries each is a second of CPU): a filter typed meanwhile is read once that one ends."""
+        if self.session is None:
             return
         self._serial += 1
-        self._read(s, self.system, self.query_one("#filter", Input).value, self.sort, self._serial)
+        if not self._reading:
+            self._start_read()
+
+    def _start_read(self) -> None:
+        assert self.session is not None
+        self._reading = True
+        self._read(self.session, self.system, self.query_one("#filter", Input).value, self.sort, self._serial)
 
     # every input of what is listed reads the list again
     watch_session = watch_verdicts = watch_sort = watch_chosen_system = reread
@@ -121,14 +140,23 @@ class QueryListPane(Vertical):
     def watch_arrived(self) -> None:
         self.draw()
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="query-list")
+    @work(thread=True, exit_on_error=False, group="query-list")
     def _read(self, s: Session, system: str, filter_text: str, sort: ListSort, serial: int) -> None:
-        self.post_message(QueryListReady(core.read_query_list(s, system, filter_text, sort, LIST_CAP), serial))
+        view = None
+        try:
+            view = core.read_query_list(s, system, filter_text, sort, LIST_CAP)
+        finally:  # a failed read (reported as the worker's error) lets the next one start
+            self.post_message(QueryListReady(view, serial))
 
     def on_query_list_ready(self, msg: QueryListReady) -> None:
         msg.stop()
-        if msg.serial != self._serial:
-            return  # a newer request is under way: its answer is the one drawn
+        self._reading = False
+        if msg.serial != self._serial:  # the inputs changed while it was read: read them as they are now
+            if self.session is not None:
+                self._start_read()
+            return
+        if msg.view is None:
+            return
         self.view, self._drawn = msg.view, msg.serial
         self.draw()
         waiting, self._when_drawn = self._when_drawn, []
@@ -166,9 +194,29 @@ class QueryListPane(Vertical):
     def _filter_changed(self) -> None:
         self.reread()
 
-    @on(Input.Submitted, "#filter")
-    def _filter_submitted(self) -> None:
-        self.table.focus()
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "submit_filter":  # only while typing in the filter; elsewhere Enter goes on as usual
+            return self.screen.focused is self.query_one("#filter", Input)
+        return True
+
+    def action_submit_filter(self) -> None:
+        if self._submitting:
+            self._open_after_submit = True
+            return
+        self._submitting = True
+        self.query_one("#filter", Input).post_message(FilterDone())
+
+    @on(FilterDone)
+    def _filter_done(self, msg: FilterDone) -> None:
+        msg.stop()
+        self._submitting = False
+        self.screen.set_focus(self.table)  # now, not a loop later (Widget.focus): the next key reaches the table
+        if self._open_after_submit:
+            self._open_after_submit = False
+            if self._drawn != self._serial:
+                self._select_when_drawn = True
+            elif self.table.row_count:
+                self.table.call_later(self.table.action_select_cursor)
 
     def draw(self) -> None:
         """Draw the view held (the UI thread's part: cells and widths, no reading)."""

@@ -15,7 +15,7 @@ from workbench import session as core
 from workbench.project.load import load_project
 
 
-async def _until(pilot, condition, rounds: int = 600) -> None:
+async def _until(pilot, condition, rounds: int = 2400) -> None:
     """Wait for the app's one-second poll and the reload it starts (bounded; no clock asserted)."""
     for _ in range(rounds):
         if condition():

@@ -11,7 +11,7 @@ from textual.widgets import DataTable, Input
 
 from screens.app import make_app
 from screens.panes.queries import QueryListPane, QueryListReady
-from support.tui import settle
+from support.tui import settle, until
 from workbench import session as core
 from workbench.session import query_list
 
@@ -56,12 +56,12 @@ async def test_a_view_read_for_an_older_request_is_not_drawn(evaluated):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         pane = app.screen.query_one(QueryListPane)
-        view, rows = pane.view, pane.shown
+        rows = pane.shown
         older = core.read_query_list(app.session, pane.system, "d:comparison", "ladder", 500)
         assert [r.query_id for r in older.rows] != rows
         pane.post_message(QueryListReady(older, pane._serial - 1))  # a read a newer request overtook
         await settle(pilot)
-        assert pane.view is view and pane.shown == rows
+        assert pane.view.filter_text == "" and pane.shown == rows  # not drawn: the list of the inputs is
         pane.post_message(QueryListReady(older, pane._serial))  # the latest request's answer is drawn
         await settle(pilot)
         assert pane.view is older and pane.shown == [r.query_id for r in older.rows]
@@ -101,6 +101,30 @@ async def test_enter_typed_while_the_list_is_read_opens_the_row_it_was_typed_for
         assert isinstance(app.screen, QueryScreen) and app.screen.query_id == target
 
 
+async def test_keys_typed_while_the_list_is_read_start_one_read_after_it_not_one_each(evaluated, monkeypatch):
+    calls: list[str] = []
+    app = make_app(evaluated)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        pane = app.screen.query_one(QueryListPane)
+        target = pane.shown[-1]
+        gate = hold_reads(monkeypatch)
+        held = core.read_query_list
+
+        def counted(s, system, filter_text, *args):
+            calls.append(filter_text)
+            return held(s, system, filter_text, *args)
+
+        monkeypatch.setattr(core, "read_query_list", counted)
+        await pilot.press("slash", *target)
+        await until(pilot, lambda: bool(calls), "the first key's read started")
+        await pilot.pause()
+        assert calls == [target[:1]]  # the first key's read, held; the others wait for it
+        gate.set()
+        await settle(pilot)
+        assert calls == [target[:1], target] and pane.shown == [target]  # then one read, of the filter as typed
+
+
 async def test_a_batch_asked_while_the_list_is_read_runs_on_the_filter_just_typed(evaluated, monkeypatch):
     app = make_app(evaluated)
     batches: list[tuple[list[str], str]] = []
@@ -118,3 +142,33 @@ async def test_a_batch_asked_while_the_list_is_read_runs_on_the_filter_just_type
         gate.set()
         await settle(pilot)
         assert batches == [([target], "oracle")]
+
+
+def _key(name: str):
+    from textual import events
+
+    return events.Key(name, {"slash": "/", "enter": "\r", "minus": "-"}.get(name, name if len(name) == 1 else None))
+
+
+async def test_a_filter_and_two_enters_typed_in_one_burst_open_the_query_it_names(sample_project):
+    """`/hr-07 Enter Enter` as a terminal delivers it pasted or typed fast: "/" moves the focus before
+    the next key is read (a priority binding), the first Enter ends the filter behind the keys typed
+    before it, the second opens the first row of the list the filter keeps; a "/" typed in the filter
+    is a character of it."""
+    from screens.inspector import QueryScreen
+
+    app = make_app(sample_project)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        pane = app.screen.query_one(QueryListPane)
+        assert pane.shown[0] != "hr-07"
+        for name in ("slash", "h", "r", "minus", "0", "7", "enter", "enter"):  # no turn of the loop between them
+            app.post_message(_key(name))
+        await settle(pilot)
+        assert isinstance(app.screen, QueryScreen) and app.screen.query_id == "hr-07"
+        await pilot.press("escape")
+        await settle(pilot)
+        for name in ("slash", "a", "slash", "b"):
+            app.post_message(_key(name))
+        await settle(pilot)
+        assert pane.query_one("#filter", Input).value == "a/b" and app.focused is pane.query_one("#filter", Input)

@@ -179,8 +179,8 @@ class QueryListPane(Vertical):
 
     @on(DataTable.RowSelected, "#query-table")
     def _selected_while_reading(self, event: DataTable.RowSelected) -> None:
-        # "/hr-07 Enter Enter" typed fast: the second Enter opens the first row of the list typed
-        # for, not of the list still shown; it waits for the read
+        # Enter on the table while the list of the filter just typed is read: it opens that list's
+        # first row, not the row of the list still shown; it waits for the read
         if self._drawn != self._serial:
             event.stop()
             self._select_when_drawn = True

@@ -278,6 +278,7 @@ class MainScreen(WorkbenchScreen):
 
     def on_screen_resume(self) -> None:
         self.queries.draw_if_stale()  # back from the inspector: what changed meanwhile (labels, verdicts)
+        self.query_one(DiagnosisPane).draw_if_stale()
 
     def on_fix_measured(self, _msg: FixMeasured) -> None:
         self.query_one(DiagnosisPane).render_diagnosis(reread=True)

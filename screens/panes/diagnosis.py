@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Static
 
+from screens.base import covered
 from screens.render import bar, fmt
 from workbench import session as core
 from workbench.safe_text import as_text, visible
@@ -60,10 +61,21 @@ class DiagnosisPane(VerticalScroll):
         self.render_diagnosis()
 
     watch_session = watch_verdicts = watch_use = _redraw  # every input of the tab redraws it
+    _stale = ""  # "draw" / "reread": what came while covered, done when the tab shows again
+
+    def draw_if_stale(self) -> None:
+        if self._stale:
+            self.render_diagnosis(reread=self._stale == "reread")
 
     def render_diagnosis(self, reread: bool = False) -> None:
         """The tab made again in a worker (its recommendations read from the stored runs when the
-        verdict system changed, the diagnosis is new or ``reread``); what it shows until then stays."""
+        verdict system changed, the diagnosis is new or ``reread``); what it shows until then stays.
+        Under the inspector it waits until the tab shows again (its worker would take the
+        interpreter from the inspector's keys at every model answer)."""
+        if covered(self):
+            self._stale = "reread" if reread or self._stale == "reread" else "draw"
+            return
+        self._stale = ""
         s = self.session
         if s is None or not s.results:
             self.view = None

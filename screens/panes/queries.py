@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.reactive import var
 from textual.widgets import DataTable, Input, Static
 
+from screens.base import covered
 from screens.render import VERDICT_STYLE, figure_glyph
 from workbench import session as core
 from workbench.safe_text import as_text, visible
@@ -271,10 +272,7 @@ class QueryListPane(Vertical):
         self.post_message(QueryListShown(ids))
 
     def covered(self) -> bool:
-        """A full screen (the inspector) over this one: drawing rows nobody sees would hold up its keys
-        (a label there changes every verdict: the whole list again)."""
-        top = self.app.screen
-        return top is not self.screen and not top.is_modal and self.screen in self.app.screen_stack
+        return covered(self)
 
     def draw_if_stale(self) -> None:
         if self._stale:

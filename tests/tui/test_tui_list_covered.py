@@ -45,3 +45,27 @@ async def test_the_list_follows_changes_made_under_the_inspector_once_it_shows(e
         assert app.screen is ms
         assert NEW_MARK in _cell(ms, first)  # drawn as it shows
         assert _row_ids(ms) == [first]
+
+
+async def test_the_diagnosis_tab_waits_under_the_inspector_and_follows_once_it_shows(evaluated):
+    """A model answer under the inspector changes the verdicts: the Diagnosis tab is not made again
+    while covered (its worker would take the interpreter from the inspector's keys), and is as the
+    main screen shows again."""
+    from screens.panes.diagnosis import DiagnosisPane
+
+    app = make_app(evaluated)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        ms = app.main_screen()
+        pane = ms.query_one(DiagnosisPane)
+        before = pane.view
+        assert before is not None
+        app.open_query(_row_ids(ms)[0])
+        await settle(pilot)
+        assert isinstance(app.screen, QueryScreen)
+        app.verdicts_changed()  # what an installed model answer does
+        await settle(pilot)
+        assert pane.view is before and not any(w.group == "recommend" for w in app.workers if not w.is_finished)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is ms and pane.view is not before  # made again as it shows

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from textual import events, on, work
+from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive, var
@@ -25,6 +25,7 @@ from workbench import session as core
 from screens import messages as m
 from screens.commands import WorkbenchCommands
 from screens.inspector import QueryScreen
+from screens.held_keys import HeldKeysApp
 from screens.keymap import KeymapError, load_keymap, unknown_ids
 from screens.main import MainScreen
 from screens.modals import ConfirmModal, ErrorModal, HelpScreen
@@ -50,7 +51,7 @@ ModalScreen { align: center middle; }
 """ + TOAST_CSS
 
 
-class WorkbenchApp(App[None]):
+class WorkbenchApp(HeldKeysApp):
     TITLE = "Nearmiss Workbench"
     CSS = CSS
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
@@ -94,12 +95,8 @@ class WorkbenchApp(App[None]):
         self._evaluate_again = False
         self._task_labels: dict[str, tuple[str, int, int]] = {}  # group -> its latest progress
         self.indexes_ready: dict[str, set[str]] = {}  # kind -> tiers usable so far, while a build runs
-        self.user_keymap: dict[str, str] = {}
         self._stamp: tuple | None = None  # the project's stamp last seen (core.project_stamp; None: not loaded yet)
         self._restamp = False  # one of our own writes ended: the next poll takes the stamp as it is, no reload
-        self._held_keys: list[events.Key] = []  # typed while the project loads: replayed in order once it has
-        self._replaying = False
-        self._replay_now: events.Key | None = None  # the held key being replayed (let through)
         self._warmed = False  # the embedder's warm-up started (core.warm_up, once the first figures show)
 
     def get_default_screen(self) -> MainScreen:
@@ -114,45 +111,8 @@ class WorkbenchApp(App[None]):
         self.load_project()
         self.set_interval(FOLLOW_EVERY_S, self.follow_project)
 
-    # ------------------------------------------------------------------ keys typed while the app starts
-
-    async def on_event(self, event: events.Event) -> None:
-        """Keys typed before the project has loaded (`/` and a filter, sent with `open`) are held and
-        replayed in order once it has, one per turn of the message loop: a key that moves the focus
-        (`/`) moves it before the next key is handled, as when typed at human speed."""
-        if isinstance(event, events.Key) and not event.is_forwarded and event is not self._replay_now and self._hold(event):
-            self._held_keys.append(event)
-            return
-        await super().on_event(event)
-
-    def _hold(self, event: events.Key) -> bool:
-        if event.key in self._quit_keys():
-            return False  # leaving is never held
-        loading = self.session is None and any(w.group == "load" and not w.is_finished for w in self.workers)
-        return loading or self._replaying or bool(self._held_keys)
-
-    def _quit_keys(self) -> set[str]:
-        keys = self.user_keymap.get("app.quit") or "q"
-        return {k.strip() for k in keys.split(",")} | {"ctrl+c", "ctrl+q"}
-
-    def replay_held_keys(self) -> None:
-        if self._held_keys and not self._replaying:
-            self._replaying = True
-            self.run_worker(self._replay_held(), group="keys", exclusive=True, exit_on_error=False)
-
-    async def _replay_held(self) -> None:
-        """Each held key once everything the previous one set off (its binding's action, a focus
-        change, which go through other widgets' queues) has been handled."""
-        from textual._wait import wait_for_idle  # Textual's own "no message pump busy" (what its Pilot waits on)
-
-        try:
-            while self._held_keys:
-                await wait_for_idle(0)
-                self._replay_now = self._held_keys.pop(0)
-                self.post_message(self._replay_now)
-            await wait_for_idle(0)
-        finally:
-            self._replaying, self._replay_now = False, None
+    def loading(self) -> bool:
+        return self.session is None and any(w.group == "load" and not w.is_finished for w in self.workers)
 
     def apply_user_keymap(self) -> None:
         try:

@@ -165,15 +165,19 @@ class QueryListPane(Vertical):
             callback()
         if self._select_when_drawn:
             self._select_when_drawn = False
-            if msg.view.rows and not self.covered():
+            if msg.view.rows and not covered(self):
                 # from the table's own message loop: a message's sender is the pump that posts it,
                 # and one sent by this pane would stop bubbling here, short of the screen
                 self.table.call_later(self.table.action_select_cursor)
 
+    def _behind(self) -> bool:
+        """The table shows an older request's list than the one being read."""
+        return self._drawn != self._serial
+
     def after_read(self, callback: Callable[[], None]) -> None:
         """Call back now, or once the list being read is drawn: what acts on the list's rows (a
         batch over the filter's queries) acts on the list the user asked for."""
-        if self._drawn == self._serial:
+        if not self._behind():
             callback()
         else:
             self._when_drawn = [*self._when_drawn, callback]
@@ -182,7 +186,7 @@ class QueryListPane(Vertical):
     def _selected_while_reading(self, event: DataTable.RowSelected) -> None:
         # Enter on the table while the list of the filter just typed is read: it opens that list's
         # first row, not the row of the list still shown; it waits for the read
-        if self._drawn != self._serial:
+        if self._behind():
             event.stop()
             self._select_when_drawn = True
 
@@ -214,7 +218,7 @@ class QueryListPane(Vertical):
         self.screen.set_focus(self.table)  # now, not a loop later (Widget.focus): the next key reaches the table
         if self._open_after_submit:
             self._open_after_submit = False
-            if self._drawn != self._serial:
+            if self._behind():
                 self._select_when_drawn = True
             elif self.table.row_count:
                 self.table.call_later(self.table.action_select_cursor)
@@ -225,7 +229,7 @@ class QueryListPane(Vertical):
         if v is None or not self.is_mounted:
             return
         ids = tuple(r.query_id for r in v.rows)
-        if self.covered():  # under the inspector: its j/k get the ids now, the rows are drawn when the list shows
+        if covered(self):  # under the inspector: its j/k get the ids now, the rows are drawn when the list shows
             self._stale = True
             self.post_message(QueryListShown(ids))
             return
@@ -270,9 +274,6 @@ class QueryListPane(Vertical):
             table.move_cursor(row=min(max(current, 0), len(rows) - 1))
         self.query_one("#query-legend", Static).update(self.legend(v))
         self.post_message(QueryListShown(ids))
-
-    def covered(self) -> bool:
-        return covered(self)
 
     def draw_if_stale(self) -> None:
         if self._stale:
